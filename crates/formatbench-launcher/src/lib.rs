@@ -1,0 +1,169 @@
+//! The tiny launcher between the runner and a worker. See README.md for why it exists.
+
+use std::io::Write;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+struct Request<'a> {
+    timeout: Option<Duration>,
+    program: &'a str,
+    args: &'a [String],
+}
+
+fn parse(args: &[String]) -> Option<Request<'_>> {
+    let mut timeout = None;
+    let mut rest = args;
+    loop {
+        match rest {
+            [flag, value, tail @ ..] if flag == "--timeout-ms" => {
+                let ms: u64 = value.parse().ok()?;
+                timeout = Some(Duration::from_millis(ms));
+                rest = tail;
+            }
+            [dashes, program, tail @ ..] if dashes == "--" => {
+                return Some(Request {
+                    timeout,
+                    program,
+                    args: tail,
+                })
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // The runner reads these lines; if it is gone there is nobody left to tell.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn json_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn kill_group(pid: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid addresses the group.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
+
+/// Runs the launcher with its arguments (after the program name); returns its exit code.
+pub fn launch(args: &[String]) -> i32 {
+    let Some(request) = parse(args) else {
+        eprintln!("usage: formatbench-launcher [--timeout-ms N] -- PROGRAM [ARGS...]");
+        return 2;
+    };
+    // SAFETY: setting a signal disposition to SIG_IGN is async-signal-safe and has no handler.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+    let stdout_for_worker = match std::io::stderr().as_fd_clone() {
+        Ok(fd) => Stdio::from(fd),
+        Err(_) => Stdio::null(),
+    };
+    let mut command = Command::new(request.program);
+    command.args(request.args).stdout(stdout_for_worker);
+    // SAFETY: only async-signal-safe calls (setsid, signal) run between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            say(&format!(
+                "{{\"event\":\"spawn_failed\",\"error\":\"{}\"}}",
+                json_escape(&e.to_string())
+            ));
+            return 0;
+        }
+    };
+    let pid = child.id() as i32;
+    say(&format!("{{\"event\":\"started\",\"pid\":{pid}}}"));
+
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let watcher = request.timeout.map(|timeout| {
+        let timed_out = Arc::clone(&timed_out);
+        std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(timeout) {
+                timed_out.store(true, Ordering::SeqCst);
+                kill_group(pid);
+            }
+        })
+    });
+
+    let (status, usage) = wait4(pid);
+    let wall = started.elapsed().as_secs_f64();
+    // Whatever the worker left behind in its group ends with it.
+    kill_group(pid);
+    let _ = done_tx.send(());
+    if let Some(handle) = watcher {
+        let _ = handle.join();
+    }
+    let exit = std::process::ExitStatus::from_raw(status);
+    let code = exit.code().map_or("null".into(), |c| c.to_string());
+    let signal = exit.signal().map_or("null".into(), |s| s.to_string());
+    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
+    say(&format!(
+        "{{\"event\":\"exited\",\"code\":{code},\"signal\":{signal},\"timed_out\":{},\
+\"wall_s\":{wall:.9},\"cpu_user_s\":{:.6},\"cpu_sys_s\":{:.6},\"maxrss_bytes\":{},\
+\"minflt\":{},\"majflt\":{},\"nvcsw\":{},\"nivcsw\":{},\"inblock\":{},\"oublock\":{}}}",
+        timed_out.load(Ordering::SeqCst),
+        secs(usage.ru_utime),
+        secs(usage.ru_stime),
+        usage.ru_maxrss.max(0) * 1024,
+        usage.ru_minflt,
+        usage.ru_majflt,
+        usage.ru_nvcsw,
+        usage.ru_nivcsw,
+        usage.ru_inblock,
+        usage.ru_oublock,
+    ));
+    0
+}
+
+fn wait4(pid: i32) -> (i32, libc::rusage) {
+    // SAFETY: wait4 writes only into the zeroed status and rusage we own.
+    unsafe {
+        let mut status = 0;
+        let mut usage: libc::rusage = std::mem::zeroed();
+        loop {
+            let r = libc::wait4(pid, &mut status, 0, &mut usage);
+            if r == pid || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return (status, usage);
+            }
+        }
+    }
+}
+
+trait FdClone {
+    fn as_fd_clone(&self) -> std::io::Result<std::os::fd::OwnedFd>;
+}
+
+impl FdClone for std::io::Stderr {
+    fn as_fd_clone(&self) -> std::io::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::AsFd;
+        self.as_fd().try_clone_to_owned()
+    }
+}

@@ -1,0 +1,135 @@
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    Ok,
+    /// The backend cannot do this natively (or cannot store this data); `reason` says why.
+    Unsupported,
+    /// The operation raised an error; `reason` carries it.
+    Failed,
+}
+
+/// A named, timed part of a sample (`load` before a write is reported but never scored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    pub seconds: f64,
+}
+
+/// OS counters of the worker over the timed operation alone (getrusage deltas, all threads).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OpCounters {
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    pub minflt: u64,
+    pub majflt: u64,
+    pub nvcsw: u64,
+    pub nivcsw: u64,
+}
+
+/// What a worker reports for one job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub protocol: u32,
+    pub status: AnswerStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Seconds of the timed operation: the figure every ranking uses.
+    #[serde(default)]
+    pub op_s: f64,
+    /// Every phase the worker timed, the operation included.
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+    /// How many times the operation ran inside the timer (`op_s` is per call).
+    #[serde(default = "one")]
+    pub calls: u64,
+    #[serde(default)]
+    pub counters: OpCounters,
+    /// Peak resident memory while the operation ran (VmHWM, reset at its start), in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// `operation` when the high-water mark was reset at the start; `process` when it could not be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_scope: Option<String>,
+    /// Resident memory at the start of the operation (e.g. the loaded source before a write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_before_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_anon_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_file_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<u64>,
+    /// An opaque digest of the result, computed after the timer; equal results give equal digests
+    /// for the same worker build, so the runner checks every sample against the verified one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// For `write`: bytes on disk of everything written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// Effective settings (codec, encodings read back, method used for the op, versions, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Answer {
+    fn empty(status: AnswerStatus, reason: Option<String>) -> Self {
+        Answer {
+            protocol: crate::PROTOCOL_VERSION,
+            status,
+            reason,
+            op_s: 0.0,
+            phases: Vec::new(),
+            calls: 1,
+            counters: OpCounters::default(),
+            peak_rss_bytes: None,
+            peak_scope: None,
+            rss_before_bytes: None,
+            rss_anon_bytes: None,
+            rss_file_bytes: None,
+            rows: None,
+            columns: None,
+            digest: None,
+            size_bytes: None,
+            settings: BTreeMap::new(),
+        }
+    }
+
+    pub fn ok() -> Self {
+        Self::empty(AnswerStatus::Ok, None)
+    }
+
+    pub fn unsupported(reason: impl Into<String>) -> Self {
+        Self::empty(AnswerStatus::Unsupported, Some(reason.into()))
+    }
+
+    pub fn failed(reason: impl Into<String>) -> Self {
+        Self::empty(AnswerStatus::Failed, Some(reason.into()))
+    }
+
+    /// Copies a measurement into the answer: the op time, counters and memory.
+    pub fn with_measurement(mut self, m: &crate::Measured) -> Self {
+        self.op_s = m.seconds / m.calls.max(1) as f64;
+        self.calls = m.calls;
+        self.phases.push(Phase {
+            name: "op".into(),
+            seconds: m.seconds,
+        });
+        self.counters = m.counters;
+        self.peak_rss_bytes = m.after.peak_bytes;
+        self.peak_scope = Some(if m.peak_reset { "operation" } else { "process" }.into());
+        self.rss_before_bytes = m.before.rss_bytes;
+        self.rss_anon_bytes = m.after.anon_bytes;
+        self.rss_file_bytes = m.after.file_bytes;
+        self
+    }
+}

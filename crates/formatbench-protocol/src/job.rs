@@ -1,0 +1,125 @@
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// One operation a backend may perform. The canonical definitions are in docs/results.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Write the source table to the backend's format; the timer ends when files are closed.
+    Write,
+    /// The library's full read into its in-memory object.
+    Read,
+    /// A full read, then a cheap fold over every value inside the timer.
+    Scan,
+    /// Read a subset of the columns, in stored order.
+    Project,
+    /// Read a contiguous range of rows, by index value or by position.
+    Range,
+    /// Read rows at given positions, returned in request order.
+    Take,
+}
+
+pub const ALL_OPS: [Op; 6] = [
+    Op::Write,
+    Op::Read,
+    Op::Scan,
+    Op::Project,
+    Op::Range,
+    Op::Take,
+];
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Write => "write",
+            Op::Read => "read",
+            Op::Scan => "scan",
+            Op::Project => "project",
+            Op::Range => "range",
+            Op::Take => "take",
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Op {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ALL_OPS
+            .iter()
+            .copied()
+            .find(|op| op.name() == s)
+            .ok_or_else(|| {
+                let known: Vec<&str> = ALL_OPS.iter().map(|op| op.name()).collect();
+                format!("unknown operation '{s}' (known: {})", known.join(", "))
+            })
+    }
+}
+
+/// Rows of a `range` operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum RangeSpec {
+    /// Rows whose integer `column` value lies in `[start, end)`.
+    Index {
+        column: String,
+        start: i64,
+        end: i64,
+    },
+    /// Rows at positions `[start, end)`.
+    Position { start: u64, end: u64 },
+}
+
+/// Parameters of the operation; only the ones the operation needs are set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpParams {
+    /// `project`: the column names to return, in stored order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
+    /// `range`: which rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<RangeSpec>,
+    /// `take`: row positions, distinct, in request order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Vec<u64>>,
+    /// Backend-specific knobs (e.g. the self-test worker's allocation size).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, String>,
+}
+
+/// What the runner asks of a worker for one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub protocol: u32,
+    pub backend: String,
+    pub profile: String,
+    pub layout: String,
+    pub target: String,
+    pub op: Op,
+    /// The canonical Arrow IPC file holding the dataset.
+    pub source: PathBuf,
+    /// The file or directory the backend writes (for `write`) or reads (for every other op).
+    pub artifact: PathBuf,
+    /// Where the worker writes its [`crate::Answer`] as JSON.
+    pub answer: PathBuf,
+    /// When set, the worker writes what the operation returned to this Arrow IPC file after the
+    /// timer has stopped, so the runner can verify it against the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_out: Option<PathBuf>,
+    #[serde(default)]
+    pub params: OpParams,
+    /// The thread cap: the number of threads the backend may use (≥ 1).
+    pub threads: u32,
+    /// Set on the untimed write that prepares the artifact every read reads; a backend that only
+    /// reads (e.g. `ipc-mmap`) still writes its format then.
+    #[serde(default)]
+    pub prepare: bool,
+}

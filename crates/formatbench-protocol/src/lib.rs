@@ -1,0 +1,18 @@
+//! The formatbench worker protocol: the runner writes a [`Job`] as JSON, starts a worker process
+//! with `--job PATH`, and reads the worker's [`Answer`] from `job.answer` once it exits.
+//!
+//! Data never crosses this boundary in memory: sources, artifacts and verification outputs are
+//! files (Arrow IPC), so workers on different Arrow majors, or in other languages, take part alike.
+
+mod answer;
+mod job;
+mod measure;
+mod worker;
+
+pub use answer::{Answer, AnswerStatus, OpCounters, Phase};
+pub use job::{Job, Op, OpParams, RangeSpec, ALL_OPS};
+pub use measure::{measure, memory_snapshot, MemorySnapshot, Measured};
+pub use worker::{describe_or_run, WorkerError};
+
+/// Bumped whenever a field changes meaning; a worker refuses a job of another version.
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,132 @@
+//! Worker-side measurement: only the operation is timed; memory and OS counters are the worker's
+//! own (an exec'd process starts with a fresh address space, so nothing of the runner leaks in).
+
+use crate::OpCounters;
+use std::time::Instant;
+
+/// Resident memory figures from `/proc/self/status`, in bytes; `None` where the kernel has none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemorySnapshot {
+    /// VmHWM: the high-water mark of resident memory.
+    pub peak_bytes: Option<u64>,
+    pub rss_bytes: Option<u64>,
+    pub anon_bytes: Option<u64>,
+    pub file_bytes: Option<u64>,
+}
+
+pub fn memory_snapshot() -> MemorySnapshot {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return MemorySnapshot::default();
+    };
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    };
+    MemorySnapshot {
+        peak_bytes: field("VmHWM:"),
+        rss_bytes: field("VmRSS:"),
+        anon_bytes: field("RssAnon:"),
+        file_bytes: field("RssFile:"),
+    }
+}
+
+/// Resets VmHWM to the current RSS (Linux ≥ 4.0), so the next reading is the operation's peak.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", b"5").is_ok()
+}
+
+fn rusage_self() -> libc::rusage {
+    // SAFETY: getrusage only writes into the zeroed struct we pass it.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    }
+}
+
+fn seconds(tv: libc::timeval) -> f64 {
+    tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6
+}
+
+fn delta(after: libc::c_long, before: libc::c_long) -> u64 {
+    u64::try_from(after.saturating_sub(before)).unwrap_or(0)
+}
+
+fn counters_between(before: &libc::rusage, after: &libc::rusage) -> OpCounters {
+    OpCounters {
+        cpu_user_s: (seconds(after.ru_utime) - seconds(before.ru_utime)).max(0.0),
+        cpu_sys_s: (seconds(after.ru_stime) - seconds(before.ru_stime)).max(0.0),
+        minflt: delta(after.ru_minflt, before.ru_minflt),
+        majflt: delta(after.ru_majflt, before.ru_majflt),
+        nvcsw: delta(after.ru_nvcsw, before.ru_nvcsw),
+        nivcsw: delta(after.ru_nivcsw, before.ru_nivcsw),
+    }
+}
+
+/// One measured operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// Wall seconds of all calls together.
+    pub seconds: f64,
+    pub calls: u64,
+    pub counters: OpCounters,
+    pub before: MemorySnapshot,
+    pub after: MemorySnapshot,
+    /// Whether VmHWM was reset at the start (otherwise the peak covers the whole process).
+    pub peak_reset: bool,
+}
+
+/// Times `op` alone. The result is returned, not dropped, inside the timer: a read's object stays
+/// alive until the clock has stopped, as it would for the caller of the library.
+pub fn measure<T, E>(op: impl FnOnce() -> Result<T, E>) -> Result<(T, Measured), E> {
+    let peak_reset = reset_peak();
+    let before = memory_snapshot();
+    let usage_before = rusage_self();
+    let start = Instant::now();
+    let value = op()?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let usage_after = rusage_self();
+    let after = memory_snapshot();
+    Ok((
+        value,
+        Measured {
+            seconds: elapsed,
+            calls: 1,
+            counters: counters_between(&usage_before, &usage_after),
+            before,
+            after,
+            peak_reset,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_reads_proc_status() {
+        let snap = memory_snapshot();
+        assert!(snap.peak_bytes.unwrap_or(0) > 0);
+        assert!(snap.rss_bytes.unwrap_or(0) > 0);
+    }
+
+    #[test]
+    fn measure_sees_touched_memory() {
+        let size = 64 << 20;
+        let (len, m) = measure(|| -> Result<usize, ()> {
+            let buf = vec![1u8; size];
+            Ok(std::hint::black_box(buf).iter().map(|&b| b as usize).sum())
+        })
+        .unwrap_or_default();
+        assert_eq!(len, size);
+        let grown = m.after.peak_bytes.unwrap_or(0) - m.before.rss_bytes.unwrap_or(0);
+        assert!(grown >= (size as u64) * 9 / 10, "peak grew by {grown}");
+    }
+}

@@ -1,0 +1,114 @@
+//! The native backends: one file each, behind one small trait.
+
+mod csv;
+mod ipc;
+mod npy;
+mod parquet;
+
+pub use npy::matrix_to_batch;
+
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Schema, SchemaRef};
+use formatbench_protocol::{Op, RangeSpec};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a read-type operation asks of the backend.
+#[derive(Debug, Clone, Copy)]
+pub enum Request<'a> {
+    All,
+    Columns(&'a [String]),
+    Range(&'a RangeSpec),
+    Take(&'a [u64]),
+}
+
+/// A row-major matrix: the in-memory object of array formats such as .npy.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    pub rows: usize,
+    pub names: Vec<String>,
+    pub data: MatrixData,
+}
+
+#[derive(Debug, Clone)]
+pub enum MatrixData {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// What a read returns: Arrow batches, or a matrix for array formats.
+#[derive(Debug, Clone)]
+pub enum Loaded {
+    Table(Vec<RecordBatch>),
+    Matrix(Matrix),
+}
+
+/// The settings a backend runs under for one job.
+pub struct Context<'a> {
+    pub profile: &'a str,
+    /// The source schema: what the data is, for formats that do not store it (CSV, .npy).
+    pub schema: &'a SchemaRef,
+    pub threads: usize,
+}
+
+pub trait Backend: Sync {
+    fn name(&self) -> &'static str;
+    /// One line for `formatbench backends`.
+    fn about(&self) -> &'static str;
+    fn profiles(&self) -> &'static [&'static str];
+    /// The operations this backend does natively; the runner marks the rest `unsupported`.
+    fn ops(&self) -> &'static [Op];
+    /// True when a round trip may change float values (text formats); verification then allows a
+    /// relative tolerance.
+    fn lossy(&self) -> bool {
+        false
+    }
+    /// `Err(reason)` when the format cannot store a column of this schema.
+    fn can_store(&self, _schema: &Schema) -> Result<(), String> {
+        Ok(())
+    }
+    /// Writes the batches into `dir` (created by the caller); returns when every file is closed.
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError>;
+    /// Performs a read-type operation on what `write` left in `dir`. Returns the in-memory result
+    /// and a short description of how it was done (e.g. "full parse + take").
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Loaded, &'static str), WorkerError>;
+    /// Effective settings read back from the written files (untimed), for the fairness manifest.
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String>;
+}
+
+pub static BACKENDS: [&dyn Backend; 5] = [
+    &csv::Csv,
+    &parquet::Parquet,
+    &ipc::Ipc { mmap: false },
+    &ipc::Ipc { mmap: true },
+    &npy::Npy,
+];
+
+pub fn find_backend(name: &str) -> Option<&'static dyn Backend> {
+    BACKENDS.iter().copied().find(|b| b.name() == name)
+}
+
+/// The one file a single-file backend keeps in its artifact directory.
+pub(crate) fn data_file(dir: &Path, extension: &str) -> std::path::PathBuf {
+    dir.join(format!("data.{extension}"))
+}
+
+/// Column positions of `names` in `schema`, in stored order; an unknown name is an error.
+pub fn column_indices(schema: &Schema, names: &[String]) -> Result<Vec<usize>, WorkerError> {
+    let mut indices = names
+        .iter()
+        .map(|n| {
+            schema
+                .index_of(n)
+                .map_err(|_| WorkerError::Invalid(format!("no column named '{n}'")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    indices.sort_unstable();
+    Ok(indices)
+}

@@ -1,0 +1,295 @@
+//! NumPy .npy: one C-order 2-D float array, the speed-of-light floor for all-float tables. Column
+//! names do not fit in the format, so they live in a `names.json` sidecar counted in the size.
+
+use super::{data_file, Backend, Context, Loaded, Matrix, MatrixData, Request};
+use crate::WorkerError;
+use arrow::array::{ArrayRef, AsArray, Float32Array, Float64Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Float32Type, Float64Type, Schema};
+use formatbench_protocol::{Op, RangeSpec};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct Npy;
+
+const MAGIC: &[u8] = b"\x93NUMPY\x01\x00";
+const HEADER_ALIGN: usize = 64;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Dtype {
+    F32,
+    F64,
+}
+
+impl Dtype {
+    fn width(self) -> usize {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::F64 => 8,
+        }
+    }
+}
+
+struct Header {
+    dtype: Dtype,
+    rows: usize,
+    cols: usize,
+    data_offset: usize,
+}
+
+fn dtype_of(schema: &Schema) -> Result<Dtype, String> {
+    let mut dtype = None;
+    for field in schema.fields() {
+        let this = match field.data_type() {
+            DataType::Float32 => Dtype::F32,
+            DataType::Float64 => Dtype::F64,
+            other => {
+                return Err(format!(
+                    ".npy holds one float array; column '{}' is {other}",
+                    field.name()
+                ))
+            }
+        };
+        if dtype.is_some_and(|d| d != this) {
+            return Err(".npy holds one dtype; the table mixes float32 and float64".into());
+        }
+        dtype = Some(this);
+    }
+    dtype.ok_or_else(|| "the table has no columns".into())
+}
+
+fn header_bytes(dtype: Dtype, rows: usize, cols: usize) -> Vec<u8> {
+    let descr = match dtype {
+        Dtype::F32 => "<f4",
+        Dtype::F64 => "<f8",
+    };
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    // Pad with spaces so the data starts aligned; the header ends with a newline.
+    let unpadded = MAGIC.len() + 2 + dict.len() + 1;
+    dict.push_str(&" ".repeat((HEADER_ALIGN - unpadded % HEADER_ALIGN) % HEADER_ALIGN));
+    dict.push('\n');
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+fn read_header(file: &File) -> Result<Header, WorkerError> {
+    let bad = |why: &str| WorkerError::Invalid(format!("not a 2-D float .npy file: {why}"));
+    let mut prefix = [0u8; 10];
+    file.read_exact_at(&mut prefix, 0)?;
+    if &prefix[..8] != MAGIC {
+        return Err(bad("bad magic or version"));
+    }
+    let len = u16::from_le_bytes([prefix[8], prefix[9]]) as usize;
+    let mut dict = vec![0u8; len];
+    file.read_exact_at(&mut dict, 10)?;
+    let dict = String::from_utf8_lossy(&dict);
+    let dtype = if dict.contains("'<f4'") {
+        Dtype::F32
+    } else if dict.contains("'<f8'") {
+        Dtype::F64
+    } else {
+        return Err(bad("dtype is not <f4 or <f8"));
+    };
+    if dict.contains("'fortran_order': True") {
+        return Err(bad("Fortran order"));
+    }
+    let shape = dict
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| bad("no shape"))?;
+    let dims: Vec<usize> = shape
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse().map_err(|_| bad("shape")))
+        .collect::<Result<_, _>>()?;
+    let [rows, cols] = dims[..] else {
+        return Err(bad("not 2-D"));
+    };
+    Ok(Header {
+        dtype,
+        rows,
+        cols,
+        data_offset: 10 + len,
+    })
+}
+
+fn names(dir: &Path) -> Result<Vec<String>, WorkerError> {
+    let text = std::fs::read_to_string(dir.join("names.json"))?;
+    serde_json::from_str(&text).map_err(|e| WorkerError::Invalid(format!("names.json: {e}")))
+}
+
+/// Reads `rows × cols` values at `offset` straight into a typed vector.
+fn read_values(file: &File, header: &Header, offset: usize, count: usize) -> Result<MatrixData, WorkerError> {
+    fn fill<T: Default + Clone>(file: &File, offset: usize, count: usize, width: usize) -> std::io::Result<Vec<T>> {
+        let mut values = vec![T::default(); count];
+        // SAFETY: T is f32 or f64, for which every bit pattern is a valid value; the byte view
+        // covers exactly the vector's initialised storage.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), count * width) };
+        file.read_exact_at(bytes, offset as u64)?;
+        Ok(values)
+    }
+    Ok(match header.dtype {
+        Dtype::F32 => MatrixData::F32(fill(file, offset, count, 4)?),
+        Dtype::F64 => MatrixData::F64(fill(file, offset, count, 8)?),
+    })
+}
+
+fn gather(data: &MatrixData, cols: usize, keep: &[usize]) -> MatrixData {
+    fn pick<T: Copy>(v: &[T], cols: usize, keep: &[usize]) -> Vec<T> {
+        v.chunks_exact(cols).flat_map(|row| keep.iter().map(move |&c| row[c])).collect()
+    }
+    match data {
+        MatrixData::F32(v) => MatrixData::F32(pick(v, cols, keep)),
+        MatrixData::F64(v) => MatrixData::F64(pick(v, cols, keep)),
+    }
+}
+
+fn concat_rows(parts: Vec<MatrixData>, dtype: Dtype) -> MatrixData {
+    match dtype {
+        Dtype::F32 => MatrixData::F32(
+            parts.into_iter().flat_map(|p| if let MatrixData::F32(v) = p { v } else { Vec::new() }).collect(),
+        ),
+        Dtype::F64 => MatrixData::F64(
+            parts.into_iter().flat_map(|p| if let MatrixData::F64(v) = p { v } else { Vec::new() }).collect(),
+        ),
+    }
+}
+
+impl Backend for Npy {
+    fn name(&self) -> &'static str {
+        "npy"
+    }
+    fn about(&self) -> &'static str {
+        "NumPy .npy, one C-order float matrix: the floor for all-float tables"
+    }
+    fn profiles(&self) -> &'static [&'static str] {
+        &["default"]
+    }
+    fn ops(&self) -> &'static [Op] {
+        &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+    }
+    fn can_store(&self, schema: &Schema) -> Result<(), String> {
+        dtype_of(schema).map(|_| ())
+    }
+
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
+        let dtype = dtype_of(ctx.schema).map_err(WorkerError::Unsupported)?;
+        let cols = ctx.schema.fields().len();
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(data_file(dir, "npy"))?);
+        out.write_all(&header_bytes(dtype, rows, cols))?;
+        let mut row_bytes = Vec::with_capacity(cols * dtype.width());
+        for batch in batches {
+            for row in 0..batch.num_rows() {
+                row_bytes.clear();
+                for column in batch.columns() {
+                    match dtype {
+                        Dtype::F32 => row_bytes.extend_from_slice(&column.as_primitive::<Float32Type>().value(row).to_le_bytes()),
+                        Dtype::F64 => row_bytes.extend_from_slice(&column.as_primitive::<Float64Type>().value(row).to_le_bytes()),
+                    }
+                }
+                out.write_all(&row_bytes)?;
+            }
+        }
+        out.into_inner().map_err(|e| e.into_error())?;
+        let names: Vec<&String> = ctx.schema.fields().iter().map(|f| f.name()).collect();
+        let json = serde_json::to_vec(&names).map_err(|e| WorkerError::Invalid(e.to_string()))?;
+        std::fs::write(dir.join("names.json"), json)?;
+        Ok(())
+    }
+
+    fn read(&self, _ctx: &Context, dir: &Path, request: Request) -> Result<(Loaded, &'static str), WorkerError> {
+        let file = File::open(data_file(dir, "npy"))?;
+        let header = read_header(&file)?;
+        let all_names = names(dir)?;
+        let row_bytes = header.cols * header.dtype.width();
+        let row_offset = |row: usize| header.data_offset + row * row_bytes;
+        let (rows, names, data, method) = match request {
+            Request::All => {
+                let data = read_values(&file, &header, header.data_offset, header.rows * header.cols)?;
+                (header.rows, all_names, data, "one read into the matrix")
+            }
+            Request::Columns(wanted) => {
+                let keep = super::column_indices(
+                    &Schema::new(all_names.iter().map(|n| Field::new(n, DataType::Float32, false)).collect::<Vec<_>>()),
+                    wanted,
+                )?;
+                // Row-major storage: every row is read, the wanted columns gathered per chunk.
+                let chunk_rows = (8 << 20) / row_bytes.max(1);
+                let mut parts = Vec::new();
+                let mut row = 0;
+                while row < header.rows {
+                    let n = chunk_rows.max(1).min(header.rows - row);
+                    let chunk = read_values(&file, &header, row_offset(row), n * header.cols)?;
+                    parts.push(gather(&chunk, header.cols, &keep));
+                    row += n;
+                }
+                let names = keep.iter().map(|&c| all_names[c].clone()).collect();
+                (header.rows, names, concat_rows(parts, header.dtype), "every row read, columns gathered")
+            }
+            Request::Range(RangeSpec::Position { start, end }) => {
+                let (start, end) = (*start as usize, (*end as usize).min(header.rows));
+                let n = end.saturating_sub(start);
+                let data = read_values(&file, &header, row_offset(start), n * header.cols)?;
+                (n, all_names, data, "one read of the contiguous rows")
+            }
+            Request::Range(RangeSpec::Index { .. }) => {
+                return Err(WorkerError::Unsupported(".npy stores no index column; ranges are by position".into()))
+            }
+            Request::Take(wanted) => {
+                let mut parts = Vec::with_capacity(wanted.len());
+                for &row in wanted {
+                    if row as usize >= header.rows {
+                        return Err(WorkerError::Invalid(format!("row {row} is past the end ({} rows)", header.rows)));
+                    }
+                    parts.push(read_values(&file, &header, row_offset(row as usize), header.cols)?);
+                }
+                (wanted.len(), all_names, concat_rows(parts, header.dtype), "one positioned read per row")
+            }
+        };
+        Ok((Loaded::Matrix(Matrix { rows, names, data }), method))
+    }
+
+    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::from([("sidecar".into(), "names.json".into())]);
+        let mut file = match File::open(data_file(dir, "npy")) {
+            Ok(f) => f,
+            Err(_) => return out,
+        };
+        let mut magic = [0u8; 6];
+        if file.read_exact(&mut magic).is_ok() {
+            if let Ok(header) = read_header(&file) {
+                let dtype = if header.dtype == Dtype::F32 { "<f4" } else { "<f8" };
+                out.insert("dtype".into(), dtype.into());
+                out.insert("order".into(), "C".into());
+            }
+        }
+        out
+    }
+}
+
+/// Arrow columns of a row-major matrix (outside the timer: for digests and verification).
+pub fn matrix_to_batch(matrix: &Matrix) -> Result<RecordBatch, WorkerError> {
+    let cols = matrix.names.len();
+    let column = |c: usize| -> ArrayRef {
+        match &matrix.data {
+            MatrixData::F32(v) => Arc::new(Float32Array::from_iter_values(v.iter().skip(c).step_by(cols.max(1)).copied())),
+            MatrixData::F64(v) => Arc::new(Float64Array::from_iter_values(v.iter().skip(c).step_by(cols.max(1)).copied())),
+        }
+    };
+    let arrays: Vec<ArrayRef> = (0..cols).map(column).collect();
+    let fields: Vec<Field> = matrix
+        .names
+        .iter()
+        .zip(&arrays)
+        .map(|(n, a)| Field::new(n, a.data_type().clone(), false))
+        .collect();
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(matrix.rows));
+    Ok(RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)?)
+}

@@ -1,0 +1,210 @@
+//! Parquet through the parquet crate. Profiles: `default` (snappy, dictionary on) and `compact`
+//! (zstd level 3, dictionary off, byte-stream-split floats). Reads load the offset index so
+//! row selections skip pages instead of decoding them.
+
+use super::{column_indices, data_file, Backend, Context, Loaded, Request};
+use crate::rows::index_mask;
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use arrow::compute::{concat_batches, take_record_batch};
+use arrow::datatypes::{DataType, Schema};
+use formatbench_protocol::{Op, RangeSpec};
+use parquet::arrow::arrow_reader::{
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
+};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
+use parquet::file::properties::WriterProperties;
+use parquet::file::statistics::Statistics;
+use parquet::schema::types::ColumnPath;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::path::Path;
+
+pub struct Parquet;
+
+const BATCH_ROWS: usize = 65_536;
+/// A fixed `created_by` keeps files byte-identical across builds of the same writer.
+const CREATED_BY: &str = "formatbench (parquet 60.1.0)";
+
+fn properties(profile: &str, schema: &Schema) -> Result<WriterProperties, WorkerError> {
+    let builder = WriterProperties::builder().set_created_by(CREATED_BY.into());
+    Ok(match profile {
+        "compact" => {
+            let level = ZstdLevel::try_new(3)?;
+            let mut builder = builder
+                .set_compression(Compression::ZSTD(level))
+                .set_dictionary_enabled(false);
+            for field in schema.fields() {
+                if matches!(field.data_type(), DataType::Float32 | DataType::Float64) {
+                    let path = ColumnPath::new(vec![field.name().clone()]);
+                    builder = builder.set_column_encoding(path, Encoding::BYTE_STREAM_SPLIT);
+                }
+            }
+            builder.build()
+        }
+        _ => builder.set_compression(Compression::SNAPPY).build(),
+    })
+}
+
+fn open(dir: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, WorkerError> {
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+    let file = File::open(data_file(dir, "parquet"))?;
+    Ok(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?.with_batch_size(BATCH_ROWS))
+}
+
+fn collect(builder: ParquetRecordBatchReaderBuilder<File>) -> Result<Vec<RecordBatch>, WorkerError> {
+    Ok(builder.build()?.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Row groups whose statistics for `column` may hold values in `[lo, hi)`.
+fn row_groups_overlapping(
+    builder: &ParquetRecordBatchReaderBuilder<File>,
+    column: usize,
+    lo: i64,
+    hi: i64,
+) -> Vec<usize> {
+    let meta = builder.metadata();
+    (0..meta.num_row_groups())
+        .filter(|&rg| match meta.row_group(rg).column(column).statistics() {
+            Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
+                (Some(&min), Some(&max)) => max >= lo && min < hi,
+                _ => true,
+            },
+            Some(Statistics::Int32(s)) => match (s.min_opt(), s.max_opt()) {
+                (Some(&min), Some(&max)) => i64::from(max) >= lo && i64::from(min) < hi,
+                _ => true,
+            },
+            _ => true,
+        })
+        .collect()
+}
+
+impl Backend for Parquet {
+    fn name(&self) -> &'static str {
+        "parquet"
+    }
+    fn about(&self) -> &'static str {
+        "Apache Parquet via the parquet crate (default: snappy; compact: zstd-3, no dictionary, BSS floats)"
+    }
+    fn profiles(&self) -> &'static [&'static str] {
+        &["default", "compact"]
+    }
+    fn ops(&self) -> &'static [Op] {
+        &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+    }
+
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
+        let props = properties(ctx.profile, ctx.schema)?;
+        let file = File::create(data_file(dir, "parquet"))?;
+        let mut writer = ArrowWriter::try_new(file, ctx.schema.clone(), Some(props))?;
+        for batch in batches {
+            writer.write(batch)?;
+        }
+        writer.close()?;
+        Ok(())
+    }
+
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
+        let builder = open(dir)?;
+        let total = builder.metadata().file_metadata().num_rows() as usize;
+        Ok(match request {
+            Request::All => (Loaded::Table(collect(builder)?), "full decode"),
+            Request::Columns(names) => {
+                let indices = column_indices(ctx.schema, names)?;
+                let mask = ProjectionMask::roots(builder.parquet_schema(), indices);
+                (Loaded::Table(collect(builder.with_projection(mask))?), "projected column chunks")
+            }
+            Request::Range(RangeSpec::Position { start, end }) => {
+                let ranges = std::iter::once(*start as usize..(*end as usize).min(total));
+                let selection = RowSelection::from_consecutive_ranges(ranges, total);
+                (
+                    Loaded::Table(collect(builder.with_row_selection(selection))?),
+                    "row selection (pages skipped by the offset index)",
+                )
+            }
+            Request::Range(RangeSpec::Index { column, start, end }) => {
+                let index = ctx.schema.index_of(column).map_err(|_| {
+                    WorkerError::Invalid(format!("index column '{column}' is not in the table"))
+                })?;
+                let (lo, hi, name) = (*start, *end, column.clone());
+                let groups = row_groups_overlapping(&builder, index, lo, hi);
+                let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
+                let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+                    index_mask(&batch, &name, lo, hi)
+                });
+                let builder = builder
+                    .with_row_groups(groups)
+                    .with_row_filter(RowFilter::new(vec![Box::new(predicate)]));
+                (
+                    Loaded::Table(collect(builder)?),
+                    "row groups pruned by statistics + filter on the index column",
+                )
+            }
+            Request::Take(rows) => {
+                let sorted: Vec<usize> = rows
+                    .iter()
+                    .map(|&r| r as usize)
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                if let Some(&past) = sorted.iter().find(|&&r| r >= total) {
+                    return Err(WorkerError::Invalid(format!("row {past} is past the end ({total} rows)")));
+                }
+                let selection =
+                    RowSelection::from_consecutive_ranges(sorted.iter().map(|&r| r..r + 1), total);
+                let schema = builder.schema().clone();
+                let found = collect(builder.with_row_selection(selection))?;
+                let found = concat_batches(&schema, &found)?;
+                // Rows come back sorted; put them in the requested order.
+                let order: Vec<u32> = rows
+                    .iter()
+                    .map(|r| sorted.partition_point(|&s| s < *r as usize) as u32)
+                    .collect();
+                let taken = take_record_batch(&found, &arrow::array::UInt32Array::from(order))?;
+                (Loaded::Table(vec![taken]), "row selection of single rows + reorder")
+            }
+        })
+    }
+
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::from([
+            ("batch_rows".into(), BATCH_ROWS.to_string()),
+            ("decode_threads".into(), "1".into()),
+            ("page_index".into(), "optional (read when present)".into()),
+        ]);
+        out.insert(
+            "profile_settings".into(),
+            match ctx.profile {
+                "compact" => "zstd level 3, dictionary off, byte_stream_split floats",
+                _ => "snappy, dictionary on",
+            }
+            .into(),
+        );
+        let Ok(file) = File::open(data_file(dir, "parquet")) else {
+            return out;
+        };
+        let Ok(meta) = ParquetMetaDataReader::new().parse_and_finish(&file) else {
+            return out;
+        };
+        let mut codecs = BTreeSet::new();
+        let mut encodings = BTreeSet::new();
+        for rg in meta.row_groups() {
+            for column in rg.columns() {
+                codecs.insert(format!("{:?}", column.compression()));
+                encodings.extend(column.encodings().map(|e| format!("{e:?}")));
+            }
+        }
+        let join = |set: BTreeSet<String>| set.into_iter().collect::<Vec<_>>().join(" ");
+        out.insert("row_groups".into(), meta.num_row_groups().to_string());
+        out.insert("codecs".into(), join(codecs));
+        out.insert("encodings".into(), join(encodings));
+        out
+    }
+}

@@ -1,0 +1,208 @@
+//! Runs one job: the untimed preparation, the timed operation, the untimed digest and output.
+
+use crate::backends::{Context, Loaded, Request};
+use crate::{digest, find_backend, source, WorkerError};
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use formatbench_protocol::{measure, Answer, Job, Op, Phase};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The only layout the table backends store: one column per field.
+pub const LAYOUT_WIDE: &str = "wide";
+
+pub fn execute(job: &Job) -> Answer {
+    match try_execute(job) {
+        Ok(answer) => answer,
+        Err(WorkerError::Unsupported(reason)) => Answer::unsupported(reason),
+        Err(e) => Answer::failed(e.to_string()),
+    }
+}
+
+fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
+    let backend = find_backend(&job.backend)
+        .ok_or_else(|| WorkerError::Invalid(format!("unknown backend '{}'", job.backend)))?;
+    if !backend.profiles().contains(&job.profile.as_str()) {
+        return Err(WorkerError::Invalid(format!(
+            "backend '{}' has no profile '{}'",
+            job.backend, job.profile
+        )));
+    }
+    let preparing = job.prepare && job.op == Op::Write;
+    if !preparing && !backend.ops().contains(&job.op) {
+        return Err(WorkerError::Unsupported(format!(
+            "{} does not do '{}' natively",
+            job.backend, job.op
+        )));
+    }
+    if job.target != "arrow" {
+        return Err(WorkerError::Unsupported(format!(
+            "native backends read into Arrow only, not '{}'",
+            job.target
+        )));
+    }
+    if job.layout != LAYOUT_WIDE {
+        return Err(WorkerError::Unsupported(format!(
+            "layout '{}' is not implemented by {}",
+            job.layout, job.backend
+        )));
+    }
+    let mut answer = match job.op {
+        Op::Write => write(job, backend)?,
+        _ => read(job, backend)?,
+    };
+    answer.settings.insert("threads".into(), job.threads.to_string());
+    Ok(answer)
+}
+
+fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> {
+    let load_start = Instant::now();
+    let (schema, batches) = source::read_all(&job.source)?;
+    let load_s = load_start.elapsed().as_secs_f64();
+    backend.can_store(&schema).map_err(WorkerError::Unsupported)?;
+    let ctx = Context {
+        profile: &job.profile,
+        schema: &schema,
+        threads: job.threads.max(1) as usize,
+    };
+    if job.artifact.exists() {
+        std::fs::remove_dir_all(&job.artifact)?;
+    }
+    std::fs::create_dir_all(&job.artifact)?;
+    let ((), measured) = measure(|| backend.write(&ctx, &batches, &job.artifact))?;
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    drop(batches);
+
+    let mut answer = Answer::ok().with_measurement(&measured);
+    answer.phases.insert(
+        0,
+        Phase {
+            name: "load".into(),
+            seconds: load_s,
+        },
+    );
+    answer.rows = Some(rows as u64);
+    answer.columns = Some(schema.fields().len() as u64);
+    answer.size_bytes = Some(dir_size(&job.artifact)?);
+    answer.digest = Some(files_digest(&job.artifact)?);
+    if let Some(out) = &job.verify_out {
+        // What the write produced is verified by reading it back with the same backend.
+        let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
+        write_verify_output(out, &schema, loaded)?;
+    }
+    answer.settings = backend.settings(&ctx, &job.artifact);
+    Ok(answer)
+}
+
+fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> {
+    let schema = source::schema(&job.source)?;
+    let ctx = Context {
+        profile: &job.profile,
+        schema: &schema,
+        threads: job.threads.max(1) as usize,
+    };
+    let params = &job.params;
+    let missing = |what: &str| WorkerError::Invalid(format!("'{}' needs {what}", job.op));
+    let request = match job.op {
+        Op::Read | Op::Scan => Request::All,
+        Op::Project => Request::Columns(params.columns.as_deref().ok_or_else(|| missing("columns"))?),
+        Op::Range => Request::Range(params.range.as_ref().ok_or_else(|| missing("a range"))?),
+        Op::Take => Request::Take(params.rows.as_deref().ok_or_else(|| missing("rows"))?),
+        Op::Write => return Err(WorkerError::Invalid("write is not a read".into())),
+    };
+    let scan = job.op == Op::Scan;
+    let ((loaded, method, fold), measured) = measure(|| {
+        let (loaded, method) = backend.read(&ctx, &job.artifact, request)?;
+        let fold = scan.then(|| fold(&loaded));
+        Ok::<_, WorkerError>((loaded, method, fold))
+    })?;
+
+    let mut answer = Answer::ok().with_measurement(&measured);
+    let batches = to_batches(loaded)?;
+    let result_schema = match (batches.first(), request) {
+        (Some(batch), _) => batch.schema(),
+        // An empty result still has the requested columns.
+        (None, Request::Columns(names)) => {
+            let indices = crate::backends::column_indices(&schema, names)?;
+            Arc::new(schema.project(&indices)?)
+        }
+        (None, _) => schema.clone(),
+    };
+    answer.rows = Some(batches.iter().map(|b| b.num_rows() as u64).sum());
+    answer.columns = Some(result_schema.fields().len() as u64);
+    answer.digest = Some(digest::digest_batches(&result_schema, &batches)?);
+    answer.settings = backend.settings(&ctx, &job.artifact);
+    answer.settings.insert("method".into(), method.into());
+    if let Some(fold) = fold {
+        answer.settings.insert("scan_fold".into(), format!("{fold:016x}"));
+    }
+    if let Some(out) = &job.verify_out {
+        crate::source::write_ipc(out, &result_schema, &batches)?;
+    }
+    Ok(answer)
+}
+
+fn fold(loaded: &Loaded) -> u64 {
+    match loaded {
+        Loaded::Table(batches) => digest::fold_batches(batches),
+        Loaded::Matrix(m) => match &m.data {
+            crate::MatrixData::F32(v) => v
+                .iter()
+                .fold(0u64, |acc, x| acc.wrapping_add(u64::from(x.to_bits()))),
+            crate::MatrixData::F64(v) => v.iter().fold(0u64, |acc, x| acc.wrapping_add(x.to_bits())),
+        },
+    }
+}
+
+fn to_batches(loaded: Loaded) -> Result<Vec<RecordBatch>, WorkerError> {
+    match loaded {
+        Loaded::Table(batches) => Ok(batches),
+        Loaded::Matrix(matrix) => Ok(vec![crate::backends::matrix_to_batch(&matrix)?]),
+    }
+}
+
+fn write_verify_output(out: &Path, schema: &SchemaRef, loaded: Loaded) -> Result<(), WorkerError> {
+    let batches = to_batches(loaded)?;
+    let schema = batches.first().map_or_else(|| schema.clone(), |b| b.schema());
+    source::write_ipc(out, &schema, &batches)
+}
+
+fn files(dir: &Path) -> Result<Vec<std::path::PathBuf>, WorkerError> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Bytes on disk of everything a backend wrote (sidecars included).
+pub fn dir_size(dir: &Path) -> Result<u64, WorkerError> {
+    let mut total = 0;
+    for path in files(dir)? {
+        total += std::fs::metadata(&path)?.len();
+    }
+    Ok(total)
+}
+
+/// A digest of the written bytes: equal for every sample of a deterministic writer.
+fn files_digest(dir: &Path) -> Result<String, WorkerError> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for path in files(dir)? {
+        let relative = path.strip_prefix(dir).unwrap_or(&path);
+        hasher.update(relative.to_string_lossy().as_bytes());
+        let bytes = std::fs::read(&path)?;
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(format!("files-xxh3:{:016x}", hasher.digest()))
+}

@@ -1,0 +1,93 @@
+//! Self-test workers: behaviour known in advance, for tests and calibration of the runner.
+
+use formatbench_protocol::{measure, Answer, Job};
+use std::hint::black_box;
+
+pub const BACKENDS: [&str; 6] = [
+    "selftest-noop",
+    "selftest-alloc",
+    "selftest-spin",
+    "selftest-crash",
+    "selftest-hang",
+    "selftest-garbage",
+];
+
+fn option_u64(job: &Job, key: &str, default: u64) -> u64 {
+    job.params
+        .options
+        .get(key)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Allocates `bytes` and writes one byte per page, so every page becomes resident.
+fn touch(bytes: u64) -> u64 {
+    let mut buf = vec![0u8; bytes as usize];
+    for chunk in buf.chunks_mut(4096) {
+        chunk[0] = 1;
+    }
+    black_box(&buf).iter().step_by(4096).map(|&b| b as u64).sum()
+}
+
+/// A fixed amount of integer work (a xorshift chain), `units` × 10 million steps.
+fn spin(units: u64) -> u64 {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..units * 10_000_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    black_box(x)
+}
+
+pub fn run(job: &Job) -> Answer {
+    let measured = match job.backend.as_str() {
+        "selftest-noop" => measure(|| Ok::<u64, ()>(0)),
+        "selftest-alloc" => measure(|| Ok(touch(option_u64(job, "bytes", 256 << 20)))),
+        "selftest-spin" => measure(|| Ok(spin(option_u64(job, "work", 10)))),
+        "selftest-crash" => std::process::abort(),
+        "selftest-hang" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
+        "selftest-garbage" => {
+            // A worker that answers with nonsense: the runner must record it as failed.
+            let _ = std::fs::write(&job.answer, b"this is not { json");
+            std::process::exit(0);
+        }
+        other => return Answer::failed(format!("unknown self-test backend '{other}'")),
+    };
+    match measured {
+        Ok((value, m)) => {
+            let mut answer = Answer::ok().with_measurement(&m);
+            answer.digest = Some(format!("selftest:{value}"));
+            answer.rows = Some(0);
+            answer.columns = Some(0);
+            answer
+        }
+        Err(()) => Answer::failed("self-test measurement failed"),
+    }
+}
+
+pub fn describe() -> serde_json::Value {
+    let backends: Vec<serde_json::Value> = BACKENDS
+        .iter()
+        .map(|name| {
+            serde_json::json!({
+                "name": name,
+                "profiles": ["default"],
+                "ops": formatbench_protocol::ALL_OPS.iter().map(|op| op.name()).collect::<Vec<_>>(),
+                "lossy": false,
+                "about": "self-test worker with known behaviour",
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "worker": "selftest",
+        "versions": { "formatbench-worker-selftest": env!("CARGO_PKG_VERSION") },
+        "backends": backends,
+    })
+}
+
+pub fn main_with_args(args: &[String]) -> i32 {
+    formatbench_protocol::describe_or_run(args, describe, run)
+}

@@ -1,0 +1,39 @@
+//! The command line: argument parsing and wiring only. The formatbench binary also acts as the
+//! launcher and the built-in workers under hidden first arguments, checked before anything else.
+
+mod args;
+mod commands;
+
+use crate::run::{LAUNCH_ARG, WORKER_ARG};
+use clap::Parser;
+
+pub use args::{Cli, Command, RunArgs};
+
+/// Runs the program; returns the process exit code.
+pub fn main() -> i32 {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some(LAUNCH_ARG) => return formatbench_launcher::launch(&args[2..]),
+        Some(WORKER_ARG) => return worker_main(&args[2..]),
+        _ => {}
+    }
+    let cli = Cli::parse();
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("formatbench: error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+fn worker_main(args: &[String]) -> i32 {
+    match args.split_first() {
+        Some((kind, rest)) if kind == "arrow" => formatbench_worker_arrow::main_with_args(rest),
+        Some((kind, rest)) if kind == "selftest" => formatbench_worker_selftest::main_with_args(rest),
+        _ => {
+            eprintln!("formatbench: unknown worker (known: arrow, selftest)");
+            2
+        }
+    }
+}

@@ -1,0 +1,88 @@
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Which storage format, layout and reader is fastest and smallest for this data, on this machine?
+#[derive(Debug, Parser)]
+#[command(name = "formatbench", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a benchmark: the built-in `default` suite, a generated dataset (--dataset) or your
+    /// own file (--input).
+    Run(RunArgs),
+    /// Run a suite: a built-in (default, featherstore) or a TOML file.
+    Suite {
+        /// Built-in suite name or path to a suite TOML file.
+        name: String,
+        #[command(flatten)]
+        args: RunArgs,
+    },
+    /// List the dataset generators and built-in suites.
+    Datasets,
+    /// List the backends, their profiles and operations, and why any cannot run here.
+    Backends,
+    /// Regenerate report.md and report.html from a run's results.jsonl.
+    Report {
+        /// A run directory (holding results.jsonl).
+        run_dir: PathBuf,
+        /// Where to write the reports (default: the run directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Generate this dataset: mixed, long or features.
+    #[arg(long, conflicts_with = "input")]
+    pub dataset: Option<String>,
+    /// Rows of the generated dataset (in a suite: of its scaled dataset).
+    #[arg(long)]
+    pub rows: Option<u64>,
+    /// `mixed`: columns of each of the six types.
+    #[arg(long)]
+    pub per_type: Option<usize>,
+    /// `features`: number of float32 feature columns.
+    #[arg(long)]
+    pub features: Option<usize>,
+    /// Benchmark your own CSV, Parquet or Arrow IPC file.
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// With --input: the integer column `range` selects by (otherwise by position).
+    #[arg(long, requires = "input")]
+    pub index: Option<String>,
+    /// Seed of the generators and of the columns and rows operations choose.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Comma-separated backends, or "all".
+    #[arg(long, value_delimiter = ',')]
+    pub backends: Option<Vec<String>>,
+    /// Comma-separated operations (write, read, scan, project, range, take), or "all".
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// Measured samples per cell.
+    #[arg(long)]
+    pub rounds: Option<u32>,
+    /// Untimed runs per cell before the measured ones; the first also verifies the result.
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    /// Thread cap for every backend: 1, N, or all.
+    #[arg(long, default_value = "all")]
+    pub threads: String,
+    /// Seconds a sample may take before its worker is killed.
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Where run directories are written.
+    #[arg(long, default_value = "formatbench-results")]
+    pub out: PathBuf,
+    /// Keep the scratch directory (sources, artifacts, job files, worker logs).
+    #[arg(long)]
+    pub keep_artifacts: bool,
+    /// A smaller, faster version of the suite.
+    #[arg(long)]
+    pub quick: bool,
+}

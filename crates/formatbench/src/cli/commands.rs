@@ -1,0 +1,105 @@
+//! What each subcommand does, in terms of the library's layers.
+
+mod resolve;
+
+use super::{Cli, Command, RunArgs};
+use crate::datasets::DATASET_KINDS;
+use crate::plan::{load_suite, Suite, BUILTIN_SUITES};
+use crate::run::{catalog, execute_plan, install_interrupt_handler, RunOptions};
+use crate::stats::summarize_run;
+use crate::Error;
+
+pub fn dispatch(cli: Cli) -> Result<i32, Error> {
+    match cli.command {
+        Command::Run(args) => {
+            let suite = if args.dataset.is_some() || args.input.is_some() {
+                None
+            } else {
+                Some(load_suite("default")?)
+            };
+            run(suite, &args)
+        }
+        Command::Suite { name, args } => {
+            let suite = load_suite(&name)?;
+            run(Some(suite), &args)
+        }
+        Command::Datasets => {
+            print_datasets();
+            Ok(0)
+        }
+        Command::Backends => {
+            print_backends();
+            Ok(0)
+        }
+        Command::Report { run_dir, out } => {
+            let records = crate::results::read_records(&run_dir.join(crate::results::RESULTS_FILE))?;
+            let summary = summarize_run(&records);
+            let out = out.unwrap_or(run_dir);
+            std::fs::create_dir_all(&out)?;
+            crate::report::write_reports(&summary, &out)?;
+            print!("{}", crate::report::terminal(&summary));
+            eprintln!("formatbench: reports written to {}", out.display());
+            Ok(0)
+        }
+    }
+}
+
+fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
+    let plan = resolve::plan(suite.as_ref(), args)?;
+    let options = RunOptions {
+        out_dir: args.out.clone(),
+        keep_artifacts: args.keep_artifacts,
+        settings: resolve::settings(&plan, args),
+    };
+    install_interrupt_handler();
+    let outcome = execute_plan(&plan, &options)?;
+    print!("{}", crate::report::terminal(&outcome.summary));
+    eprintln!(
+        "formatbench: {} in {:.1} s; results, report.md and report.html in {}",
+        if outcome.interrupted { "interrupted" } else { "finished" },
+        outcome.wall_s,
+        outcome.run_dir.display()
+    );
+    Ok(if outcome.interrupted {
+        130
+    } else if outcome.summary.any_failed() {
+        1
+    } else {
+        0
+    })
+}
+
+fn print_datasets() {
+    println!("Generators (formatbench run --dataset NAME):");
+    for (kind, about) in DATASET_KINDS {
+        println!("  {:<10} {about}", kind.name());
+    }
+    println!("\nBuilt-in suites (formatbench suite NAME):");
+    for (name, _) in BUILTIN_SUITES {
+        let about = crate::plan::builtin_suite(name)
+            .and_then(Result::ok)
+            .map(|s| s.description)
+            .unwrap_or_default();
+        println!("  {name:<13} {about}");
+    }
+    println!("\nYour own data: formatbench run --input FILE.(csv|parquet|arrow) [--index COLUMN]");
+}
+
+fn print_backends() {
+    println!("{:<10} {:<8} {:<22} {:<34} status", "backend", "worker", "profiles", "operations");
+    for b in catalog().into_iter().filter(|b| !b.hidden) {
+        let ops: Vec<&str> = b.ops.iter().map(|o| o.name()).collect();
+        let status = match &b.available {
+            Ok(()) => "available".to_string(),
+            Err(reason) => format!("unavailable: {reason}"),
+        };
+        println!(
+            "{:<10} {:<8} {:<22} {:<34} {status}",
+            b.name,
+            b.worker.name(),
+            b.profiles.join(","),
+            ops.join(",")
+        );
+        println!("{:<10} {}", "", b.about);
+    }
+}

@@ -1,0 +1,95 @@
+//! Datasets: seeded generators and user files, each streamed batch by batch into a canonical
+//! Arrow IPC source file with a content fingerprint. Generated data is never whole in memory.
+
+mod generate;
+mod ingest;
+mod rng;
+mod spec;
+
+pub use generate::{generate, ColumnGenerator};
+pub use ingest::ingest;
+pub use rng::Rng;
+pub use spec::{DatasetKind, DatasetSpec, DATASET_KINDS};
+
+use crate::Error;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
+use formatbench_worker_arrow::digest::TableDigest;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// A dataset made canonical: where its IPC source lies and what it holds.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The dataset's key in results (`mixed-100000x61`, the input file's stem, …).
+    pub name: String,
+    pub path: PathBuf,
+    pub fingerprint: String,
+    pub rows: u64,
+    pub schema: SchemaRef,
+    /// The integer column `range` selects by, when there is one.
+    pub index_column: Option<String>,
+    pub parameters: BTreeMap<String, String>,
+    pub bytes: u64,
+}
+
+impl Source {
+    /// Columns other than the index: the ones `project` chooses from.
+    pub fn data_columns(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .filter(|n| Some(n) != self.index_column.as_ref())
+            .collect()
+    }
+}
+
+/// Writes batches to the canonical IPC file while fingerprinting them.
+pub(crate) struct SourceWriter {
+    writer: FileWriter<BufWriter<File>>,
+    digest: TableDigest,
+    rows: u64,
+    path: PathBuf,
+}
+
+impl SourceWriter {
+    pub(crate) fn create(path: &Path, schema: &SchemaRef) -> Result<Self, Error> {
+        let file = File::create(path)
+            .map_err(|e| Error::Io(format!("cannot create {}: {e}", path.display())))?;
+        let options = IpcWriteOptions::default();
+        let writer = FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, file), schema, options)
+            .map_err(|e| Error::Io(e.to_string()))?;
+        Ok(SourceWriter {
+            writer,
+            digest: TableDigest::new(schema),
+            rows: 0,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        self.digest.update(batch)?;
+        self.rows += batch.num_rows() as u64;
+        self.writer
+            .write(batch)
+            .map_err(|e| Error::Io(format!("cannot write the source: {e}")))
+    }
+
+    /// Closes the file; returns (fingerprint, rows, bytes).
+    pub(crate) fn finish(mut self) -> Result<(String, u64, u64), Error> {
+        self.writer
+            .finish()
+            .map_err(|e| Error::Io(format!("cannot finish the source: {e}")))?;
+        let bytes = std::fs::metadata(&self.path)?.len();
+        Ok((self.digest.finish(), self.rows, bytes))
+    }
+}
+
+/// Rows per source batch: 64 Ki rows, fewer for wide tables so a batch stays near 64 MiB.
+pub(crate) fn batch_rows(columns: usize) -> usize {
+    ((8 << 20) / columns.max(1)).clamp(1024, 65_536)
+}

@@ -1,0 +1,193 @@
+//! The seeded generators. Each column draws from its own stream, so values do not depend on the
+//! batch size; batches are written as they are made.
+
+use super::{batch_rows, DatasetKind, DatasetSpec, Rng, Source, SourceWriter};
+use crate::Error;
+use arrow::array::{
+    ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int64Array, RecordBatch,
+    StringArray, TimestampSecondArray, UInt64Array,
+};
+use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// 1943-01-01T00:00:00Z and 2022-01-01T00:00:00Z in Unix seconds.
+const TIMESTAMP_START: i64 = -852_076_800;
+const TIMESTAMP_END: i64 = 1_640_995_200;
+/// 2022-01-01 and 2024-01-01 in days since the epoch.
+const DATE_START: i64 = 18_993;
+const DATE_END: i64 = 19_723;
+
+const US_STATES: [&str; 50] = [
+    "Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
+    "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas", "Kentucky",
+    "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan", "Minnesota", "Mississippi",
+    "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire", "New Jersey", "New Mexico",
+    "New York", "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon", "Pennsylvania",
+    "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah", "Vermont",
+    "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming",
+];
+
+/// What one column holds; `next` makes its values for rows `[first, first + n)`.
+#[derive(Debug, Clone)]
+pub enum ColumnGenerator {
+    Index,
+    Int64 { lo: i64, hi: i64 },
+    UInt64 { hi: u64 },
+    Float64,
+    Float32Normal,
+    Bool,
+    Timestamp,
+    Date,
+    /// `len` characters drawn from `alphabet`.
+    Chars { alphabet: &'static [u8], len: usize },
+    Choice(&'static [&'static str]),
+    /// Deterministic labels of the row number (sample, plate and well ids).
+    Label(fn(u64) -> String),
+}
+
+impl ColumnGenerator {
+    fn data_type(&self) -> DataType {
+        match self {
+            ColumnGenerator::Index | ColumnGenerator::Int64 { .. } => DataType::Int64,
+            ColumnGenerator::UInt64 { .. } => DataType::UInt64,
+            ColumnGenerator::Float64 => DataType::Float64,
+            ColumnGenerator::Float32Normal => DataType::Float32,
+            ColumnGenerator::Bool => DataType::Boolean,
+            ColumnGenerator::Timestamp => DataType::Timestamp(TimeUnit::Second, None),
+            ColumnGenerator::Date => DataType::Date32,
+            ColumnGenerator::Chars { .. } | ColumnGenerator::Choice(_) | ColumnGenerator::Label(_) => DataType::Utf8,
+        }
+    }
+
+    fn next(&self, rng: &mut Rng, first: u64, n: usize) -> ArrayRef {
+        match self {
+            ColumnGenerator::Index => Arc::new(Int64Array::from_iter_values((first..first + n as u64).map(|i| i as i64))),
+            ColumnGenerator::Int64 { lo, hi } => Arc::new(Int64Array::from_iter_values((0..n).map(|_| rng.range_i64(*lo, *hi)))),
+            ColumnGenerator::UInt64 { hi } => Arc::new(UInt64Array::from_iter_values((0..n).map(|_| rng.below(*hi)))),
+            ColumnGenerator::Float64 => Arc::new(Float64Array::from_iter_values((0..n).map(|_| rng.unit_f64()))),
+            ColumnGenerator::Float32Normal => Arc::new(Float32Array::from_iter_values((0..n).map(|_| rng.normal() as f32))),
+            ColumnGenerator::Bool => Arc::new(BooleanArray::from_iter((0..n).map(|_| Some(rng.next_u64() >> 63 == 1)))),
+            ColumnGenerator::Timestamp => Arc::new(TimestampSecondArray::from_iter_values(
+                (0..n).map(|_| rng.range_i64(TIMESTAMP_START, TIMESTAMP_END)),
+            )),
+            ColumnGenerator::Date => Arc::new(Date32Array::from_iter_values(
+                (0..n).map(|_| rng.range_i64(DATE_START, DATE_END) as i32),
+            )),
+            ColumnGenerator::Chars { alphabet, len } => {
+                let mut buf = vec![0u8; *len];
+                Arc::new(StringArray::from_iter_values((0..n).map(|_| {
+                    for b in buf.iter_mut() {
+                        *b = alphabet[rng.below(alphabet.len() as u64) as usize];
+                    }
+                    String::from_utf8_lossy(&buf).into_owned()
+                })))
+            }
+            ColumnGenerator::Choice(options) => Arc::new(StringArray::from_iter_values(
+                (0..n).map(|_| options[rng.below(options.len() as u64) as usize]),
+            )),
+            ColumnGenerator::Label(label) => Arc::new(StringArray::from_iter_values((first..first + n as u64).map(label))),
+        }
+    }
+}
+
+const LOWERCASE: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+const LOWERCASE_AND_SPACE: &[u8] = b"abcdefghijklmnopqrstuvwxyz ";
+
+fn sample_id(row: u64) -> String {
+    format!("sample-{row:07}")
+}
+fn plate_id(row: u64) -> String {
+    format!("plate-{:04}", row / 384)
+}
+fn well_id(row: u64) -> String {
+    let well = row % 384;
+    format!("{}{:02}", (b'A' + (well / 24) as u8) as char, well % 24 + 1)
+}
+
+/// The columns of a generated dataset, in order.
+pub fn columns(kind: DatasetKind, per_type: usize, features: usize) -> Vec<(String, ColumnGenerator)> {
+    let mut cols = vec![("index".to_string(), ColumnGenerator::Index)];
+    match kind {
+        DatasetKind::Mixed => {
+            let cycle = [
+                ColumnGenerator::Int64 { lo: -100_000, hi: 100_000 },
+                ColumnGenerator::Chars { alphabet: LOWERCASE_AND_SPACE, len: 5 },
+                ColumnGenerator::Float64,
+                ColumnGenerator::Timestamp,
+                ColumnGenerator::Bool,
+                ColumnGenerator::UInt64 { hi: 200_000 },
+            ];
+            for i in 0..per_type * cycle.len() {
+                cols.push((format!("c{i}"), cycle[i % cycle.len()].clone()));
+            }
+        }
+        DatasetKind::Long => {
+            cols.push(("cat_A".into(), ColumnGenerator::Choice(&US_STATES)));
+            cols.push(("cat_B".into(), ColumnGenerator::Choice(&["A", "B"])));
+            cols.push(("date".into(), ColumnGenerator::Date));
+            for i in 1..=4 {
+                cols.push((format!("num_{i}"), ColumnGenerator::Float64));
+            }
+            for i in 1..=4 {
+                cols.push((format!("chr_{i}"), ColumnGenerator::Chars { alphabet: LOWERCASE, len: 1 }));
+            }
+        }
+        DatasetKind::Features => {
+            cols.push(("sample_id".into(), ColumnGenerator::Label(sample_id)));
+            cols.push(("plate_id".into(), ColumnGenerator::Label(plate_id)));
+            cols.push(("well_id".into(), ColumnGenerator::Label(well_id)));
+            let width = features.saturating_sub(1).to_string().len().max(4);
+            for i in 0..features {
+                cols.push((format!("feature_{i:0width$}"), ColumnGenerator::Float32Normal));
+            }
+        }
+    }
+    cols
+}
+
+/// Streams a generated dataset into the canonical IPC file at `path`.
+pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
+    let DatasetSpec::Generated { kind, rows, per_type, features, seed } = spec else {
+        return Err(Error::Input("not a generated dataset".into()));
+    };
+    let cols = columns(*kind, *per_type, *features);
+    let schema = Arc::new(Schema::new(
+        cols.iter()
+            .map(|(name, g)| Field::new(name, g.data_type(), false))
+            .collect::<Vec<_>>(),
+    ));
+    let mut rngs: Vec<Rng> = (0..cols.len()).map(|i| Rng::new(*seed, i as u64)).collect();
+    let mut writer = SourceWriter::create(path, &schema)?;
+    let step = batch_rows(cols.len()) as u64;
+    let mut first = 0;
+    while first < *rows {
+        let n = step.min(rows - first) as usize;
+        let arrays: Vec<ArrayRef> = cols
+            .iter()
+            .zip(rngs.iter_mut())
+            .map(|((_, g), rng)| g.next(rng, first, n))
+            .collect();
+        writer.write(&RecordBatch::try_new(schema.clone(), arrays)?)?;
+        first += n as u64;
+    }
+    let (fingerprint, rows_written, bytes) = writer.finish()?;
+    let parameters = BTreeMap::from([
+        ("generator".into(), kind.name().to_string()),
+        ("rows".into(), rows.to_string()),
+        ("seed".into(), seed.to_string()),
+        ("per_type".into(), per_type.to_string()),
+        ("features".into(), features.to_string()),
+    ]);
+    Ok(Source {
+        name: spec.name(),
+        path: path.to_path_buf(),
+        fingerprint,
+        rows: rows_written,
+        schema,
+        index_column: Some("index".into()),
+        parameters,
+        bytes,
+    })
+}

@@ -1,0 +1,144 @@
+//! User files (CSV, Parquet, Arrow IPC) become a canonical source the same way generated data
+//! does: streamed batch by batch, fingerprinted.
+
+use super::{Source, SourceWriter};
+use crate::Error;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use arrow::error::ArrowError;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum InputFormat {
+    Csv,
+    Parquet,
+    IpcFile,
+    IpcStream,
+}
+
+fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
+    let mut magic = [0u8; 8];
+    let n = file.read(&mut magic)?;
+    file.rewind()?;
+    if n == 0 {
+        return Err(Error::Input(format!("{} is empty", path.display())));
+    }
+    if magic.starts_with(b"PAR1") {
+        return Ok(InputFormat::Parquet);
+    }
+    if magic.starts_with(b"ARROW1") {
+        return Ok(InputFormat::IpcFile);
+    }
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    match extension.as_str() {
+        "csv" | "txt" | "tsv" => Ok(InputFormat::Csv),
+        "arrows" | "stream" => Ok(InputFormat::IpcStream),
+        "parquet" | "pq" => Err(Error::Input(format!("{} is not a Parquet file (no PAR1 magic)", path.display()))),
+        "arrow" | "feather" | "ipc" => Err(Error::Input(format!(
+            "{} is not an Arrow IPC file (no ARROW1 magic)",
+            path.display()
+        ))),
+        _ => Err(Error::Input(format!(
+            "cannot tell the format of {}: use a .csv, .parquet or .arrow file",
+            path.display()
+        ))),
+    }
+}
+
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
+
+fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error> {
+    let mut file = File::open(path).map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
+    let format = detect(path, &mut file)?;
+    let malformed = |what: &str, e: &dyn std::fmt::Display| {
+        Error::Input(format!("malformed {what} file {}: {e}", path.display()))
+    };
+    Ok(match format {
+        InputFormat::Csv => {
+            let (schema, _) = arrow::csv::reader::Format::default()
+                .with_header(true)
+                .infer_schema(BufReader::new(&mut file), Some(10_000))
+                .map_err(|e| malformed("CSV", &e))?;
+            file.rewind()?;
+            if schema.fields().is_empty() {
+                return Err(Error::Input(format!("{} has no columns", path.display())));
+            }
+            let schema = Arc::new(schema);
+            let reader = arrow::csv::ReaderBuilder::new(schema.clone())
+                .with_header(true)
+                .with_batch_size(65_536)
+                .build(BufReader::with_capacity(1 << 20, file))
+                .map_err(|e| malformed("CSV", &e))?;
+            (schema, Box::new(reader), "csv")
+        }
+        InputFormat::Parquet => {
+            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|e| malformed("Parquet", &e))?;
+            let schema = builder.schema().clone();
+            let reader = builder.with_batch_size(65_536).build().map_err(|e| malformed("Parquet", &e))?;
+            (schema, Box::new(reader), "parquet")
+        }
+        InputFormat::IpcFile => {
+            let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
+                .map_err(|e| malformed("Arrow IPC", &e))?;
+            (reader.schema(), Box::new(reader), "arrow-ipc")
+        }
+        InputFormat::IpcStream => {
+            let reader = arrow::ipc::reader::StreamReader::try_new_buffered(file, None)
+                .map_err(|e| malformed("Arrow IPC stream", &e))?;
+            (reader.schema(), Box::new(reader), "arrow-ipc-stream")
+        }
+    })
+}
+
+/// Streams `input` into the canonical IPC file at `out`; `index` names the integer column that
+/// `range` selects by (without it, ranges are by position).
+pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
+    let (schema, batches, format) = open_batches(input)?;
+    if let Some(index) = index {
+        let field = schema.field_with_name(index).map_err(|_| {
+            Error::Input(format!("--index {index}: {} has no such column", input.display()))
+        })?;
+        if !field.data_type().is_integer() {
+            return Err(Error::Input(format!(
+                "--index {index}: the column is {}, not an integer",
+                field.data_type()
+            )));
+        }
+    }
+    let mut writer = SourceWriter::create(out, &schema)?;
+    for batch in batches {
+        let batch = batch.map_err(|e| Error::Input(format!("malformed {format} input {}: {e}", input.display())))?;
+        writer.write(&batch)?;
+    }
+    let (fingerprint, rows, bytes) = writer.finish()?;
+    if rows == 0 {
+        return Err(Error::Input(format!("{} has no rows", input.display())));
+    }
+    let parameters = BTreeMap::from([
+        ("input".into(), input.display().to_string()),
+        ("format".into(), format.to_string()),
+        ("index".into(), index.unwrap_or("(position)").to_string()),
+    ]);
+    let name = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into());
+    Ok(Source {
+        name,
+        path: out.to_path_buf(),
+        fingerprint,
+        rows,
+        schema,
+        index_column: index.map(str::to_string),
+        parameters,
+        bytes,
+    })
+}

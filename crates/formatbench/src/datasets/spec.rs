@@ -1,0 +1,110 @@
+use super::{generate, ingest, Source};
+use crate::Error;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// The built-in generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetKind {
+    /// FeatherStore's mixed table: int64, string, float64, timestamp[s], bool, uint64, cycling.
+    Mixed,
+    /// The R study's long table with categoricals.
+    Long,
+    /// The layout study's float32 feature matrix with metadata columns.
+    Features,
+}
+
+pub const DATASET_KINDS: [(DatasetKind, &str); 3] = [
+    (
+        DatasetKind::Mixed,
+        "index, then K columns each of int64, string(5), float64, timestamp[s], bool, uint64 (FeatherStore study)",
+    ),
+    (
+        DatasetKind::Long,
+        "index, cat_A (US state), cat_B (A/B), date, num_1..num_4, chr_1..chr_4 (R read/write study)",
+    ),
+    (
+        DatasetKind::Features,
+        "index, sample_id, plate_id, well_id, then D standard-normal float32 features (layout study)",
+    ),
+];
+
+impl DatasetKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DatasetKind::Mixed => "mixed",
+            DatasetKind::Long => "long",
+            DatasetKind::Features => "features",
+        }
+    }
+}
+
+impl fmt::Display for DatasetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DatasetKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        DATASET_KINDS
+            .iter()
+            .map(|(k, _)| *k)
+            .find(|k| k.name() == s)
+            .ok_or_else(|| Error::Input(format!("unknown dataset '{s}' (known: mixed, long, features)")))
+    }
+}
+
+/// One dataset of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DatasetSpec {
+    Generated {
+        kind: DatasetKind,
+        rows: u64,
+        /// `mixed`: columns of each type.
+        per_type: usize,
+        /// `features`: feature columns.
+        features: usize,
+        seed: u64,
+    },
+    Input {
+        path: PathBuf,
+        index: Option<String>,
+    },
+}
+
+impl DatasetSpec {
+    /// The dataset's key in results: kind, rows and columns (index included), or the file's stem.
+    pub fn name(&self) -> String {
+        match self {
+            DatasetSpec::Generated { kind, rows, .. } => format!("{kind}-{rows}x{}", self.columns()),
+            DatasetSpec::Input { path, .. } => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "input".into()),
+        }
+    }
+
+    /// Columns of a generated table, the index included (unknown for inputs before reading).
+    pub fn columns(&self) -> usize {
+        match self {
+            DatasetSpec::Generated { kind: DatasetKind::Mixed, per_type, .. } => 1 + 6 * per_type,
+            DatasetSpec::Generated { kind: DatasetKind::Long, .. } => 12,
+            DatasetSpec::Generated { kind: DatasetKind::Features, features, .. } => 4 + features,
+            DatasetSpec::Input { .. } => 0,
+        }
+    }
+
+    /// Builds the canonical source in `dir`.
+    pub fn materialize(&self, dir: &Path) -> Result<Source, Error> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{}.arrow", self.name()));
+        match self {
+            DatasetSpec::Generated { .. } => generate(self, &path),
+            DatasetSpec::Input { path: input, index } => ingest(input, index.as_deref(), &path),
+        }
+    }
+}

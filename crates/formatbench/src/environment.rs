@@ -1,0 +1,107 @@
+//! The environment block of a run: machine, kernel, build and versions.
+
+use crate::results::EnvironmentRecord;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn cpu_model() -> String {
+    read("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+fn memory_bytes() -> u64 {
+    read("/proc/meminfo")
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+fn kernel() -> String {
+    let release = read("/proc/sys/kernel/osrelease");
+    format!("{} {}", std::env::consts::OS, release.trim())
+}
+
+fn os() -> String {
+    read("/etc/os-release")
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.to_string())
+}
+
+/// The commit and dirty flag of the source tree this binary was built from, when it is a git
+/// checkout (the tree is found from the build-time manifest path).
+fn git_state() -> (Option<String>, Option<bool>) {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").arg("-C").arg(tree).args(args).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "HEAD"]);
+    let dirty = commit
+        .as_ref()
+        .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+        .map(|s| !s.is_empty());
+    (commit, dirty)
+}
+
+pub fn environment(run_id: &str, settings: BTreeMap<String, String>) -> EnvironmentRecord {
+    let (git_commit, git_dirty) = git_state();
+    let versions = BTreeMap::from([
+        ("formatbench".into(), env!("CARGO_PKG_VERSION").into()),
+        ("arrow".into(), formatbench_worker_arrow::ARROW_VERSION.into()),
+        ("parquet".into(), formatbench_worker_arrow::ARROW_VERSION.into()),
+        ("rustc".into(), env!("FORMATBENCH_RUSTC").into()),
+        ("build_profile".into(), env!("FORMATBENCH_BUILD_PROFILE").into()),
+        ("protocol".into(), formatbench_protocol::PROTOCOL_VERSION.to_string()),
+    ]);
+    EnvironmentRecord {
+        run_id: run_id.to_string(),
+        formatbench_version: env!("CARGO_PKG_VERSION").into(),
+        git_commit,
+        git_dirty,
+        cpu_model: cpu_model(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        memory_bytes: memory_bytes(),
+        kernel: kernel(),
+        os: os(),
+        versions,
+        settings,
+    }
+}
+
+/// A run id from the UTC time and the process id: sortable, unique on one machine.
+pub fn new_run_id() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z-{:05}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        std::process::id() % 100_000
+    )
+}

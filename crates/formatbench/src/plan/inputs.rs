@@ -1,0 +1,90 @@
+//! The parameters of each operation for one dataset, chosen once per run from the seed so every
+//! competitor is asked the same question.
+
+use crate::datasets::{Rng, Source};
+use crate::Error;
+use arrow::array::{Array, AsArray};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Int64Type};
+use formatbench_protocol::{Op, OpParams, RangeSpec};
+
+/// How many rows `take` asks for.
+pub const TAKE_ROWS: u64 = 128;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpInputs {
+    /// 25 % of the data columns (at least one), in stored order.
+    pub project: Vec<String>,
+    /// The middle quarter of rows, [3N/8, 5N/8).
+    pub range: RangeSpec,
+    /// Distinct row positions in random order.
+    pub take: Vec<u64>,
+}
+
+impl OpInputs {
+    pub fn for_source(source: &Source, seed: u64) -> Result<Self, Error> {
+        let data = source.data_columns();
+        let mut rng = Rng::new(seed, 0x5E1EC7);
+        let wanted = (data.len() as u64).div_ceil(4).max(1).min(data.len() as u64);
+        let mut picks = rng.distinct(wanted, data.len() as u64);
+        picks.sort_unstable();
+        let chosen: Vec<&String> = picks.iter().filter_map(|&i| data.get(i as usize)).collect();
+        // Stored order, with the index column ahead of the data columns when it comes first.
+        let project = source
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name())
+            .filter(|n| chosen.contains(n))
+            .cloned()
+            .collect();
+        let n = source.rows;
+        let (start, end) = (3 * n / 8, 5 * n / 8);
+        let range = match &source.index_column {
+            Some(column) => {
+                let (lo, hi) = index_bounds(source, column, start, end)?;
+                RangeSpec::Index { column: column.clone(), start: lo, end: hi }
+            }
+            None => RangeSpec::Position { start, end },
+        };
+        let mut take_rng = Rng::new(seed, 0x7A4E);
+        let take = take_rng.distinct(TAKE_ROWS.min(n), n);
+        Ok(OpInputs { project, range, take })
+    }
+
+    pub fn params(&self, op: Op) -> OpParams {
+        let mut params = OpParams::default();
+        match op {
+            Op::Project => params.columns = Some(self.project.clone()),
+            Op::Range => params.range = Some(self.range.clone()),
+            Op::Take => params.rows = Some(self.take.clone()),
+            Op::Write | Op::Read | Op::Scan => {}
+        }
+        params
+    }
+}
+
+/// Index values at positions `start` and `end`: the range [3N/8, 5N/8) expressed by value.
+fn index_bounds(source: &Source, column: &str, start: u64, end: u64) -> Result<(i64, i64), Error> {
+    let reader = formatbench_worker_arrow::source::open(&source.path)?;
+    let mut offset = 0u64;
+    let (mut lo, mut hi) = (None, None);
+    for batch in reader {
+        let batch = batch?;
+        let rows = batch.num_rows() as u64;
+        let values = batch
+            .column_by_name(column)
+            .ok_or_else(|| Error::Input(format!("no index column '{column}'")))?;
+        let values = cast(values, &DataType::Int64)?;
+        let values = values.as_primitive::<Int64Type>();
+        for (target, slot) in [(start, &mut lo), (end, &mut hi)] {
+            if slot.is_none() && target >= offset && target < offset + rows {
+                let i = (target - offset) as usize;
+                *slot = values.is_valid(i).then(|| values.value(i));
+            }
+        }
+        offset += rows;
+    }
+    let lo = lo.unwrap_or(i64::MAX);
+    Ok((lo, hi.unwrap_or(i64::MAX).max(lo)))
+}

@@ -1,0 +1,148 @@
+//! Suites: TOML files naming datasets × backends × profiles × operations. Built-ins are embedded
+//! in the binary; a user may pass a path.
+
+use crate::datasets::{DatasetKind, DatasetSpec};
+use crate::Error;
+use serde::Deserialize;
+use std::path::Path;
+
+pub const BUILTIN_SUITES: [(&str, &str); 2] = [
+    ("default", include_str!("../../suites/default.toml")),
+    ("featherstore", include_str!("../../suites/featherstore.toml")),
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub datasets: Vec<SuiteDataset>,
+    #[serde(default = "all")]
+    pub backends: Vec<String>,
+    /// Profiles to run; "all" runs every profile of each backend.
+    #[serde(default = "all")]
+    pub profiles: Vec<String>,
+    #[serde(default = "all")]
+    pub ops: Vec<String>,
+    pub rounds: Option<u32>,
+    pub warmup: Option<u32>,
+    #[serde(default)]
+    pub quick: Quick,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quick {
+    pub rounds: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteDataset {
+    pub kind: DatasetKind,
+    pub rows: u64,
+    pub per_type: Option<usize>,
+    pub features: Option<usize>,
+    pub seed: Option<u64>,
+    /// `--rows` replaces this dataset's row count.
+    #[serde(default)]
+    pub scale: bool,
+    /// Rows under `--quick` (scaled datasets only).
+    pub quick_rows: Option<u64>,
+}
+
+fn all() -> Vec<String> {
+    vec!["all".into()]
+}
+
+impl SuiteDataset {
+    pub fn to_spec(&self, seed: u64, rows_override: Option<u64>, quick: bool) -> DatasetSpec {
+        let rows = match (self.scale, rows_override, quick) {
+            (true, Some(rows), _) => rows,
+            (true, None, true) => self.quick_rows.unwrap_or(self.rows),
+            _ => self.rows,
+        };
+        DatasetSpec::Generated {
+            kind: self.kind,
+            rows,
+            per_type: self.per_type.unwrap_or(10),
+            features: self.features.unwrap_or(1024),
+            seed: self.seed.unwrap_or(seed),
+        }
+    }
+}
+
+fn parse(text: &str, origin: &str) -> Result<Suite, Error> {
+    let suite: Suite = toml::from_str(text).map_err(|e| {
+        let detail = e.message().to_string();
+        let line = e
+            .span()
+            .map(|span| format!(" (line {})", text[..span.start.min(text.len())].lines().count().max(1)))
+            .unwrap_or_default();
+        Error::Input(format!("bad suite file {origin}{line}: {detail}"))
+    })?;
+    if suite.datasets.is_empty() {
+        return Err(Error::Input(format!("bad suite file {origin}: it names no datasets")));
+    }
+    Ok(suite)
+}
+
+pub fn builtin_suite(name: &str) -> Option<Result<Suite, Error>> {
+    BUILTIN_SUITES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| parse(text, &format!("(built-in {n})")))
+}
+
+/// A built-in suite by name, or a TOML file by path.
+pub fn load_suite(name_or_path: &str) -> Result<Suite, Error> {
+    if let Some(suite) = builtin_suite(name_or_path) {
+        return suite;
+    }
+    let path = Path::new(name_or_path);
+    if !path.exists() {
+        let known: Vec<&str> = BUILTIN_SUITES.iter().map(|(n, _)| *n).collect();
+        return Err(Error::Input(format!(
+            "unknown suite '{name_or_path}': not a built-in ({}) nor a file",
+            known.join(", ")
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("cannot read suite file {}: {e}", path.display())))?;
+    parse(&text, &path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        for (name, _) in BUILTIN_SUITES {
+            let suite = builtin_suite(name).unwrap().unwrap();
+            assert_eq!(suite.name, name);
+            assert!(!suite.datasets.is_empty());
+        }
+    }
+
+    #[test]
+    fn featherstore_scales_only_the_large_shape() {
+        let suite = builtin_suite("featherstore").unwrap().unwrap();
+        let specs: Vec<_> = suite.datasets.iter().map(|d| d.to_spec(42, Some(5000), false)).collect();
+        assert_eq!(specs[0].name(), "mixed-1000x7");
+        assert_eq!(specs[1].name(), "mixed-5000x61");
+        let quick: Vec<_> = suite.datasets.iter().map(|d| d.to_spec(42, None, true)).collect();
+        assert_eq!(quick[1].name(), "mixed-100000x61");
+    }
+
+    #[test]
+    fn a_bad_suite_names_the_problem() {
+        let err = parse("name = \"x\"\ndatasets = []\n", "t.toml").unwrap_err();
+        assert!(err.to_string().contains("names no datasets"), "{err}");
+        let err = parse("name = \"x\"\nbogus = 1\n[[datasets]]\nkind = \"mixed\"\nrows = 1\n", "t.toml").unwrap_err();
+        assert!(err.to_string().contains("bogus"), "{err}");
+        let err = parse("name = \"x\"\n[[datasets]]\nkind = \"nope\"\nrows = 1\n", "t.toml").unwrap_err();
+        assert!(err.to_string().starts_with("bad suite file t.toml"), "{err}");
+    }
+}

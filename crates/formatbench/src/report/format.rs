@@ -1,0 +1,186 @@
+//! Number and text formatting shared by every report, so the terminal, Markdown and HTML
+//! outputs never disagree about how a value reads.
+
+/// Shown where a value is missing; a blank cell would read as "zero" or "forgot to measure".
+pub const DASH: &str = "—";
+
+/// Rounds to three significant digits and prints exactly those digits, so `12.3` and `1.20`
+/// keep their precision visible and `999.96` becomes `1000` rather than `999.96`.
+fn three_digits(v: f64) -> (f64, String) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, format!("{v}"));
+    }
+    let exponent = v.abs().log10().floor() as i32;
+    let scale = 10f64.powi(2 - exponent);
+    let rounded = (v * scale).round() / scale;
+    // Rounding can carry into the next power of ten, which needs one decimal fewer.
+    let exponent = rounded.abs().log10().floor() as i32;
+    let decimals = (2 - exponent).max(0) as usize;
+    (rounded, format!("{rounded:.decimals$}"))
+}
+
+/// Picks the largest unit in which the value is at least 1, units ordered smallest first.
+fn scaled(value: f64, units: &[(f64, &str)]) -> String {
+    let mut chosen = None;
+    for &(size, name) in units {
+        let (rounded, text) = three_digits(value / size);
+        if rounded >= 1.0 || chosen.is_none() {
+            chosen = Some(format!("{text} {name}"));
+        }
+    }
+    chosen.unwrap_or_else(|| DASH.to_string())
+}
+
+/// Seconds as "850 µs", "12.3 ms", "1.24 s" (three significant digits).
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return DASH.to_string();
+    }
+    if seconds == 0.0 {
+        return "0 s".to_string();
+    }
+    scaled(
+        seconds,
+        &[(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")],
+    )
+}
+
+/// Bytes in binary units: "512 B", "1.50 KiB", "12.3 MiB".
+pub fn bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    const K: f64 = 1024.0;
+    scaled(
+        n as f64,
+        &[
+            (K, "KiB"),
+            (K * K, "MiB"),
+            (K * K * K, "GiB"),
+            (K * K * K * K, "TiB"),
+            (K * K * K * K * K, "PiB"),
+        ],
+    )
+}
+
+/// A ratio to the fastest: two decimals near 1× where close calls matter, fewer further out.
+pub fn ratio(r: f64) -> String {
+    if !r.is_finite() {
+        return DASH.to_string();
+    }
+    if r < 2.0 {
+        format!("{r:.2}×")
+    } else if r < 10.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.0}×")
+    }
+}
+
+pub fn per_value(b: f64) -> String {
+    if b.is_finite() {
+        format!("{b:.2}")
+    } else {
+        DASH.to_string()
+    }
+}
+
+/// A count with thousands separators: 100000 → "100,000".
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Collapses every run of whitespace (reasons often carry a worker's multi-line stderr) into
+/// one space, so a reason fits on one table row or list line.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters (not bytes, so a cut never splits a UTF-8 sequence), with "…"
+/// marking a cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_keep_three_significant_digits() {
+        assert_eq!(duration(0.0123), "12.3 ms");
+        assert_eq!(duration(0.00085), "850 µs");
+        assert_eq!(duration(1.24), "1.24 s");
+        assert_eq!(duration(1.0), "1.00 s");
+        assert_eq!(duration(0.0000000042), "4.20 ns");
+        assert_eq!(duration(123.456), "123 s");
+        assert_eq!(duration(0.0), "0 s");
+        assert_eq!(duration(f64::NAN), DASH);
+    }
+
+    #[test]
+    fn durations_carry_into_the_next_unit() {
+        assert_eq!(duration(0.99996), "1.00 s");
+        assert_eq!(duration(0.0099996), "10.0 ms");
+    }
+
+    #[test]
+    fn bytes_use_binary_units() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1024), "1.00 KiB");
+        assert_eq!(bytes(1536), "1.50 KiB");
+        assert_eq!(bytes(12_345_678), "11.8 MiB");
+        assert_eq!(bytes(64 * 1024 * 1024 * 1024), "64.0 GiB");
+    }
+
+    #[test]
+    fn ratios_and_counts() {
+        assert_eq!(ratio(1.0), "1.00×");
+        assert_eq!(ratio(3.4), "3.4×");
+        assert_eq!(ratio(12.4), "12×");
+        assert_eq!(per_value(2.0234), "2.02");
+        assert_eq!(count(100_000), "100,000");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn text_helpers() {
+        assert_eq!(
+            html_escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(one_line("a\n  b\tc "), "a b c");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("µµµ", 3), "µµµ");
+    }
+}

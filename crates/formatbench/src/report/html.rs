@@ -1,0 +1,374 @@
+//! One self-contained HTML5 page: inline CSS only, no scripts, no fonts or images to fetch, so
+//! it opens the same offline, from an archive, or attached to a CI run.
+
+use super::format::{self, html_escape as esc, truncate, DASH};
+use super::{
+    artifact_settings, artifact_size, environment_rows, group_title, not_measured, rows,
+    runner_up_ratio, winner, LEGEND_NOISY, LEGEND_RATIO, SHORT_REASON,
+};
+use crate::results::SampleStatus;
+use crate::stats::RunSummary;
+use std::fmt::Write;
+
+const STYLE: &str = r#"
+:root {
+  color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --head: #f6f8fa;
+  --win: #dafbe1; --win-edge: #1a7f37; --bad: #cf222e;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --head: #151b23;
+    --win: #12361f; --win-edge: #3fb950; --bad: #f85149;
+  }
+}
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 76rem; margin: 0 auto; padding: 1.5rem; }
+h1 { margin-top: 0; }
+h2 { border-bottom: 1px solid var(--border); padding-bottom: 0.2rem; margin-top: 2rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+th, td { border: 1px solid var(--border); padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: var(--head); }
+.num { text-align: right; white-space: nowrap; }
+tr.winner td { background: var(--win); font-weight: 600; }
+tr.winner td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
+.badge { display: inline-block; margin-left: 0.4rem; padding: 0 0.4rem; border-radius: 0.6rem;
+  font-size: 0.75em; font-weight: 600; color: var(--bg); background: var(--win-edge); }
+.status { color: var(--bad); font-weight: 600; }
+.muted, .legend { color: var(--muted); }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+"#;
+
+pub fn render(summary: &RunSummary) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <title>formatbench report</title>\n<style>",
+    );
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<main>\n<h1>formatbench report</h1>\n");
+    glance(&mut out, summary);
+    environment(&mut out, summary);
+    datasets(&mut out, summary);
+    results(&mut out, summary);
+    artifacts(&mut out, summary);
+    missing(&mut out, summary);
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+/// A header cell list; numeric columns get the right-aligning class.
+fn thead(out: &mut String, columns: &[(&str, bool)]) {
+    out.push_str("<thead><tr>");
+    for (name, right) in columns {
+        let class = if *right { " class=\"num\"" } else { "" };
+        let _ = write!(out, "<th scope=\"col\"{class}>{}</th>", esc(name));
+    }
+    out.push_str("</tr></thead>\n");
+}
+
+fn td(out: &mut String, text: &str) {
+    let _ = write!(out, "<td>{}</td>", esc(text));
+}
+
+fn td_num(out: &mut String, text: &str) {
+    let _ = write!(out, "<td class=\"num\">{}</td>", esc(text));
+}
+
+fn section(out: &mut String, id: &str, title: &str) {
+    let _ = writeln!(out, "<section id=\"{id}\">\n<h2>{}</h2>", esc(title));
+}
+
+fn empty(out: &mut String, text: &str) {
+    let _ = writeln!(out, "<p class=\"muted\">{}</p>\n</section>", esc(text));
+}
+
+fn glance(out: &mut String, summary: &RunSummary) {
+    section(out, "glance", "At a glance");
+    if summary.groups.is_empty() {
+        return empty(out, "No results were recorded.");
+    }
+    out.push_str("<div class=\"scroll\"><table>\n");
+    thead(
+        out,
+        &[
+            ("Operation", false),
+            ("Winner", false),
+            ("Median", true),
+            ("Runner-up", true),
+        ],
+    );
+    out.push_str("<tbody>\n");
+    for group in &summary.groups {
+        out.push_str("<tr>");
+        td(out, &group_title(group));
+        match winner(group).and_then(|i| group.cells.get(i)) {
+            Some(best) => {
+                td(out, &format!("{} {}", best.cell.backend, best.cell.profile));
+                td_num(
+                    out,
+                    &best
+                        .wall
+                        .map_or_else(|| DASH.to_string(), |w| format::duration(w.median)),
+                );
+                td_num(
+                    out,
+                    &runner_up_ratio(group).map_or_else(|| DASH.to_string(), format::ratio),
+                );
+            }
+            None => {
+                out.push_str("<td class=\"muted\" colspan=\"3\">nothing ran</td>");
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">Runner-up: the second-fastest median ÷ the winner’s.</p>\n</section>"
+    );
+}
+
+fn key_value_table(out: &mut String, rows: &[(String, String)]) {
+    out.push_str("<div class=\"scroll\"><table>\n<tbody>\n");
+    for (key, value) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+            esc(key),
+            esc(value)
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+fn environment(out: &mut String, summary: &RunSummary) {
+    section(out, "environment", "Environment");
+    match &summary.environment {
+        Some(env) => key_value_table(out, &environment_rows(env)),
+        None => empty(out, "No environment was recorded."),
+    }
+}
+
+fn datasets(out: &mut String, summary: &RunSummary) {
+    section(out, "datasets", "Datasets");
+    if summary.datasets.is_empty() {
+        return empty(out, "No datasets were recorded.");
+    }
+    out.push_str("<div class=\"scroll\"><table>\n");
+    let columns = [
+        ("Dataset", false),
+        ("Rows", true),
+        ("Columns", true),
+        ("Fingerprint", false),
+        ("Source size", true),
+    ];
+    thead(out, &columns);
+    out.push_str("<tbody>\n");
+    for d in &summary.datasets {
+        out.push_str("<tr>");
+        td(out, &d.dataset);
+        td_num(out, &format::count(d.rows));
+        td_num(out, &format::count(d.columns));
+        let _ = write!(out, "<td><code>{}</code></td>", esc(&d.dataset_fingerprint));
+        td_num(out, &format::bytes(d.source_bytes));
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+fn results(out: &mut String, summary: &RunSummary) {
+    section(out, "results", "Results");
+    if summary.groups.is_empty() {
+        return empty(out, "No results were recorded.");
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">Rows are fastest first; the fastest is highlighted. \
+         * {}. ×best = {}.</p>",
+        esc(LEGEND_NOISY),
+        esc(LEGEND_RATIO)
+    );
+    let columns = [
+        ("Backend", false),
+        ("Profile", false),
+        ("Median", true),
+        ("Min–max", true),
+        ("×best", true),
+        ("Size", true),
+        ("B/value", true),
+        ("Peak mem", true),
+        ("Method", false),
+    ];
+    for group in &summary.groups {
+        let best = winner(group);
+        let _ = writeln!(
+            out,
+            "<div class=\"scroll\"><table>\n<caption>{}</caption>",
+            esc(&group_title(group))
+        );
+        thead(out, &columns);
+        out.push_str("<tbody>\n");
+        for (i, r) in rows(group).iter().enumerate() {
+            if Some(i) == best {
+                out.push_str("<tr class=\"winner\">");
+                let _ = write!(
+                    out,
+                    "<td>{}<span class=\"badge\">fastest</span></td>",
+                    esc(r.backend)
+                );
+            } else {
+                out.push_str("<tr>");
+                td(out, r.backend);
+            }
+            td(out, &r.profile);
+            if r.status == SampleStatus::Ok {
+                let mark = if r.noisy {
+                    "<span title=\"noisy\">*</span>"
+                } else {
+                    ""
+                };
+                let _ = write!(out, "<td class=\"num\">{}{mark}</td>", esc(&r.median));
+                for text in [&r.range, &r.ratio, &r.size, &r.per_value, &r.peak] {
+                    td_num(out, text);
+                }
+                td(out, &r.method);
+            } else {
+                let _ = write!(
+                    out,
+                    "<td colspan=\"7\"><span class=\"status\">{}</span>",
+                    r.status.name()
+                );
+                if !r.reason.is_empty() {
+                    let _ = write!(out, " {}", esc(&truncate(&r.reason, SHORT_REASON)));
+                }
+                out.push_str("</td>");
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn artifacts(out: &mut String, summary: &RunSummary) {
+    section(out, "artifacts", "Artifacts and settings");
+    if summary.artifacts.is_empty() {
+        return empty(out, "No artifacts were recorded.");
+    }
+    out.push_str("<div class=\"scroll\"><table>\n");
+    let columns = [
+        ("Dataset", false),
+        ("Backend", false),
+        ("Profile", false),
+        ("Layout", false),
+        ("Size", true),
+        ("B/value", true),
+        ("Settings", false),
+    ];
+    thead(out, &columns);
+    out.push_str("<tbody>\n");
+    for a in &summary.artifacts {
+        out.push_str("<tr>");
+        for text in [&a.dataset, &a.backend, &a.profile, &a.layout] {
+            td(out, text);
+        }
+        td_num(out, &artifact_size(a));
+        td_num(
+            out,
+            &a.bytes_per_value
+                .map_or_else(|| DASH.to_string(), format::per_value),
+        );
+        td(out, &artifact_settings(a));
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
+fn missing(out: &mut String, summary: &RunSummary) {
+    section(out, "not-measured", "Not measured");
+    let cells = not_measured(summary);
+    if cells.is_empty() {
+        return empty(out, "Every cell was measured.");
+    }
+    out.push_str("<ul>\n");
+    for (group, c) in cells {
+        let _ = write!(
+            out,
+            "<li>{} · {} {} ({}, {}): <span class=\"status\">{}</span>",
+            esc(&group_title(group)),
+            esc(&c.cell.backend),
+            esc(&c.cell.profile),
+            esc(&c.cell.layout),
+            esc(&c.cell.target),
+            c.status.name(),
+        );
+        if let Some(reason) = c.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+            let _ = write!(out, " — {}", esc(&format::one_line(reason)));
+        }
+        out.push_str("</li>\n");
+    }
+    out.push_str("</ul>\n</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::fixture;
+    use super::*;
+
+    #[test]
+    fn self_contained_and_themed() {
+        let text = render(&fixture());
+        assert!(text.starts_with("<!DOCTYPE html>\n"));
+        assert!(text.ends_with("</html>\n"));
+        assert!(!text.to_ascii_lowercase().contains("<script"));
+        assert!(!text.contains("http://") && !text.contains("https://") && !text.contains("<link"));
+        assert!(text.contains("@media (prefers-color-scheme: dark)"));
+        assert!(text.contains("var(--bg)"));
+    }
+
+    #[test]
+    fn reasons_are_escaped() {
+        let text = render(&fixture());
+        assert!(text.contains("worker crashed: &lt;signal 11&gt; | core dumped"));
+        assert!(!text.contains("<signal"));
+    }
+
+    #[test]
+    fn glance_names_the_winner() {
+        let text = render(&fixture());
+        let glance = text.split("<section id=\"environment\">").next().unwrap();
+        assert!(glance.contains(
+            "<td>mixed-100000x61 · read · threads 2</td><td>ipc plain</td>\
+             <td class=\"num\">12.3 ms</td><td class=\"num\">3.7×</td>"
+        ));
+        assert!(glance.contains(
+            "<td>parquet zstd</td><td class=\"num\">1.24 s</td><td class=\"num\">—</td>"
+        ));
+    }
+
+    #[test]
+    fn tables_highlight_the_winner_and_align_numbers() {
+        let text = render(&fixture());
+        assert_eq!(text.matches("<tr class=\"winner\">").count(), 2);
+        assert!(
+            text.contains("<tr class=\"winner\"><td>ipc<span class=\"badge\">fastest</span></td>")
+        );
+        assert!(text.contains("<caption>mixed-100000x61 · scan · threads 1</caption>"));
+        assert!(text.contains("<td class=\"num\">45.6 ms<span title=\"noisy\">*</span></td>"));
+        assert!(text.contains("<span class=\"status\">unsupported</span> scan is not supported"));
+        assert!(text.contains("<td>compression=zstd(3); row_group_rows=65536</td>"));
+        assert!(text.contains("<th scope=\"row\">CPU</th><td>AMD EPYC 7763</td>"));
+    }
+
+    #[test]
+    fn same_summary_same_bytes() {
+        assert_eq!(render(&fixture()), render(&fixture()));
+        let empty = render(&RunSummary::default());
+        assert!(empty.contains("No results were recorded.") && !empty.contains("winner\">"));
+    }
+}

@@ -1,0 +1,207 @@
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Every line of results.jsonl is one of these, tagged by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Record {
+    Environment(EnvironmentRecord),
+    Dataset(DatasetRecord),
+    Artifact(ArtifactRecord),
+    Verification(VerificationRecord),
+    Sample(SampleRecord),
+}
+
+/// The machine, the build and the settings of a run; written once, first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvironmentRecord {
+    pub run_id: String,
+    pub formatbench_version: String,
+    pub git_commit: Option<String>,
+    pub git_dirty: Option<bool>,
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub kernel: String,
+    pub os: String,
+    pub versions: BTreeMap<String, String>,
+    /// The command-line settings the run used (suite, rounds, warmup, threads, timeout, …).
+    pub settings: BTreeMap<String, String>,
+}
+
+/// One dataset's canonical source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatasetRecord {
+    pub run_id: String,
+    pub dataset: String,
+    pub dataset_fingerprint: String,
+    pub rows: u64,
+    pub columns: u64,
+    /// Bytes of the canonical (uncompressed IPC) source; a reference for sizes.
+    pub source_bytes: u64,
+    pub parameters: BTreeMap<String, String>,
+    pub schema: Vec<String>,
+}
+
+/// The identity of a measured cell: everything but the round. Names stay bare; the other
+/// dimensions are their own keys.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CellKey {
+    pub dataset: String,
+    pub dataset_fingerprint: String,
+    pub backend: String,
+    pub profile: String,
+    pub layout: String,
+    pub target: String,
+    pub op: String,
+    pub threads: u32,
+}
+
+/// The artifact a backend wrote for the reads: its size and effective settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArtifactRecord {
+    pub run_id: String,
+    pub dataset: String,
+    pub dataset_fingerprint: String,
+    pub backend: String,
+    pub profile: String,
+    pub layout: String,
+    pub status: SampleStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// size ÷ (rows × columns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_value: Option<f64>,
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
+}
+
+/// The check of one cell's result against the source, done before any of its timings counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerificationRecord {
+    pub run_id: String,
+    #[serde(flatten)]
+    pub cell: CellKey,
+    pub status: SampleStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The digest every timed sample of this cell must report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    /// Differences of representation that are allowed (string encodings, batch splits, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub representation: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub float_tolerance: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SampleStatus {
+    Ok,
+    Failed,
+    Unsupported,
+    Unavailable,
+}
+
+impl SampleStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleStatus::Ok => "ok",
+            SampleStatus::Failed => "failed",
+            SampleStatus::Unsupported => "unsupported",
+            SampleStatus::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// One measured sample (or, with `round` absent, the one line of a cell that could not run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    pub run_id: String,
+    #[serde(flatten)]
+    pub cell: CellKey,
+    pub round: Option<u32>,
+    pub status: SampleStatus,
+    pub reason: Option<String>,
+    /// Seconds of the timed operation (per call).
+    pub wall_s: Option<f64>,
+    /// CPU seconds of the timed operation, all threads, from the worker's getrusage.
+    pub cpu_user_s: Option<f64>,
+    pub cpu_sys_s: Option<f64>,
+    /// The worker's own peak resident memory over the operation (VmHWM).
+    pub peak_rss_bytes: Option<u64>,
+    /// Bytes on disk of the backend's artifact for this dataset and profile.
+    pub size_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_returned: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns_returned: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minflt: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub majflt: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvcsw: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nivcsw: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_before_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_anon_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_file_bytes: Option<u64>,
+    /// The whole worker process, spawn to reap, from the launcher's wait4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_wall_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_cpu_user_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_cpu_sys_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_maxrss_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl SampleRecord {
+    /// A record with only the identity and status filled in.
+    pub fn bare(run_id: &str, cell: CellKey, round: Option<u32>, status: SampleStatus, reason: Option<String>) -> Self {
+        SampleRecord {
+            run_id: run_id.to_string(),
+            cell,
+            round,
+            status,
+            reason,
+            wall_s: None,
+            cpu_user_s: None,
+            cpu_sys_s: None,
+            peak_rss_bytes: None,
+            size_bytes: None,
+            calls: None,
+            rows_returned: None,
+            columns_returned: None,
+            minflt: None,
+            majflt: None,
+            nvcsw: None,
+            nivcsw: None,
+            rss_before_bytes: None,
+            rss_anon_bytes: None,
+            rss_file_bytes: None,
+            process_wall_s: None,
+            process_cpu_user_s: None,
+            process_cpu_sys_s: None,
+            process_maxrss_bytes: None,
+            method: None,
+            digest: None,
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Every backend formatbench knows, which worker runs it, and whether it can run here.
+
+use formatbench_protocol::Op;
+use std::path::PathBuf;
+
+/// Which worker program runs a backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkerKind {
+    /// The native arrow-rs/parquet 60 worker, built into this binary.
+    Arrow,
+    /// Known-behaviour workers for tests and calibration, built into this binary.
+    Selftest,
+}
+
+impl WorkerKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkerKind::Arrow => "arrow",
+            WorkerKind::Selftest => "selftest",
+        }
+    }
+
+    /// The program and leading arguments that start this worker.
+    pub fn command(self) -> Result<(PathBuf, Vec<String>), crate::Error> {
+        let exe = std::env::current_exe()
+            .map_err(|e| crate::Error::Io(format!("cannot locate the formatbench binary: {e}")))?;
+        Ok((exe, vec![super::WORKER_ARG.into(), self.name().into()]))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BackendInfo {
+    pub name: String,
+    pub worker: WorkerKind,
+    pub profiles: Vec<String>,
+    /// Operations the backend does natively.
+    pub ops: Vec<Op>,
+    /// Round trips may change floats (text formats): verification allows a tolerance.
+    pub lossy: bool,
+    pub about: String,
+    /// Not part of "all" (self-test backends).
+    pub hidden: bool,
+    /// `Err(reason)` when it cannot run on this machine.
+    pub available: Result<(), String>,
+}
+
+pub fn catalog() -> Vec<BackendInfo> {
+    let native = formatbench_worker_arrow::BACKENDS.iter().map(|b| BackendInfo {
+        name: b.name().into(),
+        worker: WorkerKind::Arrow,
+        profiles: b.profiles().iter().map(|p| p.to_string()).collect(),
+        ops: b.ops().to_vec(),
+        lossy: b.lossy(),
+        about: b.about().into(),
+        hidden: false,
+        available: Ok(()),
+    });
+    let selftest = formatbench_worker_selftest::BACKENDS.iter().map(|name| BackendInfo {
+        name: name.to_string(),
+        worker: WorkerKind::Selftest,
+        profiles: vec!["default".into()],
+        ops: formatbench_protocol::ALL_OPS.to_vec(),
+        lossy: false,
+        about: "self-test worker with known behaviour".into(),
+        hidden: true,
+        available: Ok(()),
+    });
+    native.chain(selftest).collect()
+}
+
+pub fn find(name: &str) -> Option<BackendInfo> {
+    catalog().into_iter().find(|b| b.name == name)
+}

@@ -1,0 +1,170 @@
+//! One sample: write the job, start launcher → worker, collect the launcher's wait4 report and
+//! the worker's answer, and turn every way a worker can fail into a reason.
+
+use super::{interrupted, LAUNCH_ARG};
+use crate::Error;
+use formatbench_protocol::{Answer, Job};
+use serde::Deserialize;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// What the launcher measured of the whole worker process (wait4).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ProcessStats {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    #[serde(default)]
+    pub timed_out: bool,
+    pub wall_s: f64,
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    pub maxrss_bytes: u64,
+    pub minflt: u64,
+    pub majflt: u64,
+    pub nvcsw: u64,
+    pub nivcsw: u64,
+}
+
+#[derive(Debug)]
+pub struct SampleOutcome {
+    /// The worker's answer, or why there is none.
+    pub answer: Result<Answer, String>,
+    pub process: Option<ProcessStats>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum LauncherLine {
+    Started { pid: i32 },
+    Exited(ProcessStats),
+    SpawnFailed { error: String },
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
+    }
+}
+
+/// The last non-empty line a worker printed: usually the reason it died.
+fn last_log_line(log: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(log).ok()?;
+    text.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.chars().take(300).collect())
+}
+
+fn kill_group(pid: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid addresses the group.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
+
+/// Runs one job in a fresh worker process. Returns `Err(Interrupted)` after Ctrl-C, having
+/// killed the worker; every other failure is an outcome with a reason.
+pub fn run_job(
+    worker: &(std::path::PathBuf, Vec<String>),
+    job: &Job,
+    job_path: &Path,
+    log_path: &Path,
+    timeout: Duration,
+) -> Result<SampleOutcome, Error> {
+    let text = serde_json::to_vec_pretty(job).map_err(|e| Error::Io(e.to_string()))?;
+    std::fs::write(job_path, text)?;
+    let _ = std::fs::remove_file(&job.answer);
+    let log = std::fs::File::create(log_path)?;
+    let exe = std::env::current_exe()?;
+    let (program, prefix) = worker;
+    let mut child = Command::new(exe)
+        .arg(LAUNCH_ARG)
+        .arg("--timeout-ms")
+        .arg(timeout.as_millis().to_string())
+        .arg("--")
+        .arg(program)
+        .args(prefix)
+        .arg("--job")
+        .arg(job_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .map_err(|e| Error::Io(format!("cannot start the launcher: {e}")))?;
+    let stdout = child.stdout.take().ok_or_else(|| Error::Io("launcher has no stdout".into()))?;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+
+    // The launcher enforces the timeout; this deadline only guards against a launcher gone wrong.
+    let deadline = Instant::now() + timeout + Duration::from_secs(30);
+    let mut pid = None;
+    let mut stats = None;
+    let mut spawn_error = None;
+    loop {
+        if interrupted() {
+            if let Some(pid) = pid {
+                kill_group(pid);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Error::Interrupted);
+        }
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(line) => match serde_json::from_str::<LauncherLine>(&line) {
+                Ok(LauncherLine::Started { pid: p }) => pid = Some(p),
+                Ok(LauncherLine::Exited(s)) => stats = Some(s),
+                Ok(LauncherLine::SpawnFailed { error }) => spawn_error = Some(error),
+                Err(_) => {}
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if Instant::now() > deadline {
+                    if let Some(pid) = pid {
+                        kill_group(pid);
+                    }
+                    let _ = child.kill();
+                    break;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let _ = child.wait();
+
+    let answer = match (&stats, spawn_error) {
+        (_, Some(error)) => Err(format!("cannot start the worker: {error}")),
+        (None, None) => Err("the launcher ended without reporting the worker's exit".into()),
+        (Some(s), None) if s.timed_out => Err(format!("timed out after {:.0} s", timeout.as_secs_f64())),
+        (Some(s), None) => read_answer(s, &job.answer, log_path),
+    };
+    Ok(SampleOutcome { answer, process: stats })
+}
+
+fn read_answer(stats: &ProcessStats, answer_path: &Path, log: &Path) -> Result<Answer, String> {
+    let said = || last_log_line(log).map(|l| format!(": {l}")).unwrap_or_default();
+    if let Some(signal) = stats.signal {
+        return Err(format!("worker killed by {} ({signal}){}", signal_name(signal), said()));
+    }
+    if stats.code != Some(0) {
+        let code = stats.code.map_or("?".into(), |c| c.to_string());
+        return Err(format!("worker exited with code {code}{}", said()));
+    }
+    let text = std::fs::read_to_string(answer_path).map_err(|_| format!("worker wrote no answer{}", said()))?;
+    serde_json::from_str::<Answer>(&text).map_err(|e| {
+        let start: String = text.chars().take(60).collect();
+        format!("garbled answer ({e}): {start:?}")
+    })
+}

@@ -1,0 +1,265 @@
+//! The run: materialise datasets, prepare each backend's artifact, verify every cell once, then
+//! take the measured samples in a balanced order, appending each to results.jsonl as it lands.
+
+mod cells;
+
+use super::{run_job, SampleOutcome, WorkerKind};
+use crate::datasets::Source;
+use crate::environment::{environment, new_run_id};
+use crate::plan::{Plan, OpInputs};
+use crate::results::{DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, RESULTS_FILE};
+use crate::stats::{summarize_run, RunSummary};
+use crate::Error;
+use cells::Cell;
+use formatbench_protocol::{Job, Op, PROTOCOL_VERSION};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub struct RunOptions {
+    /// Where run directories go (`formatbench-results` by default).
+    pub out_dir: PathBuf,
+    pub keep_artifacts: bool,
+    /// Settings recorded in the environment block.
+    pub settings: BTreeMap<String, String>,
+}
+
+pub struct RunOutcome {
+    pub run_dir: PathBuf,
+    pub summary: RunSummary,
+    pub interrupted: bool,
+    pub wall_s: f64,
+}
+
+/// Relative float tolerance for lossy (text) formats.
+const LOSSY_FLOAT_TOLERANCE: f64 = 1e-9;
+
+struct Runner<'a> {
+    plan: &'a Plan,
+    run_id: String,
+    scratch: PathBuf,
+    results: ResultsWriter,
+    jobs_started: u64,
+}
+
+fn say(message: &str) {
+    eprintln!("formatbench: {message}");
+}
+
+pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Error> {
+    let started = Instant::now();
+    let run_id = new_run_id();
+    let run_dir = options.out_dir.join(&run_id);
+    let scratch = run_dir.join("scratch");
+    for dir in ["sources", "artifacts", "writes", "jobs", "verify"] {
+        std::fs::create_dir_all(scratch.join(dir))
+            .map_err(|e| Error::Io(format!("cannot create {}: {e}", scratch.join(dir).display())))?;
+    }
+    let results_path = run_dir.join(RESULTS_FILE);
+    let mut runner = Runner {
+        plan,
+        run_id: run_id.clone(),
+        scratch: scratch.clone(),
+        results: ResultsWriter::open(&results_path)?,
+        jobs_started: 0,
+    };
+    runner.results.append(&Record::Environment(environment(&run_id, options.settings.clone())))?;
+    say(&format!("run {run_id} → {}", run_dir.display()));
+    let outcome = runner.run_all();
+    if !options.keep_artifacts {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    let interrupted = match outcome {
+        Ok(()) => false,
+        Err(Error::Interrupted) => {
+            say("interrupted: the samples already written stay valid");
+            true
+        }
+        Err(e) => return Err(e),
+    };
+    let summary = summarize_run(&crate::results::read_records(&results_path)?);
+    crate::report::write_reports(&summary, &run_dir)?;
+    Ok(RunOutcome {
+        run_dir,
+        summary,
+        interrupted,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+impl Runner<'_> {
+    fn run_all(&mut self) -> Result<(), Error> {
+        let mut cells = Vec::new();
+        for (index, spec) in self.plan.datasets.iter().enumerate() {
+            say(&format!("dataset {}: generating the canonical source", spec.name()));
+            let source = spec.materialize(&self.scratch.join("sources"))?;
+            self.results.append(&Record::Dataset(DatasetRecord {
+                run_id: self.run_id.clone(),
+                dataset: source.name.clone(),
+                dataset_fingerprint: source.fingerprint.clone(),
+                rows: source.rows,
+                columns: source.schema.fields().len() as u64,
+                source_bytes: source.bytes,
+                parameters: source.parameters.clone(),
+                schema: source.schema.fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect(),
+            }))?;
+            let inputs = OpInputs::for_source(&source, self.plan.seed)?;
+            cells.extend(self.prepare_dataset(index, &source, &inputs)?);
+        }
+        say(&format!("verifying {} cells against their sources", cells.len()));
+        let mut verified = Vec::new();
+        for mut cell in cells {
+            if self.verify(&mut cell)? {
+                verified.push(cell);
+            }
+        }
+        self.measure(&verified)
+    }
+
+    /// Writes each competitor's artifact (untimed) and lists the cells to measure; cells that
+    /// cannot run are recorded now, with their reason.
+    fn prepare_dataset(&mut self, dataset: usize, source: &Source, inputs: &OpInputs) -> Result<Vec<Cell>, Error> {
+        let mut out = Vec::new();
+        for competitor in &self.plan.competitors {
+            let info = super::find(&competitor.backend)
+                .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
+            let artifact_dir = self
+                .scratch
+                .join("artifacts")
+                .join(&source.name)
+                .join(format!("{}-{}", competitor.backend, competitor.profile));
+            let artifact = cells::prepare_artifact(self, &info, competitor, source, &artifact_dir)?;
+            for &op in &self.plan.ops {
+                let cell = Cell::new(dataset, source, competitor, op, &info, &artifact_dir, inputs, self.plan.threads);
+                let refusal = match &artifact.status {
+                    SampleStatus::Ok if !info.ops.contains(&op) => Some((
+                        SampleStatus::Unsupported,
+                        format!("{} does not do '{op}' natively", info.name),
+                    )),
+                    SampleStatus::Ok => None,
+                    status => Some((*status, artifact.reason.clone().unwrap_or_default())),
+                };
+                match refusal {
+                    Some((status, reason)) => {
+                        let mut record = SampleRecord::bare(&self.run_id, cell.key.clone(), None, status, Some(reason));
+                        record.size_bytes = artifact.size_bytes;
+                        self.results.append(&Record::Sample(record))?;
+                    }
+                    None => out.push(cell.with_size(artifact.size_bytes)),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn job(&self, cell: &Cell, artifact: &Path, verify_out: Option<PathBuf>, prepare: bool, op: Op) -> Job {
+        Job {
+            protocol: PROTOCOL_VERSION,
+            backend: cell.competitor.backend.clone(),
+            profile: cell.competitor.profile.clone(),
+            layout: cell.competitor.layout.clone(),
+            target: cell.competitor.target.clone(),
+            op,
+            source: cell.source_path.clone(),
+            artifact: artifact.to_path_buf(),
+            answer: PathBuf::new(),
+            verify_out,
+            params: cell.params.clone(),
+            threads: self.plan.threads,
+            prepare,
+        }
+    }
+
+    /// Runs one job through launcher and worker; each gets its own job, answer and log files.
+    fn spawn(&mut self, worker: WorkerKind, mut job: Job) -> Result<SampleOutcome, Error> {
+        self.jobs_started += 1;
+        let n = self.jobs_started;
+        let jobs = self.scratch.join("jobs");
+        job.answer = jobs.join(format!("{n:06}.answer.json"));
+        let outcome = run_job(
+            &worker.command()?,
+            &job,
+            &jobs.join(format!("{n:06}.job.json")),
+            &jobs.join(format!("{n:06}.log")),
+            self.plan.timeout,
+        )?;
+        Ok(outcome)
+    }
+
+    /// The first warmup: run the cell, check its result against the source, remember the digest.
+    fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
+        let verify_out = self.scratch.join("verify").join(format!("{}.arrow", self.jobs_started + 1));
+        let artifact = self.artifact_for(cell, 0);
+        let job = self.job(cell, &artifact, Some(verify_out.clone()), false, cell.op);
+        let outcome = self.spawn(cell.info.worker, job)?;
+        let tolerance = cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE);
+        let record = cells::verification_record(self, cell, &outcome, &verify_out, tolerance)?;
+        let _ = std::fs::remove_file(&verify_out);
+        self.cleanup_write(cell, &artifact);
+        let ok = record.status == SampleStatus::Ok;
+        cell.digest = record.digest.clone();
+        self.results.append(&Record::Verification(record.clone()))?;
+        if !ok {
+            say(&format!("{}: {} — {}", cell.label(), record.status.name(), record.reason.clone().unwrap_or_default()));
+            let record = SampleRecord::bare(&self.run_id, cell.key.clone(), None, record.status, record.reason);
+            self.results.append(&Record::Sample(record))?;
+            return Ok(false);
+        }
+        for _ in 1..self.plan.warmup {
+            let artifact = self.artifact_for(cell, 0);
+            let job = self.job(cell, &artifact, None, false, cell.op);
+            self.spawn(cell.info.worker, job)?;
+            self.cleanup_write(cell, &artifact);
+        }
+        Ok(true)
+    }
+
+    /// Where a sample reads from, or for a write, a fresh directory it writes into.
+    fn artifact_for(&self, cell: &Cell, round: u32) -> PathBuf {
+        if cell.op == Op::Write {
+            self.scratch.join("writes").join(format!("{}-r{round}", cell.slug()))
+        } else {
+            cell.artifact_dir.clone()
+        }
+    }
+
+    fn cleanup_write(&self, cell: &Cell, artifact: &Path) {
+        if cell.op == Op::Write {
+            let _ = std::fs::remove_dir_all(artifact);
+        }
+    }
+
+    fn measure(&mut self, cells: &[Cell]) -> Result<(), Error> {
+        let mut groups: BTreeMap<(usize, Op), Vec<usize>> = BTreeMap::new();
+        for (i, cell) in cells.iter().enumerate() {
+            groups.entry((cell.dataset, cell.op)).or_default().push(i);
+        }
+        let mut slots = Vec::new();
+        for (g, members) in groups.values().enumerate() {
+            for slot in crate::plan::slots(members.len(), self.plan.rounds) {
+                slots.push((slot.round, g, slot.position, members[slot.competitor]));
+            }
+        }
+        slots.sort_unstable();
+        let total = slots.len();
+        say(&format!("measuring {total} samples ({} rounds)", self.plan.rounds));
+        let mut last_round = 0;
+        for (done, (round, _, _, index)) in slots.into_iter().enumerate() {
+            if round != last_round {
+                say(&format!("round {round}/{} ({done}/{total} samples done)", self.plan.rounds));
+                last_round = round;
+            }
+            let cell = &cells[index];
+            let artifact = self.artifact_for(cell, round);
+            let job = self.job(cell, &artifact, None, false, cell.op);
+            let outcome = self.spawn(cell.info.worker, job)?;
+            self.cleanup_write(cell, &artifact);
+            let record = cells::sample_record(&self.run_id, cell, round, &outcome);
+            if record.status != SampleStatus::Ok {
+                say(&format!("{} round {round}: {}", cell.label(), record.reason.clone().unwrap_or_default()));
+            }
+            self.results.append(&Record::Sample(record))?;
+        }
+        Ok(())
+    }
+}

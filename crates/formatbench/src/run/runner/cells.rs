@@ -1,0 +1,227 @@
+//! Cells (dataset × competitor × operation) and the records made from their outcomes.
+
+use super::{Runner, SampleOutcome};
+use crate::datasets::Source;
+use crate::plan::{Competitor, OpInputs};
+use crate::results::{ArtifactRecord, CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
+use crate::run::BackendInfo;
+use crate::verify::verify_output;
+use crate::Error;
+use formatbench_protocol::{Answer, AnswerStatus, Op, OpParams};
+use std::path::{Path, PathBuf};
+
+pub struct Cell {
+    pub key: CellKey,
+    pub dataset: usize,
+    pub competitor: Competitor,
+    pub op: Op,
+    pub info: BackendInfo,
+    pub source_path: PathBuf,
+    pub artifact_dir: PathBuf,
+    pub params: OpParams,
+    pub size_bytes: Option<u64>,
+    /// Set once the cell's result has been verified.
+    pub digest: Option<String>,
+}
+
+impl Cell {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        dataset: usize,
+        source: &Source,
+        competitor: &Competitor,
+        op: Op,
+        info: &BackendInfo,
+        artifact_dir: &Path,
+        inputs: &OpInputs,
+        threads: u32,
+    ) -> Self {
+        Cell {
+            key: CellKey {
+                dataset: source.name.clone(),
+                dataset_fingerprint: source.fingerprint.clone(),
+                backend: competitor.backend.clone(),
+                profile: competitor.profile.clone(),
+                layout: competitor.layout.clone(),
+                target: competitor.target.clone(),
+                op: op.name().to_string(),
+                threads,
+            },
+            dataset,
+            competitor: competitor.clone(),
+            op,
+            info: info.clone(),
+            source_path: source.path.clone(),
+            artifact_dir: artifact_dir.to_path_buf(),
+            params: inputs.params(op),
+            size_bytes: None,
+            digest: None,
+        }
+    }
+
+    pub fn with_size(mut self, size: Option<u64>) -> Self {
+        self.size_bytes = size;
+        self
+    }
+
+    pub fn label(&self) -> String {
+        format!("{} {}/{} {}", self.key.dataset, self.key.backend, self.key.profile, self.key.op)
+    }
+
+    /// A file-name-safe identity for scratch paths.
+    pub fn slug(&self) -> String {
+        format!("{}-{}-{}-{}-{}", self.dataset, self.key.backend, self.key.profile, self.key.layout, self.key.op)
+    }
+}
+
+/// Writes the artifact every read of this competitor uses, and records its size and settings.
+pub fn prepare_artifact(
+    runner: &mut Runner,
+    info: &BackendInfo,
+    competitor: &Competitor,
+    source: &Source,
+    dir: &Path,
+) -> Result<ArtifactRecord, Error> {
+    let mut record = ArtifactRecord {
+        run_id: runner.run_id.clone(),
+        dataset: source.name.clone(),
+        dataset_fingerprint: source.fingerprint.clone(),
+        backend: competitor.backend.clone(),
+        profile: competitor.profile.clone(),
+        layout: competitor.layout.clone(),
+        status: SampleStatus::Ok,
+        reason: None,
+        size_bytes: None,
+        bytes_per_value: None,
+        settings: Default::default(),
+    };
+    if let Err(reason) = &info.available {
+        record.status = SampleStatus::Unavailable;
+        record.reason = Some(reason.clone());
+    } else {
+        let inputs = OpInputs::for_source(source, runner.plan.seed)?;
+        let cell = Cell::new(0, source, competitor, Op::Write, info, dir, &inputs, runner.plan.threads);
+        let job = runner.job(&cell, dir, None, true, Op::Write);
+        let outcome = runner.spawn(info.worker, job)?;
+        match outcome.answer {
+            Ok(answer) if answer.status == AnswerStatus::Ok => {
+                record.size_bytes = answer.size_bytes;
+                let values = source.rows * source.schema.fields().len() as u64;
+                record.bytes_per_value = answer.size_bytes.filter(|_| values > 0).map(|s| s as f64 / values as f64);
+                record.settings = answer.settings;
+            }
+            Ok(answer) => {
+                record.status = match answer.status {
+                    AnswerStatus::Unsupported => SampleStatus::Unsupported,
+                    _ => SampleStatus::Failed,
+                };
+                record.reason = answer.reason;
+            }
+            Err(reason) => {
+                record.status = SampleStatus::Failed;
+                record.reason = Some(format!("preparing the artifact failed: {reason}"));
+            }
+        }
+    }
+    runner.results.append(&Record::Artifact(record.clone()))?;
+    Ok(record)
+}
+
+fn answer_status(answer: &Answer) -> SampleStatus {
+    match answer.status {
+        AnswerStatus::Ok => SampleStatus::Ok,
+        AnswerStatus::Unsupported => SampleStatus::Unsupported,
+        AnswerStatus::Failed => SampleStatus::Failed,
+    }
+}
+
+/// Checks a verification run's output against the source.
+pub fn verification_record(
+    runner: &Runner,
+    cell: &Cell,
+    outcome: &SampleOutcome,
+    verify_out: &Path,
+    tolerance: Option<f64>,
+) -> Result<VerificationRecord, Error> {
+    let mut record = VerificationRecord {
+        run_id: runner.run_id.clone(),
+        cell: cell.key.clone(),
+        status: SampleStatus::Failed,
+        reason: None,
+        digest: None,
+        rows: None,
+        representation: Vec::new(),
+        float_tolerance: tolerance,
+    };
+    match &outcome.answer {
+        Err(reason) => record.reason = Some(reason.clone()),
+        Ok(answer) if answer.status != AnswerStatus::Ok => {
+            record.status = answer_status(answer);
+            record.reason = answer.reason.clone();
+        }
+        Ok(answer) => {
+            let verdict = verify_output(&cell.source_path, cell.op, &cell.params, verify_out, tolerance)?;
+            record.rows = Some(verdict.rows);
+            record.representation = verdict.representation;
+            if verdict.ok {
+                record.status = SampleStatus::Ok;
+                record.digest = answer.digest.clone();
+            } else {
+                record.reason = verdict.reason.map(|r| format!("verification failed: {r}"));
+            }
+        }
+    }
+    Ok(record)
+}
+
+/// A measured sample: ok only when the worker answered ok with the verified digest.
+pub fn sample_record(run_id: &str, cell: &Cell, round: u32, outcome: &SampleOutcome) -> SampleRecord {
+    let mut record = SampleRecord::bare(run_id, cell.key.clone(), Some(round), SampleStatus::Failed, None);
+    record.size_bytes = cell.size_bytes;
+    if let Some(p) = &outcome.process {
+        record.process_wall_s = Some(p.wall_s);
+        record.process_cpu_user_s = Some(p.cpu_user_s);
+        record.process_cpu_sys_s = Some(p.cpu_sys_s);
+        record.process_maxrss_bytes = Some(p.maxrss_bytes);
+    }
+    let answer = match &outcome.answer {
+        Ok(answer) => answer,
+        Err(reason) => {
+            record.reason = Some(reason.clone());
+            return record;
+        }
+    };
+    record.status = answer_status(answer);
+    record.reason = answer.reason.clone();
+    if answer.status != AnswerStatus::Ok {
+        return record;
+    }
+    record.wall_s = Some(answer.op_s);
+    record.cpu_user_s = Some(answer.counters.cpu_user_s);
+    record.cpu_sys_s = Some(answer.counters.cpu_sys_s);
+    record.minflt = Some(answer.counters.minflt);
+    record.majflt = Some(answer.counters.majflt);
+    record.nvcsw = Some(answer.counters.nvcsw);
+    record.nivcsw = Some(answer.counters.nivcsw);
+    record.peak_rss_bytes = answer.peak_rss_bytes;
+    record.rss_before_bytes = answer.rss_before_bytes;
+    record.rss_anon_bytes = answer.rss_anon_bytes;
+    record.rss_file_bytes = answer.rss_file_bytes;
+    record.calls = Some(answer.calls);
+    record.rows_returned = answer.rows;
+    record.columns_returned = answer.columns;
+    record.method = answer.settings.get("method").cloned();
+    record.digest = answer.digest.clone();
+    if cell.op == Op::Write {
+        record.size_bytes = answer.size_bytes.or(cell.size_bytes);
+    }
+    if answer.digest != cell.digest {
+        record.status = SampleStatus::Failed;
+        record.reason = Some(format!(
+            "result digest {} differs from the verified {}",
+            answer.digest.as_deref().unwrap_or("(none)"),
+            cell.digest.as_deref().unwrap_or("(none)")
+        ));
+    }
+    record
+}
