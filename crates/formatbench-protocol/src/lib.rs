@@ -11,7 +11,7 @@ mod worker;
 
 pub use answer::{Answer, AnswerStatus, OpCounters, Phase};
 pub use job::{Job, Op, OpParams, RangeSpec, ALL_OPS};
-pub use measure::{measure, memory_snapshot, MemorySnapshot, Measured};
+pub use measure::{measure, memory_snapshot, Measured, MemorySnapshot};
 pub use worker::{describe_or_run, WorkerError};
 
 /// Bumped whenever a field changes meaning; a worker refuses a job of another version.

@@ -124,7 +124,7 @@ mod tests {
             let buf = vec![1u8; size];
             Ok(std::hint::black_box(buf).iter().map(|&b| b as usize).sum())
         })
-        .unwrap_or_default();
+        .unwrap();
         assert_eq!(len, size);
         let grown = m.after.peak_bytes.unwrap_or(0) - m.before.rss_bytes.unwrap_or(0);
         assert!(grown >= (size as u64) * 9 / 10, "peak grew by {grown}");

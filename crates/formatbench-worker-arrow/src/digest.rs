@@ -228,8 +228,14 @@ mod tests {
         assert_eq!(one.as_ref().ok(), split.as_ref().ok());
         let (large_schema, large) = table(Arc::new(LargeStringArray::from(values.clone())));
         let (view_schema, view) = table(Arc::new(StringViewArray::from(values)));
-        assert_eq!(one.as_ref().ok(), digest_batches(&large_schema, &[large]).as_ref().ok());
-        assert_eq!(one.as_ref().ok(), digest_batches(&view_schema, &[view]).as_ref().ok());
+        assert_eq!(
+            one.as_ref().ok(),
+            digest_batches(&large_schema, &[large]).as_ref().ok()
+        );
+        assert_eq!(
+            one.as_ref().ok(),
+            digest_batches(&view_schema, &[view]).as_ref().ok()
+        );
     }
 
     #[test]

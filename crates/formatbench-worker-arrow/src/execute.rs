@@ -52,7 +52,9 @@ fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
         Op::Write => write(job, backend)?,
         _ => read(job, backend)?,
     };
-    answer.settings.insert("threads".into(), job.threads.to_string());
+    answer
+        .settings
+        .insert("threads".into(), job.threads.to_string());
     Ok(answer)
 }
 
@@ -60,7 +62,9 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     let load_start = Instant::now();
     let (schema, batches) = source::read_all(&job.source)?;
     let load_s = load_start.elapsed().as_secs_f64();
-    backend.can_store(&schema).map_err(WorkerError::Unsupported)?;
+    backend
+        .can_store(&schema)
+        .map_err(WorkerError::Unsupported)?;
     let ctx = Context {
         profile: &job.profile,
         schema: &schema,
@@ -106,7 +110,12 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
     let missing = |what: &str| WorkerError::Invalid(format!("'{}' needs {what}", job.op));
     let request = match job.op {
         Op::Read | Op::Scan => Request::All,
-        Op::Project => Request::Columns(params.columns.as_deref().ok_or_else(|| missing("columns"))?),
+        Op::Project => Request::Columns(
+            params
+                .columns
+                .as_deref()
+                .ok_or_else(|| missing("columns"))?,
+        ),
         Op::Range => Request::Range(params.range.as_ref().ok_or_else(|| missing("a range"))?),
         Op::Take => Request::Take(params.rows.as_deref().ok_or_else(|| missing("rows"))?),
         Op::Write => return Err(WorkerError::Invalid("write is not a read".into())),
@@ -135,7 +144,9 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
     answer.settings = backend.settings(&ctx, &job.artifact);
     answer.settings.insert("method".into(), method.into());
     if let Some(fold) = fold {
-        answer.settings.insert("scan_fold".into(), format!("{fold:016x}"));
+        answer
+            .settings
+            .insert("scan_fold".into(), format!("{fold:016x}"));
     }
     if let Some(out) = &job.verify_out {
         crate::source::write_ipc(out, &result_schema, &batches)?;
@@ -150,7 +161,9 @@ fn fold(loaded: &Loaded) -> u64 {
             crate::MatrixData::F32(v) => v
                 .iter()
                 .fold(0u64, |acc, x| acc.wrapping_add(u64::from(x.to_bits()))),
-            crate::MatrixData::F64(v) => v.iter().fold(0u64, |acc, x| acc.wrapping_add(x.to_bits())),
+            crate::MatrixData::F64(v) => {
+                v.iter().fold(0u64, |acc, x| acc.wrapping_add(x.to_bits()))
+            }
         },
     }
 }
@@ -164,7 +177,9 @@ fn to_batches(loaded: Loaded) -> Result<Vec<RecordBatch>, WorkerError> {
 
 fn write_verify_output(out: &Path, schema: &SchemaRef, loaded: Loaded) -> Result<(), WorkerError> {
     let batches = to_batches(loaded)?;
-    let schema = batches.first().map_or_else(|| schema.clone(), |b| b.schema());
+    let schema = batches
+        .first()
+        .map_or_else(|| schema.clone(), |b| b.schema());
     source::write_ipc(out, &schema, &batches)
 }
 

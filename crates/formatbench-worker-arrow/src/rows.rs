@@ -77,7 +77,12 @@ pub fn take_positions(
 }
 
 /// A boolean mask of `lo <= column < hi` for an integer column.
-pub fn index_mask(batch: &RecordBatch, column: &str, lo: i64, hi: i64) -> Result<BooleanArray, ArrowError> {
+pub fn index_mask(
+    batch: &RecordBatch,
+    column: &str,
+    lo: i64,
+    hi: i64,
+) -> Result<BooleanArray, ArrowError> {
     let values = batch.column_by_name(column).ok_or_else(|| {
         ArrowError::SchemaError(format!("index column '{column}' is not in the table"))
     })?;
@@ -118,7 +123,11 @@ mod tests {
     use std::sync::Arc;
 
     fn blocks() -> Vec<RecordBatch> {
-        let schema = Arc::new(Schema::new(vec![Field::new("index", DataType::Int64, false)]));
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "index",
+            DataType::Int64,
+            false,
+        )]));
         (0..4)
             .map(|b| {
                 let values: ArrayRef = Arc::new(Int64Array::from_iter_values(b * 10..b * 10 + 10));

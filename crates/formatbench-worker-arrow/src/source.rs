@@ -10,9 +10,8 @@ use std::io::BufWriter;
 use std::path::Path;
 
 pub fn open(path: &Path) -> Result<FileReader<std::io::BufReader<File>>, WorkerError> {
-    let file = File::open(path).map_err(|e| {
-        WorkerError::Invalid(format!("cannot open source {}: {e}", path.display()))
-    })?;
+    let file = File::open(path)
+        .map_err(|e| WorkerError::Invalid(format!("cannot open source {}: {e}", path.display())))?;
     Ok(FileReader::try_new_buffered(file, None)?)
 }
 
@@ -29,7 +28,11 @@ pub fn read_all(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), WorkerErro
 }
 
 /// Writes batches to an uncompressed Arrow IPC file (verification outputs, test fixtures).
-pub fn write_ipc(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> Result<(), WorkerError> {
+pub fn write_ipc(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<(), WorkerError> {
     let mut writer = FileWriter::try_new(BufWriter::new(File::create(path)?), schema)?;
     for batch in batches {
         writer.write(batch)?;

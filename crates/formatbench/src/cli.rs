@@ -30,7 +30,9 @@ pub fn main() -> i32 {
 fn worker_main(args: &[String]) -> i32 {
     match args.split_first() {
         Some((kind, rest)) if kind == "arrow" => formatbench_worker_arrow::main_with_args(rest),
-        Some((kind, rest)) if kind == "selftest" => formatbench_worker_selftest::main_with_args(rest),
+        Some((kind, rest)) if kind == "selftest" => {
+            formatbench_worker_selftest::main_with_args(rest)
+        }
         _ => {
             eprintln!("formatbench: unknown worker (known: arrow, selftest)");
             2

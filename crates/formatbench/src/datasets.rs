@@ -61,8 +61,12 @@ impl SourceWriter {
         let file = File::create(path)
             .map_err(|e| Error::Io(format!("cannot create {}: {e}", path.display())))?;
         let options = IpcWriteOptions::default();
-        let writer = FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, file), schema, options)
-            .map_err(|e| Error::Io(e.to_string()))?;
+        let writer = FileWriter::try_new_with_options(
+            BufWriter::with_capacity(1 << 20, file),
+            schema,
+            options,
+        )
+        .map_err(|e| Error::Io(e.to_string()))?;
         Ok(SourceWriter {
             writer,
             digest: TableDigest::new(schema),

@@ -45,8 +45,15 @@ fn os() -> String {
 fn git_state() -> (Option<String>, Option<bool>) {
     let tree = Path::new(env!("CARGO_MANIFEST_DIR"));
     let git = |args: &[&str]| -> Option<String> {
-        let out = Command::new("git").arg("-C").arg(tree).args(args).output().ok()?;
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(tree)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
     let commit = git(&["rev-parse", "HEAD"]);
     let dirty = commit
@@ -60,11 +67,23 @@ pub fn environment(run_id: &str, settings: BTreeMap<String, String>) -> Environm
     let (git_commit, git_dirty) = git_state();
     let versions = BTreeMap::from([
         ("formatbench".into(), env!("CARGO_PKG_VERSION").into()),
-        ("arrow".into(), formatbench_worker_arrow::ARROW_VERSION.into()),
-        ("parquet".into(), formatbench_worker_arrow::ARROW_VERSION.into()),
+        (
+            "arrow".into(),
+            formatbench_worker_arrow::ARROW_VERSION.into(),
+        ),
+        (
+            "parquet".into(),
+            formatbench_worker_arrow::ARROW_VERSION.into(),
+        ),
         ("rustc".into(), env!("FORMATBENCH_RUSTC").into()),
-        ("build_profile".into(), env!("FORMATBENCH_BUILD_PROFILE").into()),
-        ("protocol".into(), formatbench_protocol::PROTOCOL_VERSION.to_string()),
+        (
+            "build_profile".into(),
+            env!("FORMATBENCH_BUILD_PROFILE").into(),
+        ),
+        (
+            "protocol".into(),
+            formatbench_protocol::PROTOCOL_VERSION.to_string(),
+        ),
     ]);
     EnvironmentRecord {
         run_id: run_id.to_string(),

@@ -50,19 +50,35 @@ impl Backend for Csv {
         &["default"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+        &[
+            Op::Write,
+            Op::Read,
+            Op::Scan,
+            Op::Project,
+            Op::Range,
+            Op::Take,
+        ]
     }
     fn lossy(&self) -> bool {
         true
     }
     fn can_store(&self, schema: &arrow::datatypes::Schema) -> Result<(), String> {
         match schema.fields().iter().find(|f| f.data_type().is_nested()) {
-            Some(f) => Err(format!("CSV cannot store the nested column '{}' ({})", f.name(), f.data_type())),
+            Some(f) => Err(format!(
+                "CSV cannot store the nested column '{}' ({})",
+                f.name(),
+                f.data_type()
+            )),
             None => Ok(()),
         }
     }
 
-    fn write(&self, _ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
+    fn write(
+        &self,
+        _ctx: &Context,
+        batches: &[RecordBatch],
+        dir: &Path,
+    ) -> Result<(), WorkerError> {
         let file = BufWriter::with_capacity(1 << 20, File::create(data_file(dir, "csv"))?);
         let mut writer = WriterBuilder::new().with_header(true).build(file);
         for batch in batches {
@@ -80,7 +96,10 @@ impl Backend for Csv {
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
         Ok(match request {
-            Request::All => (Loaded::Table(self.reader(ctx, dir, None, None)?), "full parse"),
+            Request::All => (
+                Loaded::Table(self.reader(ctx, dir, None, None)?),
+                "full parse",
+            ),
             Request::Columns(names) => {
                 let projection = column_indices(ctx.schema, names)?;
                 (
@@ -90,8 +109,12 @@ impl Backend for Csv {
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 // Bounds count data lines; the header line is skipped before them.
-                let batches = self.reader(ctx, dir, None, Some((*start as usize, *end as usize)))?;
-                (Loaded::Table(batches), "lines before the range skipped unparsed")
+                let batches =
+                    self.reader(ctx, dir, None, Some((*start as usize, *end as usize)))?;
+                (
+                    Loaded::Table(batches),
+                    "lines before the range skipped unparsed",
+                )
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let batches = self
@@ -99,12 +122,19 @@ impl Backend for Csv {
                     .iter()
                     .map(|b| filter_index_range(b, column, *start, *end))
                     .collect::<Result<Vec<_>, _>>()?;
-                (Loaded::Table(batches), "full parse + filter on the index column")
+                (
+                    Loaded::Table(batches),
+                    "full parse + filter on the index column",
+                )
             }
             Request::Take(rows) => {
                 let batches = self.reader(ctx, dir, None, None)?;
-                let taken = take_positions(&batch_rows(&batches), rows, |i| Ok(batches[i].clone()))?;
-                (Loaded::Table(taken.into_iter().collect()), "full parse + take")
+                let taken =
+                    take_positions(&batch_rows(&batches), rows, |i| Ok(batches[i].clone()))?;
+                (
+                    Loaded::Table(taken.into_iter().collect()),
+                    "full parse + take",
+                )
             }
         })
     }

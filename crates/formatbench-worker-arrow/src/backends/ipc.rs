@@ -67,17 +67,28 @@ fn read_layout(
     let footer_bytes = read_at(len - 10 - footer_len, footer_len as usize)?;
     let footer = arrow::ipc::root_as_footer_with_opts(&flatbuffer_options(), &footer_bytes)
         .map_err(invalid)?;
-    let schema = Arc::new(try_fb_to_schema(footer.schema().ok_or_else(|| invalid("no schema"))?)?);
-    let blocks: Vec<Block> = footer.recordBatches().map(|b| b.iter().copied().collect()).unwrap_or_default();
-    let dictionaries = footer.dictionaries().map(|b| b.iter().copied().collect()).unwrap_or_default();
+    let schema = Arc::new(try_fb_to_schema(
+        footer.schema().ok_or_else(|| invalid("no schema"))?,
+    )?);
+    let blocks: Vec<Block> = footer
+        .recordBatches()
+        .map(|b| b.iter().copied().collect())
+        .unwrap_or_default();
+    let dictionaries = footer
+        .dictionaries()
+        .map(|b| b.iter().copied().collect())
+        .unwrap_or_default();
     let mut rows = Vec::with_capacity(blocks.len());
     let mut codec = String::from("none");
     for (i, block) in blocks.iter().enumerate() {
         let meta = read_at(block.offset() as u64, block.metaDataLength() as usize)?;
         // A message starts with the continuation marker and its length, or (legacy) the length.
         let start = if meta.starts_with(&[0xFF; 4]) { 8 } else { 4 };
-        let message = arrow::ipc::root_as_message_with_opts(&flatbuffer_options(), meta.get(start..).unwrap_or_default())
-            .map_err(invalid)?;
+        let message = arrow::ipc::root_as_message_with_opts(
+            &flatbuffer_options(),
+            meta.get(start..).unwrap_or_default(),
+        )
+        .map_err(invalid)?;
         let batch = message
             .header_as_record_batch()
             .ok_or_else(|| invalid("a block is not a record batch"))?;
@@ -127,8 +138,8 @@ impl Mapped {
     }
 
     fn decoder(&self, projection: Option<Vec<usize>>) -> Result<FileDecoder, WorkerError> {
-        let mut decoder =
-            FileDecoder::new(self.layout.schema.clone(), self.layout.version).with_require_alignment(true);
+        let mut decoder = FileDecoder::new(self.layout.schema.clone(), self.layout.version)
+            .with_require_alignment(true);
         if let Some(projection) = projection {
             decoder = decoder.with_projection(projection);
         }
@@ -167,7 +178,10 @@ impl Plain {
         })
     }
 
-    fn reader(&self, projection: Option<Vec<usize>>) -> Result<FileReader<BufReader<File>>, WorkerError> {
+    fn reader(
+        &self,
+        projection: Option<Vec<usize>>,
+    ) -> Result<FileReader<BufReader<File>>, WorkerError> {
         let mut builder = FileReaderBuilder::new().with_max_footer_fb_tables(100_000_000);
         if let Some(projection) = projection {
             builder = builder.with_projection(projection);
@@ -175,14 +189,25 @@ impl Plain {
         Ok(builder.build(BufReader::with_capacity(1 << 20, File::open(&self.path)?))?)
     }
 
-    fn decode(reader: &mut FileReader<BufReader<File>>, index: usize) -> Result<RecordBatch, WorkerError> {
+    fn decode(
+        reader: &mut FileReader<BufReader<File>>,
+        index: usize,
+    ) -> Result<RecordBatch, WorkerError> {
         reader.set_index(index)?;
-        reader.next().ok_or_else(|| invalid("missing block"))?.map_err(Into::into)
+        reader
+            .next()
+            .ok_or_else(|| invalid("missing block"))?
+            .map_err(Into::into)
     }
 }
 
 impl Ipc {
-    fn read_mapped(&self, ctx: &Context, path: &Path, request: Request) -> Result<Vec<RecordBatch>, WorkerError> {
+    fn read_mapped(
+        &self,
+        ctx: &Context,
+        path: &Path,
+        request: Request,
+    ) -> Result<Vec<RecordBatch>, WorkerError> {
         let mapped = Mapped::open(path)?;
         let all = 0..mapped.layout.blocks.len();
         match request {
@@ -196,7 +221,9 @@ impl Ipc {
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 let decoder = mapped.decoder(None)?;
-                position_range(&mapped.layout.rows, *start, *end, |i| mapped.decode(&decoder, i))
+                position_range(&mapped.layout.rows, *start, *end, |i| {
+                    mapped.decode(&decoder, i)
+                })
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let index = column_indices(ctx.schema, std::slice::from_ref(column))?;
@@ -204,23 +231,40 @@ impl Ipc {
                 let decoder = mapped.decoder(None)?;
                 let mut out = Vec::new();
                 for i in all {
-                    let keys = filter_index_range(&mapped.decode(&index_decoder, i)?, column, *start, *end)?;
+                    let keys = filter_index_range(
+                        &mapped.decode(&index_decoder, i)?,
+                        column,
+                        *start,
+                        *end,
+                    )?;
                     if keys.num_rows() > 0 {
-                        out.push(filter_index_range(&mapped.decode(&decoder, i)?, column, *start, *end)?);
+                        out.push(filter_index_range(
+                            &mapped.decode(&decoder, i)?,
+                            column,
+                            *start,
+                            *end,
+                        )?);
                     }
                 }
                 Ok(out)
             }
             Request::Take(rows) => {
                 let decoder = mapped.decoder(None)?;
-                Ok(take_positions(&mapped.layout.rows, rows, |i| mapped.decode(&decoder, i))?
-                    .into_iter()
-                    .collect())
+                Ok(
+                    take_positions(&mapped.layout.rows, rows, |i| mapped.decode(&decoder, i))?
+                        .into_iter()
+                        .collect(),
+                )
             }
         }
     }
 
-    fn read_plain(&self, ctx: &Context, path: &Path, request: Request) -> Result<Vec<RecordBatch>, WorkerError> {
+    fn read_plain(
+        &self,
+        ctx: &Context,
+        path: &Path,
+        request: Request,
+    ) -> Result<Vec<RecordBatch>, WorkerError> {
         let plain = Plain::open(path)?;
         match request {
             Request::All => Ok(plain.reader(None)?.collect::<Result<Vec<_>, _>>()?),
@@ -230,7 +274,9 @@ impl Ipc {
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 let mut reader = plain.reader(None)?;
-                position_range(&plain.layout.rows, *start, *end, |i| Plain::decode(&mut reader, i))
+                position_range(&plain.layout.rows, *start, *end, |i| {
+                    Plain::decode(&mut reader, i)
+                })
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let index = column_indices(ctx.schema, std::slice::from_ref(column))?;
@@ -238,18 +284,30 @@ impl Ipc {
                 let mut reader = plain.reader(None)?;
                 let mut out = Vec::new();
                 for i in 0..plain.layout.blocks.len() {
-                    let keys = filter_index_range(&Plain::decode(&mut keys_reader, i)?, column, *start, *end)?;
+                    let keys = filter_index_range(
+                        &Plain::decode(&mut keys_reader, i)?,
+                        column,
+                        *start,
+                        *end,
+                    )?;
                     if keys.num_rows() > 0 {
-                        out.push(filter_index_range(&Plain::decode(&mut reader, i)?, column, *start, *end)?);
+                        out.push(filter_index_range(
+                            &Plain::decode(&mut reader, i)?,
+                            column,
+                            *start,
+                            *end,
+                        )?);
                     }
                 }
                 Ok(out)
             }
             Request::Take(rows) => {
                 let mut reader = plain.reader(None)?;
-                Ok(take_positions(&plain.layout.rows, rows, |i| Plain::decode(&mut reader, i))?
-                    .into_iter()
-                    .collect())
+                Ok(
+                    take_positions(&plain.layout.rows, rows, |i| Plain::decode(&mut reader, i))?
+                        .into_iter()
+                        .collect(),
+                )
             }
         }
     }
@@ -282,7 +340,14 @@ impl Backend for Ipc {
             // Writing is the `ipc` backend's; this one differs only in how it reads.
             &[Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
         } else {
-            &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+            &[
+                Op::Write,
+                Op::Read,
+                Op::Scan,
+                Op::Project,
+                Op::Range,
+                Op::Take,
+            ]
         }
     }
 
@@ -303,7 +368,12 @@ impl Backend for Ipc {
         Ok(())
     }
 
-    fn read(&self, ctx: &Context, dir: &Path, request: Request) -> Result<(Loaded, &'static str), WorkerError> {
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
         let path = data_file(dir, "arrow");
         let method = match (self.mmap, request) {
             (true, Request::All | Request::Columns(_)) => "mmap, zero-copy decode",
@@ -323,12 +393,15 @@ impl Backend for Ipc {
         let mut out = BTreeMap::from([
             ("alignment".into(), ALIGNMENT.to_string()),
             ("metadata_version".into(), "V5".into()),
-            ("profile_settings".into(), match ctx.profile {
-                "lz4" => "lz4 frame",
-                "zstd" => "zstd (library default level)",
-                _ => "uncompressed",
-            }
-            .into()),
+            (
+                "profile_settings".into(),
+                match ctx.profile {
+                    "lz4" => "lz4 frame",
+                    "zstd" => "zstd (library default level)",
+                    _ => "uncompressed",
+                }
+                .into(),
+            ),
         ]);
         if let Ok(plain) = Plain::open(&data_file(dir, "arrow")) {
             out.insert("codec".into(), plain.layout.codec);

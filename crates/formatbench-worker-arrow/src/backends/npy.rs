@@ -66,7 +66,8 @@ fn header_bytes(dtype: Dtype, rows: usize, cols: usize) -> Vec<u8> {
         Dtype::F32 => "<f4",
         Dtype::F64 => "<f8",
     };
-    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let mut dict =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     // Pad with spaces so the data starts aligned; the header ends with a newline.
     let unpadded = MAGIC.len() + 2 + dict.len() + 1;
     dict.push_str(&" ".repeat((HEADER_ALIGN - unpadded % HEADER_ALIGN) % HEADER_ALIGN));
@@ -125,12 +126,24 @@ fn names(dir: &Path) -> Result<Vec<String>, WorkerError> {
 }
 
 /// Reads `rows × cols` values at `offset` straight into a typed vector.
-fn read_values(file: &File, header: &Header, offset: usize, count: usize) -> Result<MatrixData, WorkerError> {
-    fn fill<T: Default + Clone>(file: &File, offset: usize, count: usize, width: usize) -> std::io::Result<Vec<T>> {
+fn read_values(
+    file: &File,
+    header: &Header,
+    offset: usize,
+    count: usize,
+) -> Result<MatrixData, WorkerError> {
+    fn fill<T: Default + Clone>(
+        file: &File,
+        offset: usize,
+        count: usize,
+        width: usize,
+    ) -> std::io::Result<Vec<T>> {
         let mut values = vec![T::default(); count];
         // SAFETY: T is f32 or f64, for which every bit pattern is a valid value; the byte view
         // covers exactly the vector's initialised storage.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), count * width) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), count * width)
+        };
         file.read_exact_at(bytes, offset as u64)?;
         Ok(values)
     }
@@ -142,7 +155,9 @@ fn read_values(file: &File, header: &Header, offset: usize, count: usize) -> Res
 
 fn gather(data: &MatrixData, cols: usize, keep: &[usize]) -> MatrixData {
     fn pick<T: Copy>(v: &[T], cols: usize, keep: &[usize]) -> Vec<T> {
-        v.chunks_exact(cols).flat_map(|row| keep.iter().map(move |&c| row[c])).collect()
+        v.chunks_exact(cols)
+            .flat_map(|row| keep.iter().map(move |&c| row[c]))
+            .collect()
     }
     match data {
         MatrixData::F32(v) => MatrixData::F32(pick(v, cols, keep)),
@@ -153,10 +168,28 @@ fn gather(data: &MatrixData, cols: usize, keep: &[usize]) -> MatrixData {
 fn concat_rows(parts: Vec<MatrixData>, dtype: Dtype) -> MatrixData {
     match dtype {
         Dtype::F32 => MatrixData::F32(
-            parts.into_iter().flat_map(|p| if let MatrixData::F32(v) = p { v } else { Vec::new() }).collect(),
+            parts
+                .into_iter()
+                .flat_map(|p| {
+                    if let MatrixData::F32(v) = p {
+                        v
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
         ),
         Dtype::F64 => MatrixData::F64(
-            parts.into_iter().flat_map(|p| if let MatrixData::F64(v) = p { v } else { Vec::new() }).collect(),
+            parts
+                .into_iter()
+                .flat_map(|p| {
+                    if let MatrixData::F64(v) = p {
+                        v
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
         ),
     }
 }
@@ -172,7 +205,14 @@ impl Backend for Npy {
         &["default"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+        &[
+            Op::Write,
+            Op::Read,
+            Op::Scan,
+            Op::Project,
+            Op::Range,
+            Op::Take,
+        ]
     }
     fn can_store(&self, schema: &Schema) -> Result<(), String> {
         dtype_of(schema).map(|_| ())
@@ -190,8 +230,18 @@ impl Backend for Npy {
                 row_bytes.clear();
                 for column in batch.columns() {
                     match dtype {
-                        Dtype::F32 => row_bytes.extend_from_slice(&column.as_primitive::<Float32Type>().value(row).to_le_bytes()),
-                        Dtype::F64 => row_bytes.extend_from_slice(&column.as_primitive::<Float64Type>().value(row).to_le_bytes()),
+                        Dtype::F32 => row_bytes.extend_from_slice(
+                            &column
+                                .as_primitive::<Float32Type>()
+                                .value(row)
+                                .to_le_bytes(),
+                        ),
+                        Dtype::F64 => row_bytes.extend_from_slice(
+                            &column
+                                .as_primitive::<Float64Type>()
+                                .value(row)
+                                .to_le_bytes(),
+                        ),
                     }
                 }
                 out.write_all(&row_bytes)?;
@@ -204,7 +254,12 @@ impl Backend for Npy {
         Ok(())
     }
 
-    fn read(&self, _ctx: &Context, dir: &Path, request: Request) -> Result<(Loaded, &'static str), WorkerError> {
+    fn read(
+        &self,
+        _ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
         let file = File::open(data_file(dir, "npy"))?;
         let header = read_header(&file)?;
         let all_names = names(dir)?;
@@ -212,12 +267,22 @@ impl Backend for Npy {
         let row_offset = |row: usize| header.data_offset + row * row_bytes;
         let (rows, names, data, method) = match request {
             Request::All => {
-                let data = read_values(&file, &header, header.data_offset, header.rows * header.cols)?;
+                let data = read_values(
+                    &file,
+                    &header,
+                    header.data_offset,
+                    header.rows * header.cols,
+                )?;
                 (header.rows, all_names, data, "one read into the matrix")
             }
             Request::Columns(wanted) => {
                 let keep = super::column_indices(
-                    &Schema::new(all_names.iter().map(|n| Field::new(n, DataType::Float32, false)).collect::<Vec<_>>()),
+                    &Schema::new(
+                        all_names
+                            .iter()
+                            .map(|n| Field::new(n, DataType::Float32, false))
+                            .collect::<Vec<_>>(),
+                    ),
                     wanted,
                 )?;
                 // Row-major storage: every row is read, the wanted columns gathered per chunk.
@@ -231,7 +296,12 @@ impl Backend for Npy {
                     row += n;
                 }
                 let names = keep.iter().map(|&c| all_names[c].clone()).collect();
-                (header.rows, names, concat_rows(parts, header.dtype), "every row read, columns gathered")
+                (
+                    header.rows,
+                    names,
+                    concat_rows(parts, header.dtype),
+                    "every row read, columns gathered",
+                )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 let (start, end) = (*start as usize, (*end as usize).min(header.rows));
@@ -240,17 +310,32 @@ impl Backend for Npy {
                 (n, all_names, data, "one read of the contiguous rows")
             }
             Request::Range(RangeSpec::Index { .. }) => {
-                return Err(WorkerError::Unsupported(".npy stores no index column; ranges are by position".into()))
+                return Err(WorkerError::Unsupported(
+                    ".npy stores no index column; ranges are by position".into(),
+                ))
             }
             Request::Take(wanted) => {
                 let mut parts = Vec::with_capacity(wanted.len());
                 for &row in wanted {
                     if row as usize >= header.rows {
-                        return Err(WorkerError::Invalid(format!("row {row} is past the end ({} rows)", header.rows)));
+                        return Err(WorkerError::Invalid(format!(
+                            "row {row} is past the end ({} rows)",
+                            header.rows
+                        )));
                     }
-                    parts.push(read_values(&file, &header, row_offset(row as usize), header.cols)?);
+                    parts.push(read_values(
+                        &file,
+                        &header,
+                        row_offset(row as usize),
+                        header.cols,
+                    )?);
                 }
-                (wanted.len(), all_names, concat_rows(parts, header.dtype), "one positioned read per row")
+                (
+                    wanted.len(),
+                    all_names,
+                    concat_rows(parts, header.dtype),
+                    "one positioned read per row",
+                )
             }
         };
         Ok((Loaded::Matrix(Matrix { rows, names, data }), method))
@@ -265,7 +350,11 @@ impl Backend for Npy {
         let mut magic = [0u8; 6];
         if file.read_exact(&mut magic).is_ok() {
             if let Ok(header) = read_header(&file) {
-                let dtype = if header.dtype == Dtype::F32 { "<f4" } else { "<f8" };
+                let dtype = if header.dtype == Dtype::F32 {
+                    "<f4"
+                } else {
+                    "<f8"
+                };
                 out.insert("dtype".into(), dtype.into());
                 out.insert("order".into(), "C".into());
             }
@@ -279,8 +368,12 @@ pub fn matrix_to_batch(matrix: &Matrix) -> Result<RecordBatch, WorkerError> {
     let cols = matrix.names.len();
     let column = |c: usize| -> ArrayRef {
         match &matrix.data {
-            MatrixData::F32(v) => Arc::new(Float32Array::from_iter_values(v.iter().skip(c).step_by(cols.max(1)).copied())),
-            MatrixData::F64(v) => Arc::new(Float64Array::from_iter_values(v.iter().skip(c).step_by(cols.max(1)).copied())),
+            MatrixData::F32(v) => Arc::new(Float32Array::from_iter_values(
+                v.iter().skip(c).step_by(cols.max(1)).copied(),
+            )),
+            MatrixData::F64(v) => Arc::new(Float64Array::from_iter_values(
+                v.iter().skip(c).step_by(cols.max(1)).copied(),
+            )),
         }
     };
     let arrays: Vec<ArrayRef> = (0..cols).map(column).collect();
@@ -291,5 +384,9 @@ pub fn matrix_to_batch(matrix: &Matrix) -> Result<RecordBatch, WorkerError> {
         .map(|(n, a)| Field::new(n, a.data_type().clone(), false))
         .collect();
     let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(matrix.rows));
-    Ok(RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)?)
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &options,
+    )?)
 }

@@ -51,10 +51,15 @@ fn properties(profile: &str, schema: &Schema) -> Result<WriterProperties, Worker
 fn open(dir: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, WorkerError> {
     let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
     let file = File::open(data_file(dir, "parquet"))?;
-    Ok(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?.with_batch_size(BATCH_ROWS))
+    Ok(
+        ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?
+            .with_batch_size(BATCH_ROWS),
+    )
 }
 
-fn collect(builder: ParquetRecordBatchReaderBuilder<File>) -> Result<Vec<RecordBatch>, WorkerError> {
+fn collect(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+) -> Result<Vec<RecordBatch>, WorkerError> {
     Ok(builder.build()?.collect::<Result<Vec<_>, _>>()?)
 }
 
@@ -92,7 +97,14 @@ impl Backend for Parquet {
         &["default", "compact"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[Op::Write, Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
+        &[
+            Op::Write,
+            Op::Read,
+            Op::Scan,
+            Op::Project,
+            Op::Range,
+            Op::Take,
+        ]
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
@@ -119,7 +131,10 @@ impl Backend for Parquet {
             Request::Columns(names) => {
                 let indices = column_indices(ctx.schema, names)?;
                 let mask = ProjectionMask::roots(builder.parquet_schema(), indices);
-                (Loaded::Table(collect(builder.with_projection(mask))?), "projected column chunks")
+                (
+                    Loaded::Table(collect(builder.with_projection(mask))?),
+                    "projected column chunks",
+                )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 let ranges = std::iter::once(*start as usize..(*end as usize).min(total));
@@ -155,7 +170,9 @@ impl Backend for Parquet {
                     .into_iter()
                     .collect();
                 if let Some(&past) = sorted.iter().find(|&&r| r >= total) {
-                    return Err(WorkerError::Invalid(format!("row {past} is past the end ({total} rows)")));
+                    return Err(WorkerError::Invalid(format!(
+                        "row {past} is past the end ({total} rows)"
+                    )));
                 }
                 let selection =
                     RowSelection::from_consecutive_ranges(sorted.iter().map(|&r| r..r + 1), total);
@@ -168,7 +185,10 @@ impl Backend for Parquet {
                     .map(|r| sorted.partition_point(|&s| s < *r as usize) as u32)
                     .collect();
                 let taken = take_record_batch(&found, &arrow::array::UInt32Array::from(order))?;
-                (Loaded::Table(vec![taken]), "row selection of single rows + reorder")
+                (
+                    Loaded::Table(vec![taken]),
+                    "row selection of single rows + reorder",
+                )
             }
         })
     }

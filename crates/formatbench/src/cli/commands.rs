@@ -32,7 +32,8 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             Ok(0)
         }
         Command::Report { run_dir, out } => {
-            let records = crate::results::read_records(&run_dir.join(crate::results::RESULTS_FILE))?;
+            let records =
+                crate::results::read_records(&run_dir.join(crate::results::RESULTS_FILE))?;
             let summary = summarize_run(&records);
             let out = out.unwrap_or(run_dir);
             std::fs::create_dir_all(&out)?;
@@ -56,7 +57,11 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     print!("{}", crate::report::terminal(&outcome.summary));
     eprintln!(
         "formatbench: {} in {:.1} s; results, report.md and report.html in {}",
-        if outcome.interrupted { "interrupted" } else { "finished" },
+        if outcome.interrupted {
+            "interrupted"
+        } else {
+            "finished"
+        },
         outcome.wall_s,
         outcome.run_dir.display()
     );
@@ -86,7 +91,10 @@ fn print_datasets() {
 }
 
 fn print_backends() {
-    println!("{:<10} {:<8} {:<22} {:<34} status", "backend", "worker", "profiles", "operations");
+    println!(
+        "{:<10} {:<8} {:<22} {:<34} status",
+        "backend", "worker", "profiles", "operations"
+    );
     for b in catalog().into_iter().filter(|b| !b.hidden) {
         let ops: Vec<&str> = b.ops.iter().map(|o| o.name()).collect();
         let status = match &b.available {

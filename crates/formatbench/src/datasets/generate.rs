@@ -20,28 +20,79 @@ const DATE_START: i64 = 18_993;
 const DATE_END: i64 = 19_723;
 
 const US_STATES: [&str; 50] = [
-    "Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut", "Delaware",
-    "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa", "Kansas", "Kentucky",
-    "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan", "Minnesota", "Mississippi",
-    "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire", "New Jersey", "New Mexico",
-    "New York", "North Carolina", "North Dakota", "Ohio", "Oklahoma", "Oregon", "Pennsylvania",
-    "Rhode Island", "South Carolina", "South Dakota", "Tennessee", "Texas", "Utah", "Vermont",
-    "Virginia", "Washington", "West Virginia", "Wisconsin", "Wyoming",
+    "Alabama",
+    "Alaska",
+    "Arizona",
+    "Arkansas",
+    "California",
+    "Colorado",
+    "Connecticut",
+    "Delaware",
+    "Florida",
+    "Georgia",
+    "Hawaii",
+    "Idaho",
+    "Illinois",
+    "Indiana",
+    "Iowa",
+    "Kansas",
+    "Kentucky",
+    "Louisiana",
+    "Maine",
+    "Maryland",
+    "Massachusetts",
+    "Michigan",
+    "Minnesota",
+    "Mississippi",
+    "Missouri",
+    "Montana",
+    "Nebraska",
+    "Nevada",
+    "New Hampshire",
+    "New Jersey",
+    "New Mexico",
+    "New York",
+    "North Carolina",
+    "North Dakota",
+    "Ohio",
+    "Oklahoma",
+    "Oregon",
+    "Pennsylvania",
+    "Rhode Island",
+    "South Carolina",
+    "South Dakota",
+    "Tennessee",
+    "Texas",
+    "Utah",
+    "Vermont",
+    "Virginia",
+    "Washington",
+    "West Virginia",
+    "Wisconsin",
+    "Wyoming",
 ];
 
 /// What one column holds; `next` makes its values for rows `[first, first + n)`.
 #[derive(Debug, Clone)]
 pub enum ColumnGenerator {
     Index,
-    Int64 { lo: i64, hi: i64 },
-    UInt64 { hi: u64 },
+    Int64 {
+        lo: i64,
+        hi: i64,
+    },
+    UInt64 {
+        hi: u64,
+    },
     Float64,
     Float32Normal,
     Bool,
     Timestamp,
     Date,
     /// `len` characters drawn from `alphabet`.
-    Chars { alphabet: &'static [u8], len: usize },
+    Chars {
+        alphabet: &'static [u8],
+        len: usize,
+    },
     Choice(&'static [&'static str]),
     /// Deterministic labels of the row number (sample, plate and well ids).
     Label(fn(u64) -> String),
@@ -57,18 +108,32 @@ impl ColumnGenerator {
             ColumnGenerator::Bool => DataType::Boolean,
             ColumnGenerator::Timestamp => DataType::Timestamp(TimeUnit::Second, None),
             ColumnGenerator::Date => DataType::Date32,
-            ColumnGenerator::Chars { .. } | ColumnGenerator::Choice(_) | ColumnGenerator::Label(_) => DataType::Utf8,
+            ColumnGenerator::Chars { .. }
+            | ColumnGenerator::Choice(_)
+            | ColumnGenerator::Label(_) => DataType::Utf8,
         }
     }
 
     fn next(&self, rng: &mut Rng, first: u64, n: usize) -> ArrayRef {
         match self {
-            ColumnGenerator::Index => Arc::new(Int64Array::from_iter_values((first..first + n as u64).map(|i| i as i64))),
-            ColumnGenerator::Int64 { lo, hi } => Arc::new(Int64Array::from_iter_values((0..n).map(|_| rng.range_i64(*lo, *hi)))),
-            ColumnGenerator::UInt64 { hi } => Arc::new(UInt64Array::from_iter_values((0..n).map(|_| rng.below(*hi)))),
-            ColumnGenerator::Float64 => Arc::new(Float64Array::from_iter_values((0..n).map(|_| rng.unit_f64()))),
-            ColumnGenerator::Float32Normal => Arc::new(Float32Array::from_iter_values((0..n).map(|_| rng.normal() as f32))),
-            ColumnGenerator::Bool => Arc::new(BooleanArray::from_iter((0..n).map(|_| Some(rng.next_u64() >> 63 == 1)))),
+            ColumnGenerator::Index => Arc::new(Int64Array::from_iter_values(
+                (first..first + n as u64).map(|i| i as i64),
+            )),
+            ColumnGenerator::Int64 { lo, hi } => Arc::new(Int64Array::from_iter_values(
+                (0..n).map(|_| rng.range_i64(*lo, *hi)),
+            )),
+            ColumnGenerator::UInt64 { hi } => Arc::new(UInt64Array::from_iter_values(
+                (0..n).map(|_| rng.below(*hi)),
+            )),
+            ColumnGenerator::Float64 => Arc::new(Float64Array::from_iter_values(
+                (0..n).map(|_| rng.unit_f64()),
+            )),
+            ColumnGenerator::Float32Normal => Arc::new(Float32Array::from_iter_values(
+                (0..n).map(|_| rng.normal() as f32),
+            )),
+            ColumnGenerator::Bool => Arc::new(BooleanArray::from_iter(
+                (0..n).map(|_| Some(rng.next_u64() >> 63 == 1)),
+            )),
             ColumnGenerator::Timestamp => Arc::new(TimestampSecondArray::from_iter_values(
                 (0..n).map(|_| rng.range_i64(TIMESTAMP_START, TIMESTAMP_END)),
             )),
@@ -87,7 +152,9 @@ impl ColumnGenerator {
             ColumnGenerator::Choice(options) => Arc::new(StringArray::from_iter_values(
                 (0..n).map(|_| options[rng.below(options.len() as u64) as usize]),
             )),
-            ColumnGenerator::Label(label) => Arc::new(StringArray::from_iter_values((first..first + n as u64).map(label))),
+            ColumnGenerator::Label(label) => Arc::new(StringArray::from_iter_values(
+                (first..first + n as u64).map(label),
+            )),
         }
     }
 }
@@ -107,13 +174,23 @@ fn well_id(row: u64) -> String {
 }
 
 /// The columns of a generated dataset, in order.
-pub fn columns(kind: DatasetKind, per_type: usize, features: usize) -> Vec<(String, ColumnGenerator)> {
+pub fn columns(
+    kind: DatasetKind,
+    per_type: usize,
+    features: usize,
+) -> Vec<(String, ColumnGenerator)> {
     let mut cols = vec![("index".to_string(), ColumnGenerator::Index)];
     match kind {
         DatasetKind::Mixed => {
             let cycle = [
-                ColumnGenerator::Int64 { lo: -100_000, hi: 100_000 },
-                ColumnGenerator::Chars { alphabet: LOWERCASE_AND_SPACE, len: 5 },
+                ColumnGenerator::Int64 {
+                    lo: -100_000,
+                    hi: 100_000,
+                },
+                ColumnGenerator::Chars {
+                    alphabet: LOWERCASE_AND_SPACE,
+                    len: 5,
+                },
                 ColumnGenerator::Float64,
                 ColumnGenerator::Timestamp,
                 ColumnGenerator::Bool,
@@ -131,7 +208,13 @@ pub fn columns(kind: DatasetKind, per_type: usize, features: usize) -> Vec<(Stri
                 cols.push((format!("num_{i}"), ColumnGenerator::Float64));
             }
             for i in 1..=4 {
-                cols.push((format!("chr_{i}"), ColumnGenerator::Chars { alphabet: LOWERCASE, len: 1 }));
+                cols.push((
+                    format!("chr_{i}"),
+                    ColumnGenerator::Chars {
+                        alphabet: LOWERCASE,
+                        len: 1,
+                    },
+                ));
             }
         }
         DatasetKind::Features => {
@@ -140,7 +223,10 @@ pub fn columns(kind: DatasetKind, per_type: usize, features: usize) -> Vec<(Stri
             cols.push(("well_id".into(), ColumnGenerator::Label(well_id)));
             let width = features.saturating_sub(1).to_string().len().max(4);
             for i in 0..features {
-                cols.push((format!("feature_{i:0width$}"), ColumnGenerator::Float32Normal));
+                cols.push((
+                    format!("feature_{i:0width$}"),
+                    ColumnGenerator::Float32Normal,
+                ));
             }
         }
     }
@@ -149,7 +235,14 @@ pub fn columns(kind: DatasetKind, per_type: usize, features: usize) -> Vec<(Stri
 
 /// Streams a generated dataset into the canonical IPC file at `path`.
 pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
-    let DatasetSpec::Generated { kind, rows, per_type, features, seed } = spec else {
+    let DatasetSpec::Generated {
+        kind,
+        rows,
+        per_type,
+        features,
+        seed,
+    } = spec
+    else {
         return Err(Error::Input("not a generated dataset".into()));
     };
     let cols = columns(*kind, *per_type, *features);

@@ -40,7 +40,10 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
     match extension.as_str() {
         "csv" | "txt" | "tsv" => Ok(InputFormat::Csv),
         "arrows" | "stream" => Ok(InputFormat::IpcStream),
-        "parquet" | "pq" => Err(Error::Input(format!("{} is not a Parquet file (no PAR1 magic)", path.display()))),
+        "parquet" | "pq" => Err(Error::Input(format!(
+            "{} is not a Parquet file (no PAR1 magic)",
+            path.display()
+        ))),
         "arrow" | "feather" | "ipc" => Err(Error::Input(format!(
             "{} is not an Arrow IPC file (no ARROW1 magic)",
             path.display()
@@ -55,7 +58,8 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 
 fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error> {
-    let mut file = File::open(path).map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
+    let mut file = File::open(path)
+        .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
     let format = detect(path, &mut file)?;
     let malformed = |what: &str, e: &dyn std::fmt::Display| {
         Error::Input(format!("malformed {what} file {}: {e}", path.display()))
@@ -79,10 +83,14 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
             (schema, Box::new(reader), "csv")
         }
         InputFormat::Parquet => {
-            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                .map_err(|e| malformed("Parquet", &e))?;
+            let builder =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                    .map_err(|e| malformed("Parquet", &e))?;
             let schema = builder.schema().clone();
-            let reader = builder.with_batch_size(65_536).build().map_err(|e| malformed("Parquet", &e))?;
+            let reader = builder
+                .with_batch_size(65_536)
+                .build()
+                .map_err(|e| malformed("Parquet", &e))?;
             (schema, Box::new(reader), "parquet")
         }
         InputFormat::IpcFile => {
@@ -104,7 +112,10 @@ pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, E
     let (schema, batches, format) = open_batches(input)?;
     if let Some(index) = index {
         let field = schema.field_with_name(index).map_err(|_| {
-            Error::Input(format!("--index {index}: {} has no such column", input.display()))
+            Error::Input(format!(
+                "--index {index}: {} has no such column",
+                input.display()
+            ))
         })?;
         if !field.data_type().is_integer() {
             return Err(Error::Input(format!(
@@ -115,7 +126,9 @@ pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, E
     }
     let mut writer = SourceWriter::create(out, &schema)?;
     for batch in batches {
-        let batch = batch.map_err(|e| Error::Input(format!("malformed {format} input {}: {e}", input.display())))?;
+        let batch = batch.map_err(|e| {
+            Error::Input(format!("malformed {format} input {}: {e}", input.display()))
+        })?;
         writer.write(&batch)?;
     }
     let (fingerprint, rows, bytes) = writer.finish()?;

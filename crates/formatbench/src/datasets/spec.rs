@@ -54,7 +54,11 @@ impl FromStr for DatasetKind {
             .iter()
             .map(|(k, _)| *k)
             .find(|k| k.name() == s)
-            .ok_or_else(|| Error::Input(format!("unknown dataset '{s}' (known: mixed, long, features)")))
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "unknown dataset '{s}' (known: mixed, long, features)"
+                ))
+            })
     }
 }
 
@@ -80,7 +84,9 @@ impl DatasetSpec {
     /// The dataset's key in results: kind, rows and columns (index included), or the file's stem.
     pub fn name(&self) -> String {
         match self {
-            DatasetSpec::Generated { kind, rows, .. } => format!("{kind}-{rows}x{}", self.columns()),
+            DatasetSpec::Generated { kind, rows, .. } => {
+                format!("{kind}-{rows}x{}", self.columns())
+            }
             DatasetSpec::Input { path, .. } => path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -91,9 +97,20 @@ impl DatasetSpec {
     /// Columns of a generated table, the index included (unknown for inputs before reading).
     pub fn columns(&self) -> usize {
         match self {
-            DatasetSpec::Generated { kind: DatasetKind::Mixed, per_type, .. } => 1 + 6 * per_type,
-            DatasetSpec::Generated { kind: DatasetKind::Long, .. } => 12,
-            DatasetSpec::Generated { kind: DatasetKind::Features, features, .. } => 4 + features,
+            DatasetSpec::Generated {
+                kind: DatasetKind::Mixed,
+                per_type,
+                ..
+            } => 1 + 6 * per_type,
+            DatasetSpec::Generated {
+                kind: DatasetKind::Long,
+                ..
+            } => 12,
+            DatasetSpec::Generated {
+                kind: DatasetKind::Features,
+                features,
+                ..
+            } => 4 + features,
             DatasetSpec::Input { .. } => 0,
         }
     }

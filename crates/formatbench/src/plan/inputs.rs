@@ -25,7 +25,10 @@ impl OpInputs {
     pub fn for_source(source: &Source, seed: u64) -> Result<Self, Error> {
         let data = source.data_columns();
         let mut rng = Rng::new(seed, 0x5E1EC7);
-        let wanted = (data.len() as u64).div_ceil(4).max(1).min(data.len() as u64);
+        let wanted = (data.len() as u64)
+            .div_ceil(4)
+            .max(1)
+            .min(data.len() as u64);
         let mut picks = rng.distinct(wanted, data.len() as u64);
         picks.sort_unstable();
         let chosen: Vec<&String> = picks.iter().filter_map(|&i| data.get(i as usize)).collect();
@@ -43,13 +46,21 @@ impl OpInputs {
         let range = match &source.index_column {
             Some(column) => {
                 let (lo, hi) = index_bounds(source, column, start, end)?;
-                RangeSpec::Index { column: column.clone(), start: lo, end: hi }
+                RangeSpec::Index {
+                    column: column.clone(),
+                    start: lo,
+                    end: hi,
+                }
             }
             None => RangeSpec::Position { start, end },
         };
         let mut take_rng = Rng::new(seed, 0x7A4E);
         let take = take_rng.distinct(TAKE_ROWS.min(n), n);
-        Ok(OpInputs { project, range, take })
+        Ok(OpInputs {
+            project,
+            range,
+            take,
+        })
     }
 
     pub fn params(&self, op: Op) -> OpParams {

@@ -20,10 +20,23 @@ pub fn balanced_orders(n: usize) -> Vec<Vec<usize>> {
     }
     // Base sequence 0, 1, n−1, 2, n−2, …
     let base: Vec<usize> = (0..n)
-        .map(|p| if p == 0 { 0 } else if p % 2 == 1 { p.div_ceil(2) } else { n - p / 2 })
+        .map(|p| {
+            if p == 0 {
+                0
+            } else if p % 2 == 1 {
+                p.div_ceil(2)
+            } else {
+                n - p / 2
+            }
+        })
         .collect();
-    let rows: Vec<Vec<usize>> = (0..n).map(|r| base.iter().map(|&s| (s + r) % n).collect()).collect();
-    let mirrored: Vec<Vec<usize>> = rows.iter().map(|row| row.iter().rev().copied().collect()).collect();
+    let rows: Vec<Vec<usize>> = (0..n)
+        .map(|r| base.iter().map(|&s| (s + r) % n).collect())
+        .collect();
+    let mirrored: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|row| row.iter().rev().copied().collect())
+        .collect();
     rows.into_iter().chain(mirrored).collect()
 }
 
@@ -32,11 +45,18 @@ pub fn slots(n: usize, rounds: u32) -> Vec<Slot> {
     let orders = balanced_orders(n);
     (1..=rounds)
         .flat_map(|round| {
-            let order = orders.get((round as usize - 1) % orders.len().max(1)).cloned().unwrap_or_default();
+            let order = orders
+                .get((round as usize - 1) % orders.len().max(1))
+                .cloned()
+                .unwrap_or_default();
             order
                 .into_iter()
                 .enumerate()
-                .map(move |(position, competitor)| Slot { competitor, round, position })
+                .map(move |(position, competitor)| Slot {
+                    competitor,
+                    round,
+                    position,
+                })
         })
         .collect()
 }
@@ -56,7 +76,11 @@ mod tests {
             for order in &orders {
                 let mut sorted = order.clone();
                 sorted.sort_unstable();
-                assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "each order is a permutation");
+                assert_eq!(
+                    sorted,
+                    (0..n).collect::<Vec<_>>(),
+                    "each order is a permutation"
+                );
                 for (pos, &c) in order.iter().enumerate() {
                     *positions.entry((c, pos)).or_default() += 1;
                 }
@@ -64,7 +88,10 @@ mod tests {
                     *pairs.entry((w[0], w[1])).or_default() += 1;
                 }
             }
-            assert!(positions.values().all(|&k| k == 2), "n={n}: positions {positions:?}");
+            assert!(
+                positions.values().all(|&k| k == 2),
+                "n={n}: positions {positions:?}"
+            );
             assert_eq!(pairs.len(), n * (n - 1), "n={n}: every ordered pair occurs");
             assert!(pairs.values().all(|&k| k == 2), "n={n}: pairs {pairs:?}");
         }
@@ -75,7 +102,11 @@ mod tests {
         let s = slots(3, 4);
         assert_eq!(s.len(), 12);
         for round in 1..=4 {
-            let mut seen: Vec<usize> = s.iter().filter(|x| x.round == round).map(|x| x.competitor).collect();
+            let mut seen: Vec<usize> = s
+                .iter()
+                .filter(|x| x.round == round)
+                .map(|x| x.competitor)
+                .collect();
             seen.sort_unstable();
             assert_eq!(seen, vec![0, 1, 2]);
         }

@@ -8,7 +8,10 @@ use std::path::Path;
 
 pub const BUILTIN_SUITES: [(&str, &str); 2] = [
     ("default", include_str!("../../suites/default.toml")),
-    ("featherstore", include_str!("../../suites/featherstore.toml")),
+    (
+        "featherstore",
+        include_str!("../../suites/featherstore.toml"),
+    ),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -78,12 +81,19 @@ fn parse(text: &str, origin: &str) -> Result<Suite, Error> {
         let detail = e.message().to_string();
         let line = e
             .span()
-            .map(|span| format!(" (line {})", text[..span.start.min(text.len())].lines().count().max(1)))
+            .map(|span| {
+                format!(
+                    " (line {})",
+                    text[..span.start.min(text.len())].lines().count().max(1)
+                )
+            })
             .unwrap_or_default();
         Error::Input(format!("bad suite file {origin}{line}: {detail}"))
     })?;
     if suite.datasets.is_empty() {
-        return Err(Error::Input(format!("bad suite file {origin}: it names no datasets")));
+        return Err(Error::Input(format!(
+            "bad suite file {origin}: it names no datasets"
+        )));
     }
     Ok(suite)
 }
@@ -129,10 +139,18 @@ mod tests {
     #[test]
     fn featherstore_scales_only_the_large_shape() {
         let suite = builtin_suite("featherstore").unwrap().unwrap();
-        let specs: Vec<_> = suite.datasets.iter().map(|d| d.to_spec(42, Some(5000), false)).collect();
+        let specs: Vec<_> = suite
+            .datasets
+            .iter()
+            .map(|d| d.to_spec(42, Some(5000), false))
+            .collect();
         assert_eq!(specs[0].name(), "mixed-1000x7");
         assert_eq!(specs[1].name(), "mixed-5000x61");
-        let quick: Vec<_> = suite.datasets.iter().map(|d| d.to_spec(42, None, true)).collect();
+        let quick: Vec<_> = suite
+            .datasets
+            .iter()
+            .map(|d| d.to_spec(42, None, true))
+            .collect();
         assert_eq!(quick[1].name(), "mixed-100000x61");
     }
 
@@ -140,9 +158,20 @@ mod tests {
     fn a_bad_suite_names_the_problem() {
         let err = parse("name = \"x\"\ndatasets = []\n", "t.toml").unwrap_err();
         assert!(err.to_string().contains("names no datasets"), "{err}");
-        let err = parse("name = \"x\"\nbogus = 1\n[[datasets]]\nkind = \"mixed\"\nrows = 1\n", "t.toml").unwrap_err();
+        let err = parse(
+            "name = \"x\"\nbogus = 1\n[[datasets]]\nkind = \"mixed\"\nrows = 1\n",
+            "t.toml",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("bogus"), "{err}");
-        let err = parse("name = \"x\"\n[[datasets]]\nkind = \"nope\"\nrows = 1\n", "t.toml").unwrap_err();
-        assert!(err.to_string().starts_with("bad suite file t.toml"), "{err}");
+        let err = parse(
+            "name = \"x\"\n[[datasets]]\nkind = \"nope\"\nrows = 1\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().starts_with("bad suite file t.toml"),
+            "{err}"
+        );
     }
 }

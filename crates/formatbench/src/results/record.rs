@@ -9,7 +9,7 @@ pub enum Record {
     Dataset(DatasetRecord),
     Artifact(ArtifactRecord),
     Verification(VerificationRecord),
-    Sample(SampleRecord),
+    Sample(Box<SampleRecord>),
 }
 
 /// The machine, the build and the settings of a run; written once, first.
@@ -174,7 +174,13 @@ pub struct SampleRecord {
 
 impl SampleRecord {
     /// A record with only the identity and status filled in.
-    pub fn bare(run_id: &str, cell: CellKey, round: Option<u32>, status: SampleStatus, reason: Option<String>) -> Self {
+    pub fn bare(
+        run_id: &str,
+        cell: CellKey,
+        round: Option<u32>,
+        status: SampleStatus,
+        reason: Option<String>,
+    ) -> Self {
         SampleRecord {
             run_id: run_id.to_string(),
             cell,

@@ -34,7 +34,8 @@ impl ResultsWriter {
 
 /// Reads every complete record; a torn last line (a crash mid-write) is skipped, not fatal.
 pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
-    let file = File::open(path).map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
+    let file = File::open(path)
+        .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
     let mut records = Vec::new();
     let lines: Vec<String> = BufReader::new(file)
         .lines()

@@ -45,26 +45,30 @@ pub struct BackendInfo {
 }
 
 pub fn catalog() -> Vec<BackendInfo> {
-    let native = formatbench_worker_arrow::BACKENDS.iter().map(|b| BackendInfo {
-        name: b.name().into(),
-        worker: WorkerKind::Arrow,
-        profiles: b.profiles().iter().map(|p| p.to_string()).collect(),
-        ops: b.ops().to_vec(),
-        lossy: b.lossy(),
-        about: b.about().into(),
-        hidden: false,
-        available: Ok(()),
-    });
-    let selftest = formatbench_worker_selftest::BACKENDS.iter().map(|name| BackendInfo {
-        name: name.to_string(),
-        worker: WorkerKind::Selftest,
-        profiles: vec!["default".into()],
-        ops: formatbench_protocol::ALL_OPS.to_vec(),
-        lossy: false,
-        about: "self-test worker with known behaviour".into(),
-        hidden: true,
-        available: Ok(()),
-    });
+    let native = formatbench_worker_arrow::BACKENDS
+        .iter()
+        .map(|b| BackendInfo {
+            name: b.name().into(),
+            worker: WorkerKind::Arrow,
+            profiles: b.profiles().iter().map(|p| p.to_string()).collect(),
+            ops: b.ops().to_vec(),
+            lossy: b.lossy(),
+            about: b.about().into(),
+            hidden: false,
+            available: Ok(()),
+        });
+    let selftest = formatbench_worker_selftest::BACKENDS
+        .iter()
+        .map(|name| BackendInfo {
+            name: name.to_string(),
+            worker: WorkerKind::Selftest,
+            profiles: vec!["default".into()],
+            ops: formatbench_protocol::ALL_OPS.to_vec(),
+            lossy: false,
+            about: "self-test worker with known behaviour".into(),
+            hidden: true,
+            available: Ok(()),
+        });
     native.chain(selftest).collect()
 }
 

@@ -59,7 +59,10 @@ fn signal_name(signal: i32) -> &'static str {
 /// The last non-empty line a worker printed: usually the reason it died.
 fn last_log_line(log: &Path) -> Option<String> {
     let text = std::fs::read_to_string(log).ok()?;
-    text.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.chars().take(300).collect())
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.chars().take(300).collect())
 }
 
 fn kill_group(pid: i32) {
@@ -98,7 +101,10 @@ pub fn run_job(
         .stderr(Stdio::from(log))
         .spawn()
         .map_err(|e| Error::Io(format!("cannot start the launcher: {e}")))?;
-    let stdout = child.stdout.take().ok_or_else(|| Error::Io("launcher has no stdout".into()))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::Io("launcher has no stdout".into()))?;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
@@ -147,22 +153,36 @@ pub fn run_job(
     let answer = match (&stats, spawn_error) {
         (_, Some(error)) => Err(format!("cannot start the worker: {error}")),
         (None, None) => Err("the launcher ended without reporting the worker's exit".into()),
-        (Some(s), None) if s.timed_out => Err(format!("timed out after {:.0} s", timeout.as_secs_f64())),
+        (Some(s), None) if s.timed_out => {
+            Err(format!("timed out after {:.0} s", timeout.as_secs_f64()))
+        }
         (Some(s), None) => read_answer(s, &job.answer, log_path),
     };
-    Ok(SampleOutcome { answer, process: stats })
+    Ok(SampleOutcome {
+        answer,
+        process: stats,
+    })
 }
 
 fn read_answer(stats: &ProcessStats, answer_path: &Path, log: &Path) -> Result<Answer, String> {
-    let said = || last_log_line(log).map(|l| format!(": {l}")).unwrap_or_default();
+    let said = || {
+        last_log_line(log)
+            .map(|l| format!(": {l}"))
+            .unwrap_or_default()
+    };
     if let Some(signal) = stats.signal {
-        return Err(format!("worker killed by {} ({signal}){}", signal_name(signal), said()));
+        return Err(format!(
+            "worker killed by {} ({signal}){}",
+            signal_name(signal),
+            said()
+        ));
     }
     if stats.code != Some(0) {
         let code = stats.code.map_or("?".into(), |c| c.to_string());
         return Err(format!("worker exited with code {code}{}", said()));
     }
-    let text = std::fs::read_to_string(answer_path).map_err(|_| format!("worker wrote no answer{}", said()))?;
+    let text = std::fs::read_to_string(answer_path)
+        .map_err(|_| format!("worker wrote no answer{}", said()))?;
     serde_json::from_str::<Answer>(&text).map_err(|e| {
         let start: String = text.chars().take(60).collect();
         format!("garbled answer ({e}): {start:?}")

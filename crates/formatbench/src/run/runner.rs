@@ -6,8 +6,10 @@ mod cells;
 use super::{run_job, SampleOutcome, WorkerKind};
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
-use crate::plan::{Plan, OpInputs};
-use crate::results::{DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, RESULTS_FILE};
+use crate::plan::{OpInputs, Plan};
+use crate::results::{
+    DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, RESULTS_FILE,
+};
 use crate::stats::{summarize_run, RunSummary};
 use crate::Error;
 use cells::Cell;
@@ -52,8 +54,12 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     let run_dir = options.out_dir.join(&run_id);
     let scratch = run_dir.join("scratch");
     for dir in ["sources", "artifacts", "writes", "jobs", "verify"] {
-        std::fs::create_dir_all(scratch.join(dir))
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", scratch.join(dir).display())))?;
+        std::fs::create_dir_all(scratch.join(dir)).map_err(|e| {
+            Error::Io(format!(
+                "cannot create {}: {e}",
+                scratch.join(dir).display()
+            ))
+        })?;
     }
     let results_path = run_dir.join(RESULTS_FILE);
     let mut runner = Runner {
@@ -63,7 +69,10 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         results: ResultsWriter::open(&results_path)?,
         jobs_started: 0,
     };
-    runner.results.append(&Record::Environment(environment(&run_id, options.settings.clone())))?;
+    runner.results.append(&Record::Environment(environment(
+        &run_id,
+        options.settings.clone(),
+    )))?;
     say(&format!("run {run_id} → {}", run_dir.display()));
     let outcome = runner.run_all();
     if !options.keep_artifacts {
@@ -91,7 +100,10 @@ impl Runner<'_> {
     fn run_all(&mut self) -> Result<(), Error> {
         let mut cells = Vec::new();
         for (index, spec) in self.plan.datasets.iter().enumerate() {
-            say(&format!("dataset {}: generating the canonical source", spec.name()));
+            say(&format!(
+                "dataset {}: generating the canonical source",
+                spec.name()
+            ));
             let source = spec.materialize(&self.scratch.join("sources"))?;
             self.results.append(&Record::Dataset(DatasetRecord {
                 run_id: self.run_id.clone(),
@@ -101,12 +113,20 @@ impl Runner<'_> {
                 columns: source.schema.fields().len() as u64,
                 source_bytes: source.bytes,
                 parameters: source.parameters.clone(),
-                schema: source.schema.fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect(),
+                schema: source
+                    .schema
+                    .fields()
+                    .iter()
+                    .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                    .collect(),
             }))?;
             let inputs = OpInputs::for_source(&source, self.plan.seed)?;
             cells.extend(self.prepare_dataset(index, &source, &inputs)?);
         }
-        say(&format!("verifying {} cells against their sources", cells.len()));
+        say(&format!(
+            "verifying {} cells against their sources",
+            cells.len()
+        ));
         let mut verified = Vec::new();
         for mut cell in cells {
             if self.verify(&mut cell)? {
@@ -118,7 +138,12 @@ impl Runner<'_> {
 
     /// Writes each competitor's artifact (untimed) and lists the cells to measure; cells that
     /// cannot run are recorded now, with their reason.
-    fn prepare_dataset(&mut self, dataset: usize, source: &Source, inputs: &OpInputs) -> Result<Vec<Cell>, Error> {
+    fn prepare_dataset(
+        &mut self,
+        dataset: usize,
+        source: &Source,
+        inputs: &OpInputs,
+    ) -> Result<Vec<Cell>, Error> {
         let mut out = Vec::new();
         for competitor in &self.plan.competitors {
             let info = super::find(&competitor.backend)
@@ -130,7 +155,16 @@ impl Runner<'_> {
                 .join(format!("{}-{}", competitor.backend, competitor.profile));
             let artifact = cells::prepare_artifact(self, &info, competitor, source, &artifact_dir)?;
             for &op in &self.plan.ops {
-                let cell = Cell::new(dataset, source, competitor, op, &info, &artifact_dir, inputs, self.plan.threads);
+                let cell = Cell::new(
+                    dataset,
+                    source,
+                    competitor,
+                    op,
+                    &info,
+                    &artifact_dir,
+                    inputs,
+                    self.plan.threads,
+                );
                 let refusal = match &artifact.status {
                     SampleStatus::Ok if !info.ops.contains(&op) => Some((
                         SampleStatus::Unsupported,
@@ -141,9 +175,15 @@ impl Runner<'_> {
                 };
                 match refusal {
                     Some((status, reason)) => {
-                        let mut record = SampleRecord::bare(&self.run_id, cell.key.clone(), None, status, Some(reason));
+                        let mut record = SampleRecord::bare(
+                            &self.run_id,
+                            cell.key.clone(),
+                            None,
+                            status,
+                            Some(reason),
+                        );
                         record.size_bytes = artifact.size_bytes;
-                        self.results.append(&Record::Sample(record))?;
+                        self.results.append(&Record::Sample(Box::new(record)))?;
                     }
                     None => out.push(cell.with_size(artifact.size_bytes)),
                 }
@@ -152,7 +192,14 @@ impl Runner<'_> {
         Ok(out)
     }
 
-    fn job(&self, cell: &Cell, artifact: &Path, verify_out: Option<PathBuf>, prepare: bool, op: Op) -> Job {
+    fn job(
+        &self,
+        cell: &Cell,
+        artifact: &Path,
+        verify_out: Option<PathBuf>,
+        prepare: bool,
+        op: Op,
+    ) -> Job {
         Job {
             protocol: PROTOCOL_VERSION,
             backend: cell.competitor.backend.clone(),
@@ -188,7 +235,10 @@ impl Runner<'_> {
 
     /// The first warmup: run the cell, check its result against the source, remember the digest.
     fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
-        let verify_out = self.scratch.join("verify").join(format!("{}.arrow", self.jobs_started + 1));
+        let verify_out = self
+            .scratch
+            .join("verify")
+            .join(format!("{}.arrow", self.jobs_started + 1));
         let artifact = self.artifact_for(cell, 0);
         let job = self.job(cell, &artifact, Some(verify_out.clone()), false, cell.op);
         let outcome = self.spawn(cell.info.worker, job)?;
@@ -200,9 +250,20 @@ impl Runner<'_> {
         cell.digest = record.digest.clone();
         self.results.append(&Record::Verification(record.clone()))?;
         if !ok {
-            say(&format!("{}: {} — {}", cell.label(), record.status.name(), record.reason.clone().unwrap_or_default()));
-            let record = SampleRecord::bare(&self.run_id, cell.key.clone(), None, record.status, record.reason);
-            self.results.append(&Record::Sample(record))?;
+            say(&format!(
+                "{}: {} — {}",
+                cell.label(),
+                record.status.name(),
+                record.reason.clone().unwrap_or_default()
+            ));
+            let record = SampleRecord::bare(
+                &self.run_id,
+                cell.key.clone(),
+                None,
+                record.status,
+                record.reason,
+            );
+            self.results.append(&Record::Sample(Box::new(record)))?;
             return Ok(false);
         }
         for _ in 1..self.plan.warmup {
@@ -217,7 +278,9 @@ impl Runner<'_> {
     /// Where a sample reads from, or for a write, a fresh directory it writes into.
     fn artifact_for(&self, cell: &Cell, round: u32) -> PathBuf {
         if cell.op == Op::Write {
-            self.scratch.join("writes").join(format!("{}-r{round}", cell.slug()))
+            self.scratch
+                .join("writes")
+                .join(format!("{}-r{round}", cell.slug()))
         } else {
             cell.artifact_dir.clone()
         }
@@ -242,11 +305,17 @@ impl Runner<'_> {
         }
         slots.sort_unstable();
         let total = slots.len();
-        say(&format!("measuring {total} samples ({} rounds)", self.plan.rounds));
+        say(&format!(
+            "measuring {total} samples ({} rounds)",
+            self.plan.rounds
+        ));
         let mut last_round = 0;
         for (done, (round, _, _, index)) in slots.into_iter().enumerate() {
             if round != last_round {
-                say(&format!("round {round}/{} ({done}/{total} samples done)", self.plan.rounds));
+                say(&format!(
+                    "round {round}/{} ({done}/{total} samples done)",
+                    self.plan.rounds
+                ));
                 last_round = round;
             }
             let cell = &cells[index];
@@ -256,9 +325,13 @@ impl Runner<'_> {
             self.cleanup_write(cell, &artifact);
             let record = cells::sample_record(&self.run_id, cell, round, &outcome);
             if record.status != SampleStatus::Ok {
-                say(&format!("{} round {round}: {}", cell.label(), record.reason.clone().unwrap_or_default()));
+                say(&format!(
+                    "{} round {round}: {}",
+                    cell.label(),
+                    record.reason.clone().unwrap_or_default()
+                ));
             }
-            self.results.append(&Record::Sample(record))?;
+            self.results.append(&Record::Sample(Box::new(record)))?;
         }
         Ok(())
     }

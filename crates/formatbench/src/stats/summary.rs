@@ -71,7 +71,7 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
             Record::Verification(v) => {
                 verifications.insert(v.cell.clone(), v);
             }
-            Record::Sample(s) => samples.entry(s.cell.clone()).or_default().push(s),
+            Record::Sample(s) => samples.entry(s.cell.clone()).or_default().push(s.as_ref()),
         }
     }
     let mut cells: Vec<CellSummary> = samples
@@ -81,11 +81,28 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
             summarize_cell(key, &samples, verification)
         })
         .collect();
-    let dataset_order: Vec<&str> = summary.datasets.iter().map(|d| d.dataset.as_str()).collect();
-    let dataset_rank = |name: &str| dataset_order.iter().position(|d| *d == name).unwrap_or(usize::MAX);
+    let dataset_order: Vec<&str> = summary
+        .datasets
+        .iter()
+        .map(|d| d.dataset.as_str())
+        .collect();
+    let dataset_rank = |name: &str| {
+        dataset_order
+            .iter()
+            .position(|d| *d == name)
+            .unwrap_or(usize::MAX)
+    };
     cells.sort_by(|a, b| {
-        (dataset_rank(&a.cell.dataset), op_order(&a.cell.op), a.cell.threads)
-            .cmp(&(dataset_rank(&b.cell.dataset), op_order(&b.cell.op), b.cell.threads))
+        (
+            dataset_rank(&a.cell.dataset),
+            op_order(&a.cell.op),
+            a.cell.threads,
+        )
+            .cmp(&(
+                dataset_rank(&b.cell.dataset),
+                op_order(&b.cell.op),
+                b.cell.threads,
+            ))
     });
     for cell in cells {
         let same = summary.groups.last().is_some_and(|g: &OpGroup| {
@@ -126,8 +143,14 @@ fn summarize_cell(
     samples: &[&crate::results::SampleRecord],
     verification: Option<&VerificationRecord>,
 ) -> CellSummary {
-    let ok: Vec<_> = samples.iter().filter(|s| s.status == SampleStatus::Ok).collect();
-    let not_ok: Vec<_> = samples.iter().filter(|s| s.status != SampleStatus::Ok).collect();
+    let ok: Vec<_> = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .collect();
+    let not_ok: Vec<_> = samples
+        .iter()
+        .filter(|s| s.status != SampleStatus::Ok)
+        .collect();
     let walls: Vec<f64> = ok.iter().filter_map(|s| s.wall_s).collect();
     let cpus: Vec<f64> = ok
         .iter()
@@ -160,7 +183,10 @@ fn summarize_cell(
         bytes_per_value: None,
         ratio_to_best: None,
         method: ok.first().and_then(|s| s.method.clone()),
-        failed_samples: not_ok.iter().filter(|s| s.status == SampleStatus::Failed).count(),
+        failed_samples: not_ok
+            .iter()
+            .filter(|s| s.status == SampleStatus::Failed)
+            .count(),
     }
 }
 
@@ -176,7 +202,11 @@ fn rank(group: &mut OpGroup) {
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => (&a.cell.backend, &a.cell.profile).cmp(&(&b.cell.backend, &b.cell.profile)),
     });
-    let best = group.cells.iter().filter_map(median).fold(f64::INFINITY, f64::min);
+    let best = group
+        .cells
+        .iter()
+        .filter_map(median)
+        .fold(f64::INFINITY, f64::min);
     for cell in &mut group.cells {
         cell.ratio_to_best = median(cell).filter(|_| best > 0.0).map(|m| m / best);
     }

@@ -19,7 +19,12 @@ pub struct Verification {
 
 impl Verification {
     fn failed(reason: String, representation: Vec<String>, rows: u64) -> Self {
-        Verification { ok: false, reason: Some(reason), representation, rows }
+        Verification {
+            ok: false,
+            reason: Some(reason),
+            representation,
+            rows,
+        }
     }
 }
 
@@ -33,7 +38,12 @@ struct Cursor {
 
 impl Cursor {
     fn new(stream: BatchStream) -> Self {
-        Cursor { stream, current: None, offset: 0, batches: 0 }
+        Cursor {
+            stream,
+            current: None,
+            offset: 0,
+            batches: 0,
+        }
     }
 
     /// Rows left in the current batch, loading the next non-empty one; `None` at the end.
@@ -75,7 +85,13 @@ impl Cursor {
 fn allowed_representation(expected: &DataType, actual: &DataType) -> bool {
     canonical_type(expected) == canonical_type(actual)
         || matches!((expected, actual), (DataType::Timestamp(_, a), DataType::Timestamp(_, b)) if a == b)
-        || matches!((expected, actual), (DataType::Date32 | DataType::Date64, DataType::Date32 | DataType::Date64))
+        || matches!(
+            (expected, actual),
+            (
+                DataType::Date32 | DataType::Date64,
+                DataType::Date32 | DataType::Date64
+            )
+        )
 }
 
 fn value_text(array: &ArrayRef, row: usize) -> String {
@@ -88,7 +104,9 @@ fn value_text(array: &ArrayRef, row: usize) -> String {
 }
 
 fn floats_close(expected: &ArrayRef, actual: &ArrayRef, tolerance: f64) -> Option<usize> {
-    let close = |a: f64, b: f64| a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs()) || (a.is_nan() && b.is_nan());
+    let close = |a: f64, b: f64| {
+        a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs()) || (a.is_nan() && b.is_nan())
+    };
     let pairs: Vec<(Option<f64>, Option<f64>)> = match expected.data_type() {
         DataType::Float64 => expected
             .as_primitive::<Float64Type>()
@@ -111,7 +129,11 @@ fn floats_close(expected: &ArrayRef, actual: &ArrayRef, tolerance: f64) -> Optio
 }
 
 /// The first differing row of two equal-length arrays.
-fn first_difference(expected: &ArrayRef, actual: &ArrayRef, tolerance: Option<f64>) -> Option<usize> {
+fn first_difference(
+    expected: &ArrayRef,
+    actual: &ArrayRef,
+    tolerance: Option<f64>,
+) -> Option<usize> {
     if let Some(tolerance) = tolerance {
         if matches!(expected.data_type(), DataType::Float32 | DataType::Float64) {
             return floats_close(expected, actual, tolerance);
@@ -120,7 +142,9 @@ fn first_difference(expected: &ArrayRef, actual: &ArrayRef, tolerance: Option<f6
     if expected.to_data() == actual.to_data() {
         return None;
     }
-    (0..expected.len()).find(|&i| expected.slice(i, 1).to_data() != actual.slice(i, 1).to_data()).or(Some(0))
+    (0..expected.len())
+        .find(|&i| expected.slice(i, 1).to_data() != actual.slice(i, 1).to_data())
+        .or(Some(0))
 }
 
 pub fn compare(
@@ -144,12 +168,22 @@ pub fn compare(
         if e.data_type() != a.data_type() {
             if !allowed_representation(e.data_type(), a.data_type()) {
                 return Ok(Verification::failed(
-                    format!("column '{}' is {}, expected {}", e.name(), a.data_type(), e.data_type()),
+                    format!(
+                        "column '{}' is {}, expected {}",
+                        e.name(),
+                        a.data_type(),
+                        e.data_type()
+                    ),
                     representation,
                     0,
                 ));
             }
-            representation.push(format!("{}: {} (source {})", e.name(), a.data_type(), e.data_type()));
+            representation.push(format!(
+                "{}: {} (source {})",
+                e.name(),
+                a.data_type(),
+                e.data_type()
+            ));
         }
     }
     let mut exp = Cursor::new(expected);
@@ -169,7 +203,9 @@ pub fn compare(
             }
             (Some(a), Some(b)) => {
                 let n = a.min(b);
-                let (Some(e_chunk), Some(a_chunk)) = (exp.take(n), act.take(n)) else { break };
+                let (Some(e_chunk), Some(a_chunk)) = (exp.take(n), act.take(n)) else {
+                    break;
+                };
                 for (i, field) in expected_schema.fields().iter().enumerate() {
                     let want = e_chunk.column(i);
                     let got = if a_chunk.column(i).data_type() == want.data_type() {
@@ -198,5 +234,10 @@ pub fn compare(
     if exp.batches != act.batches {
         representation.push(format!("{} batches (source {})", act.batches, exp.batches));
     }
-    Ok(Verification { ok: true, reason: None, representation, rows: row })
+    Ok(Verification {
+        ok: true,
+        reason: None,
+        representation,
+        rows: row,
+    })
 }

@@ -16,14 +16,21 @@ fn missing(what: &str) -> Error {
 }
 
 /// The expected schema and batches of `op` with `params` on the source at `path`.
-pub fn expected_batches(path: &Path, op: Op, params: &OpParams) -> Result<(SchemaRef, BatchStream), Error> {
+pub fn expected_batches(
+    path: &Path,
+    op: Op,
+    params: &OpParams,
+) -> Result<(SchemaRef, BatchStream), Error> {
     let reader = source::open(path)?;
     let schema = reader.schema();
     let all: BatchStream = Box::new(reader.map(|b| b.map_err(Error::from)));
     Ok(match op {
         Op::Write | Op::Read | Op::Scan => (schema, all),
         Op::Project => {
-            let names = params.columns.as_deref().ok_or_else(|| missing("columns"))?;
+            let names = params
+                .columns
+                .as_deref()
+                .ok_or_else(|| missing("columns"))?;
             let indices = column_indices(&schema, names)?;
             let projected = std::sync::Arc::new(schema.project(&indices)?);
             let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
@@ -31,7 +38,8 @@ pub fn expected_batches(path: &Path, op: Op, params: &OpParams) -> Result<(Schem
         }
         Op::Range => match params.range.clone().ok_or_else(|| missing("a range"))? {
             RangeSpec::Index { column, start, end } => {
-                let stream = all.map(move |b| b.and_then(|b| Ok(filter_index_range(&b, &column, start, end)?)));
+                let stream = all
+                    .map(move |b| b.and_then(|b| Ok(filter_index_range(&b, &column, start, end)?)));
                 (schema, Box::new(stream))
             }
             RangeSpec::Position { start, end } => {
@@ -60,7 +68,9 @@ pub fn expected_batches(path: &Path, op: Op, params: &OpParams) -> Result<(Schem
                 reader.set_index(i)?;
                 reader
                     .next()
-                    .ok_or_else(|| formatbench_worker_arrow::WorkerError::Invalid("missing block".into()))?
+                    .ok_or_else(|| {
+                        formatbench_worker_arrow::WorkerError::Invalid("missing block".into())
+                    })?
                     .map_err(Into::into)
             })?;
             (schema, Box::new(taken.into_iter().map(Ok)))

@@ -22,17 +22,26 @@ fn threads(text: &str) -> Result<u32, Error> {
     }
     match text.parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(Error::Input(format!("--threads {text}: use 1, a number of threads, or all"))),
+        _ => Err(Error::Input(format!(
+            "--threads {text}: use 1, a number of threads, or all"
+        ))),
     }
 }
 
 fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
     if let Some(path) = &args.input {
-        return Ok(vec![DatasetSpec::Input { path: path.clone(), index: args.index.clone() }]);
+        return Ok(vec![DatasetSpec::Input {
+            path: path.clone(),
+            index: args.index.clone(),
+        }]);
     }
     if let Some(name) = &args.dataset {
         let kind: DatasetKind = name.parse()?;
-        let default_rows = if kind == DatasetKind::Features { 2_000 } else { 100_000 };
+        let default_rows = if kind == DatasetKind::Features {
+            2_000
+        } else {
+            100_000
+        };
         return Ok(vec![DatasetSpec::Generated {
             kind,
             rows: args.rows.unwrap_or(default_rows),
@@ -41,13 +50,17 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
             seed: args.seed,
         }]);
     }
-    let suite = suite.ok_or_else(|| Error::Input("no dataset: give --dataset, --input or a suite".into()))?;
+    let suite = suite
+        .ok_or_else(|| Error::Input("no dataset: give --dataset, --input or a suite".into()))?;
     Ok(suite
         .datasets
         .iter()
         .map(|d| {
             let mut spec = d.to_spec(args.seed, args.rows, args.quick);
-            if let DatasetSpec::Generated { per_type, features, .. } = &mut spec {
+            if let DatasetSpec::Generated {
+                per_type, features, ..
+            } = &mut spec
+            {
                 if d.scale {
                     *per_type = args.per_type.unwrap_or(*per_type);
                     *features = args.features.unwrap_or(*features);
@@ -66,16 +79,29 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
         .or_else(|| suite.map(|s| s.backends.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
     let names: Vec<String> = if is_all(&wanted) {
-        known.iter().filter(|b| !b.hidden).map(|b| b.name.clone()).collect()
+        known
+            .iter()
+            .filter(|b| !b.hidden)
+            .map(|b| b.name.clone())
+            .collect()
     } else {
         wanted
     };
-    let profiles = suite.map(|s| s.profiles.clone()).unwrap_or_else(|| vec!["all".into()]);
+    let profiles = suite
+        .map(|s| s.profiles.clone())
+        .unwrap_or_else(|| vec!["all".into()]);
     let mut out = Vec::new();
     for name in names {
         let info = known.iter().find(|b| b.name == name).ok_or_else(|| {
-            let listed: Vec<&str> = known.iter().filter(|b| !b.hidden).map(|b| b.name.as_str()).collect();
-            Error::Input(format!("unknown backend '{name}' (known: {})", listed.join(", ")))
+            let listed: Vec<&str> = known
+                .iter()
+                .filter(|b| !b.hidden)
+                .map(|b| b.name.as_str())
+                .collect();
+            Error::Input(format!(
+                "unknown backend '{name}' (known: {})",
+                listed.join(", ")
+            ))
         })?;
         for profile in &info.profiles {
             if is_all(&profiles) || profiles.contains(profile) {
@@ -114,7 +140,10 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
 
 pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(Error::Input(format!("--timeout {}: give a positive number of seconds", args.timeout)));
+        return Err(Error::Input(format!(
+            "--timeout {}: give a positive number of seconds",
+            args.timeout
+        )));
     }
     let quick_rounds = suite.and_then(|s| s.quick.rounds).filter(|_| args.quick);
     let rounds = args
@@ -123,7 +152,9 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         .or_else(|| suite.and_then(|s| s.rounds))
         .unwrap_or(DEFAULT_ROUNDS);
     if rounds == 0 {
-        return Err(Error::Input("--rounds 0: at least one measured sample per cell is needed".into()));
+        return Err(Error::Input(
+            "--rounds 0: at least one measured sample per cell is needed".into(),
+        ));
     }
     Ok(Plan {
         suite: suite.map_or_else(|| "(command line)".into(), |s| s.name.clone()),
@@ -131,7 +162,10 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         competitors: competitors(suite, args)?,
         ops: ops(suite, args)?,
         rounds,
-        warmup: args.warmup.or_else(|| suite.and_then(|s| s.warmup)).unwrap_or(DEFAULT_WARMUP),
+        warmup: args
+            .warmup
+            .or_else(|| suite.and_then(|s| s.warmup))
+            .unwrap_or(DEFAULT_WARMUP),
         threads: threads(&args.threads)?,
         timeout: Duration::from_secs_f64(args.timeout),
         seed: args.seed,
@@ -148,8 +182,21 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("threads".into(), plan.threads.to_string()),
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
         ("seed".into(), plan.seed.to_string()),
-        ("datasets".into(), plan.datasets.iter().map(DatasetSpec::name).collect::<Vec<_>>().join(",")),
-        ("cache".into(), "warm (whatever the page cache holds)".into()),
-        ("write_fsync".into(), "no: write ends when files are closed".into()),
+        (
+            "datasets".into(),
+            plan.datasets
+                .iter()
+                .map(DatasetSpec::name)
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        (
+            "cache".into(),
+            "warm (whatever the page cache holds)".into(),
+        ),
+        (
+            "write_fsync".into(),
+            "no: write ends when files are closed".into(),
+        ),
     ])
 }

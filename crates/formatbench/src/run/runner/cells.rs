@@ -3,7 +3,9 @@
 use super::{Runner, SampleOutcome};
 use crate::datasets::Source;
 use crate::plan::{Competitor, OpInputs};
-use crate::results::{ArtifactRecord, CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
+use crate::results::{
+    ArtifactRecord, CellKey, Record, SampleRecord, SampleStatus, VerificationRecord,
+};
 use crate::run::BackendInfo;
 use crate::verify::verify_output;
 use crate::Error;
@@ -65,12 +67,18 @@ impl Cell {
     }
 
     pub fn label(&self) -> String {
-        format!("{} {}/{} {}", self.key.dataset, self.key.backend, self.key.profile, self.key.op)
+        format!(
+            "{} {}/{} {}",
+            self.key.dataset, self.key.backend, self.key.profile, self.key.op
+        )
     }
 
     /// A file-name-safe identity for scratch paths.
     pub fn slug(&self) -> String {
-        format!("{}-{}-{}-{}-{}", self.dataset, self.key.backend, self.key.profile, self.key.layout, self.key.op)
+        format!(
+            "{}-{}-{}-{}-{}",
+            self.dataset, self.key.backend, self.key.profile, self.key.layout, self.key.op
+        )
     }
 }
 
@@ -100,14 +108,26 @@ pub fn prepare_artifact(
         record.reason = Some(reason.clone());
     } else {
         let inputs = OpInputs::for_source(source, runner.plan.seed)?;
-        let cell = Cell::new(0, source, competitor, Op::Write, info, dir, &inputs, runner.plan.threads);
+        let cell = Cell::new(
+            0,
+            source,
+            competitor,
+            Op::Write,
+            info,
+            dir,
+            &inputs,
+            runner.plan.threads,
+        );
         let job = runner.job(&cell, dir, None, true, Op::Write);
         let outcome = runner.spawn(info.worker, job)?;
         match outcome.answer {
             Ok(answer) if answer.status == AnswerStatus::Ok => {
                 record.size_bytes = answer.size_bytes;
                 let values = source.rows * source.schema.fields().len() as u64;
-                record.bytes_per_value = answer.size_bytes.filter(|_| values > 0).map(|s| s as f64 / values as f64);
+                record.bytes_per_value = answer
+                    .size_bytes
+                    .filter(|_| values > 0)
+                    .map(|s| s as f64 / values as f64);
                 record.settings = answer.settings;
             }
             Ok(answer) => {
@@ -160,7 +180,13 @@ pub fn verification_record(
             record.reason = answer.reason.clone();
         }
         Ok(answer) => {
-            let verdict = verify_output(&cell.source_path, cell.op, &cell.params, verify_out, tolerance)?;
+            let verdict = verify_output(
+                &cell.source_path,
+                cell.op,
+                &cell.params,
+                verify_out,
+                tolerance,
+            )?;
             record.rows = Some(verdict.rows);
             record.representation = verdict.representation;
             if verdict.ok {
@@ -175,8 +201,19 @@ pub fn verification_record(
 }
 
 /// A measured sample: ok only when the worker answered ok with the verified digest.
-pub fn sample_record(run_id: &str, cell: &Cell, round: u32, outcome: &SampleOutcome) -> SampleRecord {
-    let mut record = SampleRecord::bare(run_id, cell.key.clone(), Some(round), SampleStatus::Failed, None);
+pub fn sample_record(
+    run_id: &str,
+    cell: &Cell,
+    round: u32,
+    outcome: &SampleOutcome,
+) -> SampleRecord {
+    let mut record = SampleRecord::bare(
+        run_id,
+        cell.key.clone(),
+        Some(round),
+        SampleStatus::Failed,
+        None,
+    );
     record.size_bytes = cell.size_bytes;
     if let Some(p) = &outcome.process {
         record.process_wall_s = Some(p.wall_s);
