@@ -1,0 +1,228 @@
+//! Every native backend round-trips every operation it claims, checked by the verifier against
+//! the source. Jobs run in-process here (the worker's own entry point); process isolation is
+//! tested in runner.rs.
+
+mod common;
+
+use arrow::array::{ArrayRef, Float64Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema};
+use formatbench::datasets::Source;
+use formatbench::plan::OpInputs;
+use formatbench::verify::verify_output;
+use formatbench_protocol::{AnswerStatus, Job, Op, PROTOCOL_VERSION};
+use formatbench_worker_arrow::{execute, BACKENDS};
+use std::path::Path;
+use std::sync::Arc;
+
+fn job(
+    backend: &str,
+    profile: &str,
+    op: Op,
+    source: &Source,
+    artifact: &Path,
+    dir: &Path,
+    inputs: &OpInputs,
+) -> Job {
+    Job {
+        protocol: PROTOCOL_VERSION,
+        backend: backend.into(),
+        profile: profile.into(),
+        layout: "wide".into(),
+        target: "arrow".into(),
+        op,
+        source: source.path.clone(),
+        artifact: artifact.to_path_buf(),
+        answer: dir.join("answer.json"),
+        verify_out: Some(dir.join(format!("{backend}-{profile}-{op}.arrow"))),
+        params: inputs.params(op),
+        threads: 1,
+        prepare: false,
+    }
+}
+
+/// Runs every (profile, op) of every backend that can store `source`; returns the cells checked.
+fn round_trip_all(source: &Source, dir: &Path) -> Vec<String> {
+    let inputs = OpInputs::for_source(source, 42).unwrap();
+    let mut checked = Vec::new();
+    for backend in BACKENDS.iter() {
+        if backend.can_store(&source.schema).is_err() {
+            continue;
+        }
+        for profile in backend.profiles() {
+            let artifact = dir.join(format!("{}-{profile}", backend.name()));
+            let mut prepare = job(
+                backend.name(),
+                profile,
+                Op::Write,
+                source,
+                &artifact,
+                dir,
+                &inputs,
+            );
+            prepare.prepare = true;
+            prepare.verify_out = None;
+            let answer = execute(&prepare);
+            assert_eq!(
+                answer.status,
+                AnswerStatus::Ok,
+                "{} {profile} prepare: {:?}",
+                backend.name(),
+                answer.reason
+            );
+            for &op in backend.ops() {
+                let j = job(backend.name(), profile, op, source, &artifact, dir, &inputs);
+                let write_dir = dir.join("write-sample");
+                let j = if op == Op::Write {
+                    Job {
+                        artifact: write_dir.clone(),
+                        ..j
+                    }
+                } else {
+                    j
+                };
+                let answer = execute(&j);
+                let cell = format!("{}/{profile}/{op}", backend.name());
+                if answer.status == AnswerStatus::Unsupported {
+                    // Only a request the format cannot express natively may be refused.
+                    assert!(
+                        backend.name() == "npy" && op == Op::Range,
+                        "{cell}: {:?}",
+                        answer.reason
+                    );
+                    continue;
+                }
+                assert_eq!(
+                    answer.status,
+                    AnswerStatus::Ok,
+                    "{cell}: {:?}",
+                    answer.reason
+                );
+                assert!(answer.op_s > 0.0, "{cell}: timed");
+                assert!(answer.digest.is_some(), "{cell}: digest");
+                let tolerance = backend.lossy().then_some(1e-9);
+                let out = j.verify_out.clone().unwrap();
+                let verdict = verify_output(&source.path, op, &j.params, &out, tolerance).unwrap();
+                assert!(verdict.ok, "{cell}: {:?}", verdict.reason);
+                let expected_rows = match op {
+                    Op::Take => inputs.take.len() as u64,
+                    Op::Range => 5 * source.rows / 8 - 3 * source.rows / 8,
+                    _ => source.rows,
+                };
+                assert_eq!(verdict.rows, expected_rows, "{cell}: rows");
+                assert_eq!(answer.rows, Some(expected_rows), "{cell}: rows reported");
+                checked.push(cell);
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn mixed_table_round_trips_through_every_backend_and_op() {
+    let dir = tempfile::tempdir().unwrap();
+    // 70,000 rows: more than one IPC block and CSV batch, so ranges and takes cross blocks.
+    let source = common::mixed_source(&dir.path().join("src"), 70_000);
+    let checked = round_trip_all(&source, dir.path());
+    // csv 6 + parquet 2×6 + ipc 3×6 + ipc-mmap 5; npy cannot store strings.
+    assert_eq!(checked.len(), 41, "{checked:?}");
+}
+
+#[test]
+fn all_float_table_round_trips_through_npy_and_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Float64, false),
+        Field::new("b", DataType::Float64, false),
+        Field::new("c", DataType::Float64, false),
+    ]));
+    let rows = 1_000;
+    let column = |k: f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(
+            (0..rows).map(|i| i as f64 * k + 0.1),
+        ))
+    };
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![column(1.5), column(-2.25), column(1e-7)],
+    )
+    .unwrap();
+    let input = dir.path().join("floats.arrow");
+    formatbench_worker_arrow::source::write_ipc(&input, &schema, &[batch]).unwrap();
+    let source =
+        formatbench::datasets::ingest(&input, None, &dir.path().join("floats-src.arrow")).unwrap();
+    assert!(source.index_column.is_none(), "ranges go by position");
+    let checked = round_trip_all(&source, dir.path());
+    for op in ["write", "read", "scan", "project", "range", "take"] {
+        assert!(
+            checked.contains(&format!("npy/default/{op}")),
+            "npy {op}: {checked:?}"
+        );
+    }
+}
+
+#[test]
+fn npy_refuses_strings_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::mixed_source(&dir.path().join("src"), 100);
+    let inputs = OpInputs::for_source(&source, 42).unwrap();
+    let mut j = job(
+        "npy",
+        "default",
+        Op::Write,
+        &source,
+        &dir.path().join("npy"),
+        dir.path(),
+        &inputs,
+    );
+    j.prepare = true;
+    let answer = execute(&j);
+    assert_eq!(answer.status, AnswerStatus::Unsupported);
+    assert!(answer
+        .reason
+        .unwrap_or_default()
+        .contains("column 'index' is Int64"));
+}
+
+#[test]
+fn parquet_reports_the_encodings_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::mixed_source(&dir.path().join("src"), 1_000);
+    let inputs = OpInputs::for_source(&source, 42).unwrap();
+    let mut settings = Vec::new();
+    for profile in ["default", "compact"] {
+        let mut j = job(
+            "parquet",
+            profile,
+            Op::Write,
+            &source,
+            &dir.path().join(profile),
+            dir.path(),
+            &inputs,
+        );
+        j.verify_out = None;
+        let answer = execute(&j);
+        assert_eq!(answer.status, AnswerStatus::Ok);
+        settings.push(answer.settings);
+    }
+    assert_eq!(settings[0]["codecs"], "SNAPPY");
+    assert!(
+        settings[0]["encodings"].contains("RLE_DICTIONARY"),
+        "{:?}",
+        settings[0]
+    );
+    assert!(
+        settings[1]["codecs"].starts_with("ZSTD"),
+        "{:?}",
+        settings[1]
+    );
+    assert!(
+        settings[1]["encodings"].contains("BYTE_STREAM_SPLIT"),
+        "{:?}",
+        settings[1]
+    );
+    assert!(
+        !settings[1]["encodings"].contains("RLE_DICTIONARY"),
+        "{:?}",
+        settings[1]
+    );
+}

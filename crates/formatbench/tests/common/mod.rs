@@ -1,0 +1,66 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+
+use formatbench::datasets::{DatasetKind, DatasetSpec, Source};
+use formatbench::results::{read_records, Record, SampleRecord};
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub fn formatbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(args)
+        .output()
+        .expect("the formatbench binary runs")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn generated(
+    kind: DatasetKind,
+    rows: u64,
+    per_type: usize,
+    features: usize,
+    seed: u64,
+) -> DatasetSpec {
+    DatasetSpec::Generated {
+        kind,
+        rows,
+        per_type,
+        features,
+        seed,
+    }
+}
+
+pub fn mixed_source(dir: &Path, rows: u64) -> Source {
+    generated(DatasetKind::Mixed, rows, 1, 0, 42)
+        .materialize(dir)
+        .expect("generates")
+}
+
+/// The one run directory a test's `--out` holds.
+pub fn run_dir(out: &Path) -> std::path::PathBuf {
+    let mut dirs: Vec<_> = std::fs::read_dir(out)
+        .expect("out dir exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(dirs.len(), 1, "one run directory in {}", out.display());
+    dirs.remove(0)
+}
+
+pub fn samples(run_dir: &Path) -> Vec<SampleRecord> {
+    read_records(&run_dir.join("results.jsonl"))
+        .expect("results parse")
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Sample(s) => Some(*s),
+            _ => None,
+        })
+        .collect()
+}

@@ -1,0 +1,193 @@
+//! Process isolation: every sample is a fresh worker behind the launcher. Crashes, hangs and
+//! garbage are recorded as failed while the run completes; memory is the worker's own.
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr, stdout};
+use formatbench::results::SampleStatus;
+
+const SMALL: [&str; 6] = ["--dataset", "mixed", "--rows", "200", "--per-type", "1"];
+
+#[test]
+fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(SMALL);
+    args.extend([
+        "--backends",
+        "selftest-noop,selftest-crash,selftest-hang,selftest-garbage",
+        "--ops",
+        "read",
+        "--rounds",
+        "2",
+        "--timeout",
+        "2",
+    ]);
+    let started = std::time::Instant::now();
+    let result = formatbench(&args);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "a failed cell exits 1: {}",
+        stderr(&result)
+    );
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "hangs are cut by the timeout"
+    );
+    let dir = run_dir(out.path());
+    let samples = samples(&dir);
+    let reasons = |backend: &str| -> Vec<(SampleStatus, String)> {
+        samples
+            .iter()
+            .filter(|s| s.cell.backend == backend && s.round.is_some())
+            .map(|s| (s.status, s.reason.clone().unwrap_or_default()))
+            .collect()
+    };
+    let noop = reasons("selftest-noop");
+    assert_eq!(noop.len(), 2);
+    assert!(noop.iter().all(|(s, _)| *s == SampleStatus::Ok), "{noop:?}");
+    for (backend, expect) in [
+        ("selftest-crash", "killed by SIGABRT"),
+        ("selftest-hang", "timed out after 2 s"),
+        ("selftest-garbage", "garbled answer"),
+    ] {
+        let got = reasons(backend);
+        assert_eq!(got.len(), 2, "{backend}: both rounds recorded: {got:?}");
+        for (status, reason) in got {
+            assert_eq!(status, SampleStatus::Failed, "{backend}");
+            assert!(reason.contains(expect), "{backend}: {reason}");
+        }
+    }
+    assert!(dir.join("report.html").exists() && dir.join("report.md").exists());
+    assert!(stdout(&result).contains("selftest-noop"));
+    assert!(!stderr(&result).contains("panicked"));
+}
+
+#[test]
+fn peak_memory_is_the_workers_own() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(SMALL);
+    args.extend([
+        "--backends",
+        "selftest-alloc",
+        "--ops",
+        "read",
+        "--rounds",
+        "3",
+    ]);
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let target = 256.0 * 1024.0 * 1024.0;
+    let measured: Vec<_> = samples(&run_dir(out.path()))
+        .into_iter()
+        .filter(|s| s.round.is_some())
+        .collect();
+    assert_eq!(measured.len(), 3);
+    for s in measured {
+        let peak = s.peak_rss_bytes.unwrap() as f64;
+        assert!(
+            (peak / target - 1.0).abs() <= 0.10,
+            "VmHWM {peak} vs 256 MiB"
+        );
+        // wait4 through the launcher is not inflated by the runner's own memory either.
+        let maxrss = s.process_maxrss_bytes.unwrap() as f64;
+        assert!(
+            (maxrss / target - 1.0).abs() <= 0.10,
+            "ru_maxrss {maxrss} vs 256 MiB"
+        );
+    }
+}
+
+#[test]
+fn a_small_default_matrix_verifies_every_cell() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "--rows",
+        "3000",
+        "--rounds",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let samples = samples(&run_dir(out.path()));
+    let ok = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .count();
+    let unsupported: Vec<_> = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Unsupported)
+        .collect();
+    assert_eq!(ok, 41, "every claimed cell measured once");
+    // npy cannot store strings (6 ops); ipc-mmap does not write.
+    assert_eq!(unsupported.len(), 7);
+    assert!(samples.iter().all(|s| s.status != SampleStatus::Failed));
+    for s in samples.iter().filter(|s| s.status == SampleStatus::Ok) {
+        assert!(
+            s.wall_s.unwrap() > 0.0 && s.peak_rss_bytes.unwrap() > 0 && s.size_bytes.unwrap() > 0
+        );
+        assert_eq!(
+            s.cell.threads as usize,
+            std::thread::available_parallelism().unwrap().get()
+        );
+    }
+    let table = stdout(&result);
+    for op in ["write", "read", "scan", "project", "range", "take"] {
+        assert!(table.contains(&format!("· {op} ·")), "summary has {op}");
+    }
+}
+
+fn assert_input_error(args: &[&str], expect: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--out", out.path().to_str().unwrap()]);
+    let result = formatbench(&all);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(expect), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert_eq!(
+        err.trim().lines().filter(|l| l.contains("error")).count(),
+        1,
+        "{args:?}: one error line: {err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_one_clear_error_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("bad.parquet");
+    std::fs::write(&garbage, b"PAR1 this is not really parquet").unwrap();
+    let ragged = dir.path().join("ragged.csv");
+    std::fs::write(&ragged, "a,b\n1,2\n3\n4,5,6\n").unwrap();
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(
+        &suite,
+        "name = \"x\"\nrounds = \"five\"\n[[datasets]]\nkind = \"mixed\"\nrows = 10\n",
+    )
+    .unwrap();
+    let missing = dir.path().join("missing.csv");
+    assert_input_error(
+        &["run", "--input", missing.to_str().unwrap()],
+        "cannot open",
+    );
+    assert_input_error(
+        &["run", "--input", garbage.to_str().unwrap()],
+        "malformed Parquet",
+    );
+    assert_input_error(
+        &["run", "--input", ragged.to_str().unwrap(), "--rounds", "1"],
+        "malformed",
+    );
+    assert_input_error(&["run", "--backends", "nosuch"], "unknown backend 'nosuch'");
+    assert_input_error(&["run", "--dataset", "nosuch"], "unknown dataset 'nosuch'");
+    assert_input_error(&["run", "--ops", "fly"], "unknown operation 'fly'");
+    assert_input_error(&["suite", "nosuch"], "unknown suite 'nosuch'");
+    assert_input_error(&["suite", suite.to_str().unwrap()], "bad suite file");
+    assert_input_error(&["run", "--threads", "zero"], "--threads zero");
+}

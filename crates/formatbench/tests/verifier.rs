@@ -1,0 +1,231 @@
+//! The verifier rejects wrong results at equal row counts and accepts representation changes.
+
+mod common;
+
+use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringViewArray};
+use arrow::compute::{cast, concat_batches};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema};
+use formatbench::verify::verify_output;
+use formatbench_protocol::{Op, OpParams};
+use formatbench_worker_arrow::source::{read_all, write_ipc};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The whole source as one batch, for tampering.
+fn whole(path: &Path) -> RecordBatch {
+    let (schema, batches) = read_all(path).unwrap();
+    concat_batches(&schema, &batches).unwrap()
+}
+
+fn check(
+    source: &Path,
+    op: Op,
+    params: &OpParams,
+    actual: &RecordBatch,
+    dir: &Path,
+) -> formatbench::verify::Verification {
+    let out = dir.join("actual.arrow");
+    write_ipc(&out, &actual.schema(), std::slice::from_ref(actual)).unwrap();
+    verify_output(source, op, params, &out, None).unwrap()
+}
+
+fn replace_column(batch: &RecordBatch, index: usize, column: ArrayRef) -> RecordBatch {
+    let mut columns = batch.columns().to_vec();
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields[index] = Field::new(fields[index].name(), column.data_type().clone(), true);
+    columns[index] = column;
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+}
+
+#[test]
+fn an_exact_copy_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 2_000);
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &whole(&src.path),
+        dir.path(),
+    );
+    assert!(verdict.ok, "{:?}", verdict.reason);
+    assert_eq!(verdict.rows, 2_000);
+}
+
+#[test]
+fn one_changed_value_is_caught_and_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 2_000);
+    let batch = whole(&src.path);
+    let mut values = batch
+        .column(1)
+        .as_primitive::<Int64Type>()
+        .values()
+        .to_vec();
+    values[1234] += 1;
+    let corrupted = replace_column(&batch, 1, Arc::new(Int64Array::from(values)));
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &corrupted,
+        dir.path(),
+    );
+    assert!(!verdict.ok);
+    let reason = verdict.reason.unwrap();
+    assert!(reason.contains("column 'c0', row 1234"), "{reason}");
+}
+
+#[test]
+fn a_missing_or_duplicated_row_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 500);
+    let batch = whole(&src.path);
+    let short = batch.slice(0, 499);
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &short,
+        dir.path(),
+    );
+    assert_eq!(
+        verdict.reason.as_deref(),
+        Some("expected 500 rows, got 499")
+    );
+    let doubled = concat_batches(&batch.schema(), &[batch.clone(), batch.slice(0, 1)]).unwrap();
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &doubled,
+        dir.path(),
+    );
+    assert_eq!(
+        verdict.reason.as_deref(),
+        Some("expected 500 rows, got 501")
+    );
+}
+
+#[test]
+fn take_must_keep_the_request_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 500);
+    let batch = whole(&src.path);
+    let params = OpParams {
+        rows: Some(vec![7, 3, 400]),
+        ..Default::default()
+    };
+    let in_order = arrow::compute::take_record_batch(
+        &batch,
+        &arrow::array::UInt32Array::from(vec![7, 3, 400]),
+    )
+    .unwrap();
+    assert!(check(&src.path, Op::Take, &params, &in_order, dir.path()).ok);
+    let sorted = arrow::compute::take_record_batch(
+        &batch,
+        &arrow::array::UInt32Array::from(vec![3, 7, 400]),
+    )
+    .unwrap();
+    let verdict = check(&src.path, Op::Take, &params, &sorted, dir.path());
+    assert!(!verdict.ok);
+    assert!(verdict
+        .reason
+        .unwrap()
+        .contains("column 'index', row 0: expected 7, got 3"));
+}
+
+#[test]
+fn wrong_columns_or_types_are_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 100);
+    let batch = whole(&src.path);
+    let params = OpParams {
+        columns: Some(vec!["c0".into(), "c2".into()]),
+        ..Default::default()
+    };
+    let verdict = check(
+        &src.path,
+        Op::Project,
+        &params,
+        &batch.project(&[1]).unwrap(),
+        dir.path(),
+    );
+    assert!(verdict.reason.unwrap().starts_with("columns differ"));
+    let as_float = cast(batch.column(1), &DataType::Float64).unwrap();
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &replace_column(&batch, 1, as_float),
+        dir.path(),
+    );
+    assert_eq!(
+        verdict.reason.as_deref(),
+        Some("column 'c0' is Float64, expected Int64")
+    );
+}
+
+#[test]
+fn string_encoding_and_batch_splits_are_representation_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 300);
+    let batch = whole(&src.path);
+    let views: ArrayRef = Arc::new(StringViewArray::from_iter(
+        batch.column(2).as_string::<i32>().iter(),
+    ));
+    let viewed = replace_column(&batch, 2, views);
+    let out = dir.path().join("split.arrow");
+    write_ipc(
+        &out,
+        &viewed.schema(),
+        &[viewed.slice(0, 100), viewed.slice(100, 200)],
+    )
+    .unwrap();
+    let verdict = verify_output(&src.path, Op::Read, &OpParams::default(), &out, None).unwrap();
+    assert!(verdict.ok, "{:?}", verdict.reason);
+    assert!(
+        verdict
+            .representation
+            .iter()
+            .any(|r| r.starts_with("c1: Utf8View")),
+        "{:?}",
+        verdict.representation
+    );
+    assert!(
+        verdict.representation.iter().any(|r| r.contains("batches")),
+        "{:?}",
+        verdict.representation
+    );
+}
+
+#[test]
+fn float_tolerance_applies_only_when_granted() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 100);
+    let batch = whole(&src.path);
+    let floats = batch
+        .column(3)
+        .as_primitive::<arrow::datatypes::Float64Type>();
+    let nudged: ArrayRef = Arc::new(arrow::array::Float64Array::from_iter_values(
+        floats.values().iter().map(|v| v * (1.0 + 1e-12)),
+    ));
+    let nudged = replace_column(&batch, 3, nudged);
+    let out = dir.path().join("nudged.arrow");
+    write_ipc(&out, &nudged.schema(), std::slice::from_ref(&nudged)).unwrap();
+    assert!(
+        !verify_output(&src.path, Op::Read, &OpParams::default(), &out, None)
+            .unwrap()
+            .ok
+    );
+    assert!(
+        verify_output(&src.path, Op::Read, &OpParams::default(), &out, Some(1e-9))
+            .unwrap()
+            .ok
+    );
+}
