@@ -1,5 +1,5 @@
 //! Shared helpers of the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use formatbench::datasets::{DatasetKind, DatasetSpec, Source};
 use formatbench::results::{read_records, Record, SampleRecord};
