@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Every native backend round-trips every operation it claims, checked by the verifier against
 //! the source. Jobs run in-process here (the worker's own entry point); process isolation is
 //! tested in runner.rs.

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Generators are deterministic and have the documented schemas; user files are ingested to the
 //! same canonical source.
 

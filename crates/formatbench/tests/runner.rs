@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Process isolation: every sample is a fresh worker behind the launcher. Crashes, hangs and
 //! garbage are recorded as failed while the run completes; memory is the worker's own.
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The verifier rejects wrong results at equal row counts and accepts representation changes.
 
 mod common;
