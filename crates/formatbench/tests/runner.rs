@@ -192,3 +192,45 @@ fn bad_input_gets_one_clear_error_and_exit_2() {
     assert_input_error(&["suite", suite.to_str().unwrap()], "bad suite file");
     assert_input_error(&["run", "--threads", "zero"], "--threads zero");
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(SMALL);
+    args.extend(["--backends", "selftest-noop,selftest-hang", "--ops", "read", "--rounds", "3", "--timeout", "60"]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first hanging sample is in flight (after noop's first sample was written).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let written = std::fs::read_dir(out.path())
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| samples(&e.path()).iter().filter(|s| s.round.is_some()).count())
+            .unwrap_or(0);
+        if written >= 1 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no sample was written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: sending SIGINT to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let result = child.wait_with_output().unwrap();
+    assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
+    assert!(stderr(&result).contains("interrupted"));
+    let dir = run_dir(out.path());
+    let kept = samples(&dir);
+    assert!(kept.iter().any(|s| s.cell.backend == "selftest-noop" && s.status == SampleStatus::Ok));
+    // The sample in flight was dropped, not recorded as a failure.
+    assert!(kept.iter().all(|s| s.status == SampleStatus::Ok), "{kept:?}");
+    assert!(dir.join("report.md").exists());
+    assert!(!dir.join("scratch").exists(), "scratch removed");
+}

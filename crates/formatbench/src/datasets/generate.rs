@@ -256,6 +256,9 @@ pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
     let step = batch_rows(cols.len()) as u64;
     let mut first = 0;
     while first < *rows {
+        if crate::run::interrupted() {
+            return Err(Error::Interrupted);
+        }
         let n = step.min(rows - first) as usize;
         let arrays: Vec<ArrayRef> = cols
             .iter()
