@@ -166,6 +166,15 @@ pub struct SampleRecord {
     pub process_cpu_sys_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_maxrss_bytes: Option<u64>,
+    /// Page faults and context switches of the whole worker process (wait4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_minflt: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_majflt: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_nvcsw: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_nivcsw: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,6 +215,10 @@ impl SampleRecord {
             process_cpu_user_s: None,
             process_cpu_sys_s: None,
             process_maxrss_bytes: None,
+            process_minflt: None,
+            process_majflt: None,
+            process_nvcsw: None,
+            process_nivcsw: None,
             method: None,
             digest: None,
         }

@@ -220,6 +220,10 @@ pub fn sample_record(
         record.process_cpu_user_s = Some(p.cpu_user_s);
         record.process_cpu_sys_s = Some(p.cpu_sys_s);
         record.process_maxrss_bytes = Some(p.maxrss_bytes);
+        record.process_minflt = Some(p.minflt);
+        record.process_majflt = Some(p.majflt);
+        record.process_nvcsw = Some(p.nvcsw);
+        record.process_nivcsw = Some(p.nivcsw);
     }
     let answer = match &outcome.answer {
         Ok(answer) => answer,
