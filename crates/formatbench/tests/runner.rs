@@ -198,7 +198,16 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
     let out = tempfile::tempdir().unwrap();
     let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
     args.extend(SMALL);
-    args.extend(["--backends", "selftest-noop,selftest-hang", "--ops", "read", "--rounds", "3", "--timeout", "60"]);
+    args.extend([
+        "--backends",
+        "selftest-noop,selftest-hang",
+        "--ops",
+        "read",
+        "--rounds",
+        "3",
+        "--timeout",
+        "60",
+    ]);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
         .args(&args)
         .stdout(std::process::Stdio::piped())
@@ -212,12 +221,20 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
             .ok()
             .and_then(|mut d| d.next())
             .and_then(|e| e.ok())
-            .map(|e| samples(&e.path()).iter().filter(|s| s.round.is_some()).count())
+            .map(|e| {
+                samples(&e.path())
+                    .iter()
+                    .filter(|s| s.round.is_some())
+                    .count()
+            })
             .unwrap_or(0);
         if written >= 1 {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "no sample was written");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no sample was written"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -228,9 +245,14 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
     assert!(stderr(&result).contains("interrupted"));
     let dir = run_dir(out.path());
     let kept = samples(&dir);
-    assert!(kept.iter().any(|s| s.cell.backend == "selftest-noop" && s.status == SampleStatus::Ok));
+    assert!(kept
+        .iter()
+        .any(|s| s.cell.backend == "selftest-noop" && s.status == SampleStatus::Ok));
     // The sample in flight was dropped, not recorded as a failure.
-    assert!(kept.iter().all(|s| s.status == SampleStatus::Ok), "{kept:?}");
+    assert!(
+        kept.iter().all(|s| s.status == SampleStatus::Ok),
+        "{kept:?}"
+    );
     assert!(dir.join("report.md").exists());
     assert!(!dir.join("scratch").exists(), "scratch removed");
 }
