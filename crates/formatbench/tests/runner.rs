@@ -208,7 +208,7 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
         "--timeout",
         "60",
     ]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
         .args(&args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
