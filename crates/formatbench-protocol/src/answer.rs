@@ -28,6 +28,13 @@ pub struct OpCounters {
     pub majflt: u64,
     pub nvcsw: u64,
     pub nivcsw: u64,
+    /// Bytes this process caused to be fetched from storage (/proc/self/io `read_bytes`).
+    pub read_bytes: u64,
+    /// Bytes this process dirtied for writeback (/proc/self/io `write_bytes`).
+    pub write_bytes: u64,
+    /// Bytes through read-family syscalls, page-cache hits included (`rchar`; mmap excluded).
+    pub rchar: u64,
+    pub wchar: u64,
 }
 
 /// What a worker reports for one job.
@@ -72,6 +79,16 @@ pub struct Answer {
     /// For `write`: bytes on disk of everything written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
+    /// Seconds of the first call alone (later calls of a repeated sample are warm in-process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_s: Option<f64>,
+    /// Byte-weighted fraction of the artifact's pages resident in the page cache just before
+    /// the timer started (mincore), the proof of the cache state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resident_fraction: Option<f64>,
+    /// Arrow in-memory bytes of the values the operation returned (for read amplification).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
     /// Effective settings (codec, encodings read back, method used for the op, versions, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, String>,
@@ -100,6 +117,9 @@ impl Answer {
             columns: None,
             digest: None,
             size_bytes: None,
+            first_call_s: None,
+            resident_fraction: None,
+            result_bytes: None,
             settings: BTreeMap::new(),
         }
     }
@@ -125,6 +145,7 @@ impl Answer {
             seconds: m.seconds,
         });
         self.counters = m.counters;
+        self.first_call_s = Some(m.first_call_s);
         self.peak_rss_bytes = m.after.peak_bytes;
         self.peak_scope = Some(if m.peak_reset { "operation" } else { "process" }.into());
         self.rss_before_bytes = m.before.rss_bytes;

@@ -122,4 +122,15 @@ pub struct Job {
     /// reads (e.g. `ipc-mmap`) still writes its format then.
     #[serde(default)]
     pub prepare: bool,
+    /// Repeat the operation inside one sample until it has lasted this long (seconds), so short
+    /// operations are not lost in the clock's resolution; `op_s` is then per call.
+    #[serde(default)]
+    pub min_sample_s: f64,
+    /// At most this many calls in one sample.
+    #[serde(default = "default_max_calls")]
+    pub max_calls: u64,
+}
+
+fn default_max_calls() -> u64 {
+    1000
 }

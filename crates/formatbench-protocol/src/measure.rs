@@ -58,8 +58,42 @@ fn delta(after: libc::c_long, before: libc::c_long) -> u64 {
     u64::try_from(after.saturating_sub(before)).unwrap_or(0)
 }
 
-fn counters_between(before: &libc::rusage, after: &libc::rusage) -> OpCounters {
+/// The I/O counters of /proc/self/io (all threads); zeros where the kernel does not offer them.
+#[derive(Debug, Clone, Copy, Default)]
+struct IoCounters {
+    read_bytes: u64,
+    write_bytes: u64,
+    rchar: u64,
+    wchar: u64,
+}
+
+fn io_self() -> IoCounters {
+    let text = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    IoCounters {
+        read_bytes: field("read_bytes:"),
+        write_bytes: field("write_bytes:"),
+        rchar: field("rchar:"),
+        wchar: field("wchar:"),
+    }
+}
+
+fn counters_between(
+    before: &libc::rusage,
+    after: &libc::rusage,
+    io_before: IoCounters,
+    io_after: IoCounters,
+) -> OpCounters {
     OpCounters {
+        read_bytes: io_after.read_bytes.saturating_sub(io_before.read_bytes),
+        write_bytes: io_after.write_bytes.saturating_sub(io_before.write_bytes),
+        rchar: io_after.rchar.saturating_sub(io_before.rchar),
+        wchar: io_after.wchar.saturating_sub(io_before.wchar),
         cpu_user_s: (seconds(after.ru_utime) - seconds(before.ru_utime)).max(0.0),
         cpu_sys_s: (seconds(after.ru_stime) - seconds(before.ru_stime)).max(0.0),
         minflt: delta(after.ru_minflt, before.ru_minflt),
@@ -75,6 +109,8 @@ pub struct Measured {
     /// Wall seconds of all calls together.
     pub seconds: f64,
     pub calls: u64,
+    /// Wall seconds of the first call alone.
+    pub first_call_s: f64,
     pub counters: OpCounters,
     pub before: MemorySnapshot,
     pub after: MemorySnapshot,
@@ -85,20 +121,52 @@ pub struct Measured {
 /// Times `op` alone. The result is returned, not dropped, inside the timer: a read's object stays
 /// alive until the clock has stopped, as it would for the caller of the library.
 pub fn measure<T, E>(op: impl FnOnce() -> Result<T, E>) -> Result<(T, Measured), E> {
+    let mut op = Some(op);
+    measure_repeated(0.0, 1, || match op.take() {
+        Some(f) => f(),
+        None => unreachable_call(),
+    })
+}
+
+/// A second call of a one-shot operation cannot happen: `measure_repeated` with `max_calls` 1
+/// stops after the first. Kept out of line so the timed loop stays small.
+#[cold]
+fn unreachable_call<T, E>() -> Result<T, E> {
+    std::process::abort()
+}
+
+/// Times `op`, calling it again until the calls together last `min_seconds` (at most
+/// `max_calls`); the last result is returned, earlier ones are dropped inside the timer as a
+/// caller repeating the operation would. Counters and memory cover every call.
+pub fn measure_repeated<T, E>(
+    min_seconds: f64,
+    max_calls: u64,
+    mut op: impl FnMut() -> Result<T, E>,
+) -> Result<(T, Measured), E> {
     let peak_reset = reset_peak();
     let before = memory_snapshot();
+    let io_before = io_self();
     let usage_before = rusage_self();
     let start = Instant::now();
-    let value = op()?;
+    let mut value = op()?;
+    let first_call_s = start.elapsed().as_secs_f64();
+    let mut calls = 1;
+    while calls < max_calls.max(1) && start.elapsed().as_secs_f64() < min_seconds {
+        drop(value);
+        value = op()?;
+        calls += 1;
+    }
     let elapsed = start.elapsed().as_secs_f64();
     let usage_after = rusage_self();
+    let io_after = io_self();
     let after = memory_snapshot();
     Ok((
         value,
         Measured {
             seconds: elapsed,
-            calls: 1,
-            counters: counters_between(&usage_before, &usage_after),
+            calls,
+            first_call_s,
+            counters: counters_between(&usage_before, &usage_after, io_before, io_after),
             before,
             after,
             peak_reset,
@@ -115,6 +183,21 @@ mod tests {
         let snap = memory_snapshot();
         assert!(snap.peak_bytes.unwrap_or(0) > 0);
         assert!(snap.rss_bytes.unwrap_or(0) > 0);
+    }
+
+    #[test]
+    fn short_operations_repeat_until_the_minimum() {
+        let mut n = 0u64;
+        let (last, m) = measure_repeated(0.02, 1_000_000, || -> Result<u64, ()> {
+            n += 1;
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            Ok(n)
+        })
+        .unwrap();
+        assert_eq!(last, m.calls);
+        assert!(m.calls >= 5 && m.seconds >= 0.02, "{m:?}");
+        let (_, capped) = measure_repeated(10.0, 3, || Ok::<(), ()>(())).unwrap();
+        assert_eq!(capped.calls, 3);
     }
 
     #[test]

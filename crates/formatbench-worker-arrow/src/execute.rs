@@ -4,7 +4,9 @@ use crate::backends::{Context, Loaded, Request};
 use crate::{digest, find_backend, source, WorkerError};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use formatbench_protocol::{measure, Answer, Job, Op, Phase};
+use formatbench_protocol::{
+    files_under, measure_repeated, resident_fraction, Answer, Job, Op, Phase,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,7 +76,10 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         std::fs::remove_dir_all(&job.artifact)?;
     }
     std::fs::create_dir_all(&job.artifact)?;
-    let ((), measured) = measure(|| backend.write(&ctx, &batches, &job.artifact))?;
+    // Repeated calls overwrite the same files (creating a file truncates it).
+    let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
+        backend.write(&ctx, &batches, &job.artifact)
+    })?;
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     drop(batches);
 
@@ -121,14 +126,24 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
         Op::Write => return Err(WorkerError::Invalid("write is not a read".into())),
     };
     let scan = job.op == Op::Scan;
-    let ((loaded, method, fold), measured) = measure(|| {
-        let (loaded, method) = backend.read(&ctx, &job.artifact, request)?;
-        let fold = scan.then(|| fold(&loaded));
-        Ok::<_, WorkerError>((loaded, method, fold))
-    })?;
+    // The proof of the cache state, taken just before the clock starts.
+    let resident = resident_fraction(&files_under(&job.artifact));
+    let ((loaded, method, fold), measured) =
+        measure_repeated(job.min_sample_s, job.max_calls, || {
+            let (loaded, method) = backend.read(&ctx, &job.artifact, request)?;
+            let fold = scan.then(|| fold(&loaded));
+            Ok::<_, WorkerError>((loaded, method, fold))
+        })?;
 
     let mut answer = Answer::ok().with_measurement(&measured);
+    answer.resident_fraction = resident;
     let batches = to_batches(loaded)?;
+    answer.result_bytes = Some(
+        batches
+            .iter()
+            .map(|b| b.get_array_memory_size() as u64)
+            .sum(),
+    );
     let result_schema = match (batches.first(), request) {
         (Some(batch), _) => batch.schema(),
         // An empty result still has the requested columns.

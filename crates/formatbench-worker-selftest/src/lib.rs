@@ -12,6 +12,34 @@ pub const BACKENDS: [&str; 6] = [
     "selftest-garbage",
 ];
 
+/// Profiles of each self-test backend; calibration compares them.
+pub fn profiles(backend: &str) -> &'static [&'static str] {
+    match backend {
+        "selftest-spin" => &["x1", "x2"],
+        "selftest-alloc" => &["256mib", "512mib"],
+        _ => &["default"],
+    }
+}
+
+/// Units of CPU work for a spin profile.
+fn spin_units(job: &Job) -> u64 {
+    let base = option_u64(job, "work", 10);
+    if job.profile == "x2" {
+        2 * base
+    } else {
+        base
+    }
+}
+
+fn alloc_bytes(job: &Job) -> u64 {
+    let default = if job.profile == "512mib" {
+        512 << 20
+    } else {
+        256 << 20
+    };
+    option_u64(job, "bytes", default)
+}
+
 fn option_u64(job: &Job, key: &str, default: u64) -> u64 {
     job.params
         .options
@@ -55,8 +83,8 @@ pub fn run(job: &Job) -> Answer {
     }
     let measured = match job.backend.as_str() {
         "selftest-noop" => measure(|| Ok::<u64, ()>(0)),
-        "selftest-alloc" => measure(|| Ok(touch(option_u64(job, "bytes", 256 << 20)))),
-        "selftest-spin" => measure(|| Ok(spin(option_u64(job, "work", 10)))),
+        "selftest-alloc" => measure(|| Ok(touch(alloc_bytes(job)))),
+        "selftest-spin" => measure(|| Ok(spin(spin_units(job)))),
         "selftest-crash" => std::process::abort(),
         "selftest-hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -97,7 +125,7 @@ fn verified_read(job: &Job, out: &std::path::Path) -> Answer {
 
 fn expected_digest(job: &Job) -> String {
     match job.backend.as_str() {
-        "selftest-alloc" => format!("selftest:{}", option_u64(job, "bytes", 256 << 20) / 4096),
+        "selftest-alloc" => format!("selftest:{}", alloc_bytes(job) / 4096),
         _ => "selftest:0".into(),
     }
 }
@@ -108,7 +136,7 @@ pub fn describe() -> serde_json::Value {
         .map(|name| {
             serde_json::json!({
                 "name": name,
-                "profiles": ["default"],
+                "profiles": profiles(name),
                 "ops": formatbench_protocol::ALL_OPS.iter().map(|op| op.name()).collect::<Vec<_>>(),
                 "lossy": false,
                 "about": "self-test worker with known behaviour",

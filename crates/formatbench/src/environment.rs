@@ -96,6 +96,8 @@ pub fn environment(run_id: &str, settings: BTreeMap<String, String>) -> Environm
         kernel: kernel(),
         os: os(),
         versions,
+        clock_resolution_s: None,
+        worker_build: None,
         settings,
     }
 }

@@ -10,11 +10,14 @@ pub use schedule::{balanced_orders, slots, Slot};
 pub use suite::{builtin_suite, load_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;
+use crate::run::CacheState;
 use formatbench_protocol::Op;
 use std::time::Duration;
 
 /// A competitor in a cell: everything that distinguishes two rows of the same operation table.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Competitor {
     pub backend: String,
     pub profile: String,
@@ -23,14 +26,19 @@ pub struct Competitor {
 }
 
 /// Everything a run needs to know before it starts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     pub suite: String,
     pub datasets: Vec<DatasetSpec>,
     pub competitors: Vec<Competitor>,
     pub ops: Vec<Op>,
-    /// Measured samples per cell.
-    pub rounds: u32,
+    /// Balanced blocks: each is 2n rounds of a group's n competitors, so every competitor takes
+    /// every position twice and follows every other twice.
+    pub blocks: u32,
+    /// Cache states reads run under (never pooled); writes run once, their input in memory.
+    pub caches: Vec<CacheState>,
+    /// Each sample repeats a short operation until it lasts this long.
+    pub min_sample_s: f64,
     /// Untimed runs per cell before the measured ones (the first also verifies the result).
     pub warmup: u32,
     pub threads: u32,

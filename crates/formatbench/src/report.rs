@@ -2,12 +2,16 @@
 //! self-contained HTML page. Every renderer is a pure function of the summary (no clock, no
 //! machine lookups), so the same records always give the same bytes.
 
+#[cfg(test)]
+mod fixture;
 mod format;
 mod html;
 mod markdown;
+mod overall;
+mod rows;
 mod terminal;
 
-use crate::results::{ArtifactRecord, EnvironmentRecord, SampleStatus};
+use crate::results::{ArtifactRecord, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 use crate::Error;
 use format::DASH;
@@ -45,130 +49,113 @@ pub fn write_reports(summary: &RunSummary, dir: &Path) -> Result<(), Error> {
 const SHORT_REASON: usize = 70;
 
 const LEGEND_NOISY: &str = "noisy: IQR > 0.5 × median";
-const LEGEND_RATIO: &str = "median ÷ fastest median";
+const LEGEND_RATIO: &str = "paired per-round ratio to the fastest [95 % bootstrap interval]; \
+     — when the median is too close to the clock resolution to rank";
+const LEGEND_CPU: &str = "the same ratio for CPU time";
+const LEGEND_PAR: &str = "CPU time ÷ wall time";
+const LEGEND_FLAG: &str = "flagged: the flags are listed under the table";
+const NO_CLEAR_WINNER: &str = "no clear winner: the runner-up's 95 % interval includes 1";
 
-/// One cell formatted once, so every renderer shows the same numbers.
-struct Row<'a> {
-    backend: &'a str,
-    /// The profile, plus the layout or target when the group mixes several (else rows could
-    /// look identical).
-    profile: String,
-    status: SampleStatus,
-    /// Whitespace collapsed; empty when the cell gave none.
-    reason: String,
-    median: String,
-    noisy: bool,
-    range: String,
-    ratio: String,
-    size: String,
-    per_value: String,
-    peak: String,
-    method: String,
-}
-
+/// `dataset · op · cache warm · threads 2`; writes (cache `n/a`) leave the cache part out.
 fn group_title(group: &OpGroup) -> String {
-    format!(
-        "{} · {} · threads {}",
-        group.dataset, group.op, group.threads
-    )
+    if group.cache == "n/a" || group.cache.is_empty() {
+        format!(
+            "{} · {} · threads {}",
+            group.dataset, group.op, group.threads
+        )
+    } else {
+        format!(
+            "{} · {} · cache {} · threads {}",
+            group.dataset, group.op, group.cache, group.threads
+        )
+    }
 }
 
-fn or_dash<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
-    value.map(show).unwrap_or_else(|| DASH.to_string())
-}
-
-fn rows(group: &OpGroup) -> Vec<Row<'_>> {
-    let varies = |field: fn(&CellSummary) -> &str| {
+/// The lines under a group's heading: the no-clear-winner note, then each warning.
+fn group_notes(group: &OpGroup) -> Vec<String> {
+    let mut notes = Vec::new();
+    if group.no_clear_winner {
+        notes.push(NO_CLEAR_WINNER.to_string());
+    }
+    notes.extend(
         group
-            .cells
+            .warnings
             .iter()
-            .any(|c| field(c) != group.cells.first().map_or("", field))
-    };
-    let show_layout = varies(|c| &c.cell.layout);
-    let show_target = varies(|c| &c.cell.target);
-    group
-        .cells
-        .iter()
-        .map(|c| {
-            let mut profile = c.cell.profile.clone();
-            if show_layout {
-                profile = format!("{profile} · {}", c.cell.layout);
-            }
-            if show_target {
-                profile = format!("{profile} · {}", c.cell.target);
-            }
-            Row {
-                backend: &c.cell.backend,
-                profile,
-                status: c.status,
-                reason: c
-                    .reason
-                    .as_deref()
-                    .map(format::one_line)
-                    .unwrap_or_default(),
-                median: or_dash(c.wall, |w| format::duration(w.median)),
-                noisy: c.wall.is_some_and(|w| w.noisy()),
-                range: or_dash(c.wall, |w| {
-                    format!("{} – {}", format::duration(w.min), format::duration(w.max))
-                }),
-                ratio: or_dash(c.ratio_to_best, format::ratio),
-                size: or_dash(c.size_bytes, format::bytes),
-                per_value: or_dash(c.bytes_per_value, format::per_value),
-                peak: or_dash(c.peak_rss_bytes, format::bytes),
-                method: c.method.clone().unwrap_or_else(|| DASH.to_string()),
-            }
-        })
-        .collect()
+            .map(|w| format!("warning: {}", format::one_line(w))),
+    );
+    notes
+}
+
+fn ran(c: &CellSummary) -> bool {
+    c.status == SampleStatus::Ok && c.wall.is_some()
 }
 
 /// The index of the fastest cell that ran: rows come sorted fastest first, so it is the first
 /// ok cell with a median, if any.
 fn winner(group: &OpGroup) -> Option<usize> {
-    group
-        .cells
-        .iter()
-        .position(|c| c.status == SampleStatus::Ok && c.wall.is_some())
+    group.cells.iter().position(ran)
 }
 
-/// The second-fastest ok cell's ratio to the winner: how decisive the win was.
-fn runner_up_ratio(group: &OpGroup) -> Option<f64> {
-    group
-        .cells
-        .iter()
-        .filter(|c| c.status == SampleStatus::Ok && c.wall.is_some())
-        .nth(1)
-        .and_then(|c| c.ratio_to_best)
+/// The second-fastest ok cell: its ratio tells how decisive the win was.
+fn runner_up(group: &OpGroup) -> Option<&CellSummary> {
+    group.cells.iter().filter(|c| ran(c)).nth(1)
 }
 
-fn environment_rows(env: &EnvironmentRecord) -> Vec<(String, String)> {
-    let commit = match (&env.git_commit, env.git_dirty) {
-        (Some(c), Some(true)) => format!("{c} (dirty)"),
-        (Some(c), _) => c.clone(),
-        (None, _) => "unknown".to_string(),
-    };
-    let mut rows = vec![
-        ("CPU".to_string(), env.cpu_model.clone()),
-        ("Cores".to_string(), env.cores.to_string()),
-        ("Memory".to_string(), format::bytes(env.memory_bytes)),
-        ("Kernel".to_string(), env.kernel.clone()),
-        ("OS".to_string(), env.os.clone()),
-        ("formatbench".to_string(), env.formatbench_version.clone()),
-        ("Git commit".to_string(), commit),
-        ("Run id".to_string(), env.run_id.clone()),
-    ];
-    rows.extend(
-        env.versions
-            .iter()
-            .map(|(k, v)| (format!("Version of {k}"), v.clone())),
-    );
-    rows.extend(
-        env.settings
-            .iter()
-            .map(|(k, v)| (format!("Setting {k}"), v.clone())),
-    );
+/// The environment section: the machine and build, the clock, and the schedule. Empty when
+/// the run recorded neither an environment nor a schedule.
+fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(env) = &summary.environment {
+        let commit = match (&env.git_commit, env.git_dirty) {
+            (Some(c), Some(true)) => format!("{c} (dirty)"),
+            (Some(c), _) => c.clone(),
+            (None, _) => "unknown".to_string(),
+        };
+        let unknown = || "unknown".to_string();
+        rows.extend([
+            ("CPU".to_string(), env.cpu_model.clone()),
+            ("Cores".to_string(), env.cores.to_string()),
+            ("Memory".to_string(), format::bytes(env.memory_bytes)),
+            ("Kernel".to_string(), env.kernel.clone()),
+            ("OS".to_string(), env.os.clone()),
+            ("formatbench".to_string(), env.formatbench_version.clone()),
+            ("Git commit".to_string(), commit),
+            (
+                "Worker build".to_string(),
+                env.worker_build.clone().unwrap_or_else(unknown),
+            ),
+            (
+                "Clock resolution".to_string(),
+                env.clock_resolution_s
+                    .map_or_else(unknown, format::duration),
+            ),
+            ("Run id".to_string(), env.run_id.clone()),
+        ]);
+        rows.extend(
+            env.versions
+                .iter()
+                .map(|(k, v)| (format!("Version of {k}"), v.clone())),
+        );
+        rows.extend(
+            env.settings
+                .iter()
+                .map(|(k, v)| (format!("Setting {k}"), v.clone())),
+        );
+    }
+    if let Some(schedule) = &summary.schedule {
+        rows.extend([
+            ("Schedule hash".to_string(), schedule.hash.clone()),
+            (
+                "Measured slots".to_string(),
+                format::count(schedule.slots.len() as u64),
+            ),
+            ("Schedule blocks".to_string(), schedule.blocks.to_string()),
+        ]);
+    }
     rows
 }
 
+/// Every setting of an artifact, for the artifacts table.
 fn artifact_settings(artifact: &ArtifactRecord) -> String {
     if artifact.settings.is_empty() {
         return DASH.to_string();
@@ -176,7 +163,7 @@ fn artifact_settings(artifact: &ArtifactRecord) -> String {
     let pairs: Vec<String> = artifact
         .settings
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| format!("{k}={}", format::one_line(v)))
         .collect();
     pairs.join("; ")
 }
@@ -202,194 +189,145 @@ fn not_measured(summary: &RunSummary) -> Vec<(&OpGroup, &CellSummary)> {
 
 #[cfg(test)]
 mod tests {
+    use super::fixture::{fixture, DATASET};
+    use super::rows::{detail_fields, manifest, rows, shows_residency, Field};
     use super::*;
-    use crate::results::{CellKey, DatasetRecord};
-    use crate::stats::Summary;
-    use std::collections::BTreeMap;
-
-    pub(super) const DATASET: &str = "mixed-100000x61";
-
-    fn cell(backend: &str, profile: &str, op: &str, threads: u32) -> CellKey {
-        CellKey {
-            dataset: DATASET.into(),
-            dataset_fingerprint: "fp-0123".into(),
-            backend: backend.into(),
-            profile: profile.into(),
-            layout: "default".into(),
-            target: "file".into(),
-            op: op.into(),
-            threads,
-        }
-    }
-
-    fn ok(key: CellKey, median: f64, spread: f64, ratio: f64, size: u64) -> CellSummary {
-        CellSummary {
-            cell: key,
-            status: SampleStatus::Ok,
-            reason: None,
-            wall: Some(Summary {
-                n: 5,
-                min: median * 0.9,
-                q25: median - spread / 2.0,
-                median,
-                q75: median + spread / 2.0,
-                max: median * 1.5,
-            }),
-            cpu: None,
-            peak_rss_bytes: Some(200 * 1024 * 1024),
-            size_bytes: Some(size),
-            bytes_per_value: Some(size as f64 / 6_100_000.0),
-            ratio_to_best: Some(ratio),
-            method: Some("mmap".into()),
-            failed_samples: 0,
-        }
-    }
-
-    fn not_ok(key: CellKey, status: SampleStatus, reason: &str) -> CellSummary {
-        CellSummary {
-            cell: key,
-            status,
-            reason: Some(reason.into()),
-            wall: None,
-            cpu: None,
-            peak_rss_bytes: None,
-            size_bytes: None,
-            bytes_per_value: None,
-            ratio_to_best: None,
-            method: None,
-            failed_samples: 1,
-        }
-    }
-
-    /// Two groups: a read with a noisy runner-up and a failed cell, a scan with an unsupported one.
-    pub(super) fn fixture() -> RunSummary {
-        let env = EnvironmentRecord {
-            run_id: "run-1".into(),
-            formatbench_version: "0.1.0".into(),
-            git_commit: Some("abc1234".into()),
-            git_dirty: Some(true),
-            cpu_model: "AMD EPYC 7763".into(),
-            cores: 16,
-            memory_bytes: 64 * 1024 * 1024 * 1024,
-            kernel: "6.8.0".into(),
-            os: "Ubuntu 24.04".into(),
-            versions: BTreeMap::from([("arrow".into(), "60.1.0".into())]),
-            settings: BTreeMap::from([("rounds".into(), "5".into())]),
-        };
-        let dataset = DatasetRecord {
-            run_id: "run-1".into(),
-            dataset: DATASET.into(),
-            dataset_fingerprint: "fp-0123".into(),
-            rows: 100_000,
-            columns: 61,
-            source_bytes: 48_000_000,
-            parameters: BTreeMap::new(),
-            schema: Vec::new(),
-        };
-        let artifact = ArtifactRecord {
-            run_id: "run-1".into(),
-            dataset: DATASET.into(),
-            dataset_fingerprint: "fp-0123".into(),
-            backend: "parquet".into(),
-            profile: "zstd".into(),
-            layout: "default".into(),
-            status: SampleStatus::Ok,
-            reason: None,
-            size_bytes: Some(12_345_678),
-            bytes_per_value: Some(2.0239),
-            settings: BTreeMap::from([
-                ("compression".into(), "zstd(3)".into()),
-                ("row_group_rows".into(), "65536".into()),
-            ]),
-        };
-        let read = OpGroup {
-            dataset: DATASET.into(),
-            op: "read".into(),
-            threads: 2,
-            cells: vec![
-                ok(
-                    cell("ipc", "plain", "read", 2),
-                    0.0123,
-                    0.001,
-                    1.0,
-                    48_000_000,
-                ),
-                ok(
-                    cell("parquet", "zstd", "read", 2),
-                    0.0456,
-                    0.04,
-                    3.707,
-                    12_345_678,
-                ),
-                not_ok(
-                    cell("csv", "default", "read", 2),
-                    SampleStatus::Failed,
-                    "worker crashed: <signal 11> | core dumped",
-                ),
-            ],
-        };
-        let scan = OpGroup {
-            dataset: DATASET.into(),
-            op: "scan".into(),
-            threads: 1,
-            cells: vec![
-                ok(
-                    cell("parquet", "zstd", "scan", 1),
-                    1.24,
-                    0.01,
-                    1.0,
-                    12_345_678,
-                ),
-                not_ok(
-                    cell("feather", "lz4", "scan", 1),
-                    SampleStatus::Unsupported,
-                    "scan is not supported by this backend",
-                ),
-            ],
-        };
-        RunSummary {
-            environment: Some(env),
-            datasets: vec![dataset],
-            artifacts: vec![artifact],
-            groups: vec![read, scan],
-        }
-    }
 
     #[test]
     fn rows_format_numbers_once() {
         let summary = fixture();
-        let rows = rows(&summary.groups[0]);
+        let read = &summary.groups[1];
+        let rows = rows(read, &summary.artifacts);
         assert_eq!(rows[0].median, "12.3 ms");
-        assert_eq!(rows[1].ratio, "3.7×");
+        assert_eq!(rows[0].ratio, "1.00×");
+        assert_eq!(rows[0].cpu_short, "1.0×");
+        assert_eq!(rows[1].ratio, "1.36× [1.30–1.41]");
+        assert_eq!(rows[1].cpu_ratio, "0.87× [0.80–0.95]");
+        assert_eq!(rows[1].cpu_short, "0.87×");
+        assert_eq!(rows[1].parallelism, "1.00");
+        assert_eq!(rows[0].parallelism, "1.90");
+        assert_eq!(rows[1].resident, "40 %");
         assert!(rows[1].noisy && !rows[0].noisy);
         assert_eq!(rows[2].median, DASH);
+        assert_eq!(rows[2].ratio, DASH);
         assert_eq!(rows[0].profile, "plain");
+        assert_eq!(rows[1].marked_backend(), "parquet!");
+        assert_eq!(rows[0].marked_backend(), "ipc");
+    }
+
+    #[test]
+    fn untrusted_ratios_show_a_dash() {
+        let summary = fixture();
+        let write = &summary.groups[0];
+        let rows = rows(write, &summary.artifacts);
+        assert_eq!(write.cells[1].status, SampleStatus::Ok);
+        assert_eq!(rows[1].ratio, DASH);
+        assert_eq!(rows[1].cpu_short, DASH);
+        assert_eq!(rows[1].median, "850 ns");
+    }
+
+    #[test]
+    fn titles_and_notes() {
+        let summary = fixture();
+        let titles: Vec<String> = summary.groups.iter().map(group_title).collect();
+        assert_eq!(
+            titles,
+            [
+                format!("{DATASET} · write · threads 1"),
+                format!("{DATASET} · read · cache warm · threads 2"),
+                format!("{DATASET} · read · cache cold · threads 2"),
+                format!("{DATASET} · scan · cache warm · threads 2"),
+            ]
+        );
+        assert_eq!(group_notes(&summary.groups[2]), [NO_CLEAR_WINNER]);
+        assert_eq!(
+            group_notes(&summary.groups[1]),
+            [
+                "warning: competitors differ in measured parallelism (1.00–1.90, highest: \
+              ipc/plain): compare CPU-time ratios too"
+            ]
+        );
+        assert!(group_notes(&summary.groups[3]).is_empty());
+    }
+
+    #[test]
+    fn residency_columns_only_where_they_matter() {
+        let summary = fixture();
+        let has = |i: usize| detail_fields(&summary.groups[i]).contains(&Field::Resident);
+        // Cold always; warm only when some cell was not resident; never for writes here.
+        assert!(has(2) && has(1) && !has(3) && !has(0));
+        assert!(shows_residency(&summary.groups[2]));
+        assert_eq!(
+            detail_fields(&summary.groups[3]).last(),
+            Some(&Field::Settings)
+        );
+    }
+
+    #[test]
+    fn manifest_keeps_the_fairness_keys_in_order() {
+        let summary = fixture();
+        let key = &summary.groups[1].cells[1].cell;
+        assert_eq!(
+            manifest(&summary.artifacts, key),
+            "profile_settings=zstd <level 3> | dictionary off; codecs=ZSTD(3); \
+             encodings=PLAIN RLE; row_groups=2"
+        );
+        let ipc = &summary.groups[1].cells[0].cell;
+        assert_eq!(manifest(&summary.artifacts, ipc), "codec=none; blocks=2");
+        let csv = &summary.groups[1].cells[2].cell;
+        assert_eq!(manifest(&summary.artifacts, csv), DASH);
     }
 
     #[test]
     fn mixed_layouts_are_told_apart() {
-        let mut group = fixture().groups.remove(0);
+        let summary = fixture();
+        let mut group = summary.groups[1].clone();
         group.cells[1].cell.layout = "sorted".into();
-        assert_eq!(rows(&group)[1].profile, "zstd · sorted");
+        assert_eq!(rows(&group, &summary.artifacts)[1].profile, "zstd · sorted");
     }
 
     #[test]
     fn winner_and_runner_up() {
         let summary = fixture();
-        assert_eq!(winner(&summary.groups[0]), Some(0));
-        assert_eq!(runner_up_ratio(&summary.groups[0]), Some(3.707));
-        assert_eq!(runner_up_ratio(&summary.groups[1]), None);
+        assert_eq!(winner(&summary.groups[1]), Some(0));
+        let second = runner_up(&summary.groups[1]).map(|c| c.cell.backend.as_str());
+        assert_eq!(second, Some("parquet"));
+        assert!(runner_up(&summary.groups[3]).is_none());
         assert_eq!(not_measured(&summary).len(), 2);
     }
 
     #[test]
-    fn writes_both_reports() {
-        let dir = tempfile::tempdir().unwrap();
-        write_reports(&fixture(), dir.path()).unwrap();
+    fn environment_shows_clock_build_and_schedule() {
+        let rows = environment_rows(&fixture());
+        let get = |k: &str| {
+            rows.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("Clock resolution"), Some("20.0 ns"));
+        assert_eq!(get("Worker build"), Some("xxh3:feedbeef"));
+        assert_eq!(get("Schedule hash"), Some("xxh3:0123abcd"));
+        assert_eq!(get("Measured slots"), Some("3"));
+        assert_eq!(get("Schedule blocks"), Some("2"));
+        assert!(environment_rows(&RunSummary::default()).is_empty());
+    }
+
+    #[test]
+    fn every_renderer_is_reproducible() {
+        for render in [terminal, markdown, html] {
+            assert_eq!(render(&fixture()).as_bytes(), render(&fixture()).as_bytes());
+        }
+    }
+
+    #[test]
+    fn writes_both_reports() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::Io(e.to_string()))?;
+        write_reports(&fixture(), dir.path())?;
         assert!(dir.path().join("report.md").is_file());
         assert!(dir.path().join("report.html").is_file());
         let missing = dir.path().join("no/such/dir");
         let err = write_reports(&fixture(), &missing).unwrap_err();
         assert!(matches!(err, Error::Io(m) if m.starts_with("cannot write")));
+        Ok(())
     }
 }

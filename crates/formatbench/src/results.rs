@@ -6,6 +6,6 @@ mod store;
 
 pub use record::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
-    VerificationRecord,
+    ScheduleRecord, ScheduleSlot, VerificationRecord,
 };
 pub use store::{read_records, ResultsWriter, RESULTS_FILE};

@@ -1,15 +1,17 @@
 //! Running samples: every measured sample is a fresh worker process, started through the tiny
 //! launcher so its peak memory is its own; OS accounting, timeouts and interrupts are handled here.
 
+mod cache;
 mod catalog;
 mod interrupt;
 mod launch;
 mod runner;
 
+pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, CacheState};
 pub use catalog::{catalog, find, BackendInfo, WorkerKind};
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use launch::{run_job, ProcessStats, SampleOutcome};
-pub use runner::{execute_plan, RunOptions, RunOutcome};
+pub use runner::{execute_plan, RunOptions, RunOutcome, PLAN_FILE};
 
 /// Hidden first arguments under which the formatbench binary acts as the launcher or a worker.
 /// One binary keeps `cargo run` and installs self-contained; each role lives in its own crate.

@@ -1,7 +1,12 @@
-//! Statistics over samples: quantiles and per-cell summaries, ratios to the fastest.
+//! Statistics over samples: quantiles, per-cell summaries, paired ratios to the fastest with
+//! bootstrap intervals, geometric means.
 
+mod bootstrap;
 mod quantiles;
 mod summary;
 
+pub use bootstrap::{geometric_mean, paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
 pub use quantiles::{median, quantile, Summary};
-pub use summary::{summarize_run, CellSummary, OpGroup, RunSummary};
+pub use summary::{
+    summarize_run, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
+};

@@ -38,6 +38,8 @@ fn job(
         params: inputs.params(op),
         threads: 1,
         prepare: false,
+        min_sample_s: 0.0,
+        max_calls: 1,
     }
 }
 

@@ -7,7 +7,16 @@ mod common;
 use common::{formatbench, run_dir, samples, stderr, stdout};
 use formatbench::results::SampleStatus;
 
-const SMALL: [&str; 6] = ["--dataset", "mixed", "--rows", "200", "--per-type", "1"];
+const SMALL: [&str; 8] = [
+    "--dataset",
+    "mixed",
+    "--rows",
+    "200",
+    "--per-type",
+    "1",
+    "--min-sample-ms",
+    "0",
+];
 
 #[test]
 fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
@@ -20,9 +29,9 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
         "--ops",
         "read",
         "--rounds",
-        "2",
+        "1",
         "--timeout",
-        "2",
+        "1",
     ]);
     let started = std::time::Instant::now();
     let result = formatbench(&args);
@@ -45,16 +54,17 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
             .map(|s| (s.status, s.reason.clone().unwrap_or_default()))
             .collect()
     };
+    // One balanced block of four competitors: 2 × 4 rounds.
     let noop = reasons("selftest-noop");
-    assert_eq!(noop.len(), 2);
+    assert_eq!(noop.len(), 8);
     assert!(noop.iter().all(|(s, _)| *s == SampleStatus::Ok), "{noop:?}");
     for (backend, expect) in [
         ("selftest-crash", "killed by SIGABRT"),
-        ("selftest-hang", "timed out after 2 s"),
+        ("selftest-hang", "timed out after 1 s"),
         ("selftest-garbage", "garbled answer"),
     ] {
         let got = reasons(backend);
-        assert_eq!(got.len(), 2, "{backend}: both rounds recorded: {got:?}");
+        assert_eq!(got.len(), 8, "{backend}: every round recorded: {got:?}");
         for (status, reason) in got {
             assert_eq!(status, SampleStatus::Failed, "{backend}");
             assert!(reason.contains(expect), "{backend}: {reason}");
@@ -73,10 +83,12 @@ fn peak_memory_is_the_workers_own() {
     args.extend([
         "--backends",
         "selftest-alloc",
+        "--profiles",
+        "256mib",
         "--ops",
         "read",
         "--rounds",
-        "3",
+        "2",
     ]);
     let result = formatbench(&args);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
@@ -85,7 +97,8 @@ fn peak_memory_is_the_workers_own() {
         .into_iter()
         .filter(|s| s.round.is_some())
         .collect();
-    assert_eq!(measured.len(), 3);
+    // Two blocks of one competitor: 2 × 2 rounds.
+    assert_eq!(measured.len(), 4);
     for s in measured {
         let peak = s.peak_rss_bytes.unwrap() as f64;
         assert!(
@@ -107,9 +120,11 @@ fn a_small_default_matrix_verifies_every_cell() {
     let args = [
         "run",
         "--rows",
-        "3000",
+        "1000",
         "--rounds",
         "1",
+        "--min-sample-ms",
+        "0",
         "--out",
         out.path().to_str().unwrap(),
     ];
@@ -124,7 +139,20 @@ fn a_small_default_matrix_verifies_every_cell() {
         .iter()
         .filter(|s| s.status == SampleStatus::Unsupported)
         .collect();
-    assert_eq!(ok, 41, "every claimed cell measured once");
+    // One block: writes have 6 competitors (12 rounds), reads 7 (14 rounds) for 5 read ops.
+    assert_eq!(
+        ok,
+        6 * 12 + 5 * 7 * 14,
+        "every claimed cell measured 2n times"
+    );
+    // Each competitor takes each position exactly twice in its group.
+    let mut positions = std::collections::HashMap::new();
+    for s in samples.iter().filter(|s| s.status == SampleStatus::Ok) {
+        *positions
+            .entry((s.cell.clone(), s.position.unwrap()))
+            .or_insert(0) += 1;
+    }
+    assert!(positions.values().all(|&k| k == 2), "balanced positions");
     // npy cannot store strings (6 ops); ipc-mmap does not write.
     assert_eq!(unsupported.len(), 7);
     assert!(samples.iter().all(|s| s.status != SampleStatus::Failed));

@@ -25,13 +25,28 @@ pub enum Command {
     Datasets,
     /// List the backends, their profiles and operations, and why any cannot run here.
     Backends,
-    /// Regenerate report.md and report.html from a run's results.jsonl.
+    /// Regenerate report.md and report.html from results.jsonl; several run directories are
+    /// pooled when they come from the same commit with a clean tree.
     Report {
-        /// A run directory (holding results.jsonl).
-        run_dir: PathBuf,
-        /// Where to write the reports (default: the run directory).
+        /// Run directories (each holding results.jsonl).
+        #[arg(required = true)]
+        run_dirs: Vec<PathBuf>,
+        /// Where to write the reports (default: the first run directory).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Pool runs even when their source tree was dirty.
+        #[arg(long)]
+        allow_dirty: bool,
+    },
+    /// Check the measurements on this machine: recover a known CPU-time ratio (2×) and a known
+    /// allocation (512 MiB) through the normal runner.
+    Calibrate {
+        /// Balanced blocks to run (each is 2n rounds).
+        #[arg(long, default_value_t = 2)]
+        rounds: u32,
+        /// Where the calibration run is written.
+        #[arg(long, default_value = "formatbench-results")]
+        out: PathBuf,
     },
 }
 
@@ -61,12 +76,22 @@ pub struct RunArgs {
     /// Comma-separated backends, or "all".
     #[arg(long, value_delimiter = ',')]
     pub backends: Option<Vec<String>>,
+    /// Comma-separated profiles (e.g. default,compact), or "all".
+    #[arg(long, value_delimiter = ',')]
+    pub profiles: Option<Vec<String>>,
     /// Comma-separated operations (write, read, scan, project, range, take), or "all".
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
-    /// Measured samples per cell.
+    /// Balanced blocks to measure: each is 2n rounds for n competitors, so every competitor
+    /// takes every position twice (a cell gets 2n × K samples).
     #[arg(long)]
     pub rounds: Option<u32>,
+    /// Repeat short operations inside a sample until it lasts this long (cold reads never repeat).
+    #[arg(long, default_value_t = 50.0)]
+    pub min_sample_ms: f64,
+    /// Page-cache state of reads: warm (files read just before), cold (evicted), or both.
+    #[arg(long, default_value = "warm")]
+    pub cache: String,
     /// Untimed runs per cell before the measured ones; the first also verifies the result.
     #[arg(long)]
     pub warmup: Option<u32>,
@@ -85,4 +110,12 @@ pub struct RunArgs {
     /// A smaller, faster version of the suite.
     #[arg(long)]
     pub quick: bool,
+    /// Finish an interrupted run (its plan is read from RUN_DIR/plan.json; other options are
+    /// ignored) without redoing the samples it already holds.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub resume: Option<PathBuf>,
+    /// Take samples with identical keys (cell, round, position, data fingerprint and worker
+    /// build) from earlier runs under --out instead of measuring them again.
+    #[arg(long)]
+    pub reuse: bool,
 }

@@ -1,5 +1,7 @@
 //! What each subcommand does, in terms of the library's layers.
 
+mod calibrate;
+mod pool;
 mod resolve;
 
 use super::{Cli, Command, RunArgs};
@@ -31,11 +33,17 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             print_backends();
             Ok(0)
         }
-        Command::Report { run_dir, out } => {
-            let records =
-                crate::results::read_records(&run_dir.join(crate::results::RESULTS_FILE))?;
+        Command::Calibrate { rounds, out } => calibrate::calibrate(rounds, &out),
+        Command::Report {
+            run_dirs,
+            out,
+            allow_dirty,
+        } => {
+            let records = pool::pooled_records(&run_dirs, allow_dirty)?;
             let summary = summarize_run(&records);
-            let out = out.unwrap_or(run_dir);
+            let out = out
+                .or_else(|| run_dirs.first().cloned())
+                .unwrap_or_default();
             std::fs::create_dir_all(&out)?;
             crate::report::write_reports(&summary, &out)?;
             print!("{}", crate::report::terminal(&summary));
@@ -46,9 +54,14 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
 }
 
 fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
-    let plan = resolve::plan(suite.as_ref(), args)?;
+    let plan = match &args.resume {
+        Some(dir) => resolve::stored_plan(dir)?,
+        None => resolve::plan(suite.as_ref(), args)?,
+    };
     let options = RunOptions {
         out_dir: args.out.clone(),
+        resume: args.resume.clone(),
+        reuse: args.reuse,
         keep_artifacts: args.keep_artifacts,
         settings: resolve::settings(&plan, args),
     };

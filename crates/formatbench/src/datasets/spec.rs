@@ -63,7 +63,8 @@ impl FromStr for DatasetKind {
 }
 
 /// One dataset of a plan.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "source", rename_all = "snake_case")]
 pub enum DatasetSpec {
     Generated {
         kind: DatasetKind,

@@ -40,9 +40,11 @@ pub fn balanced_orders(n: usize) -> Vec<Vec<usize>> {
     rows.into_iter().chain(mirrored).collect()
 }
 
-/// Slots for `rounds` rounds of `n` competitors: round r follows order (r − 1) mod 2n.
-pub fn slots(n: usize, rounds: u32) -> Vec<Slot> {
+/// Slots for `blocks` balanced blocks of `n` competitors: 2n rounds each, round r following
+/// order (r − 1) mod 2n, so a block is the full mirrored design and nothing is truncated.
+pub fn slots(n: usize, blocks: u32) -> Vec<Slot> {
     let orders = balanced_orders(n);
+    let rounds = orders.len() as u32 * blocks;
     (1..=rounds)
         .flat_map(|round| {
             let order = orders
@@ -99,9 +101,10 @@ mod tests {
 
     #[test]
     fn slots_cover_every_competitor_once_per_round() {
-        let s = slots(3, 4);
-        assert_eq!(s.len(), 12);
-        for round in 1..=4 {
+        // Two blocks of 2 × 3 rounds.
+        let s = slots(3, 2);
+        assert_eq!(s.len(), 36);
+        for round in 1..=12 {
             let mut seen: Vec<usize> = s
                 .iter()
                 .filter(|x| x.round == round)
@@ -110,5 +113,15 @@ mod tests {
             seen.sort_unstable();
             assert_eq!(seen, vec![0, 1, 2]);
         }
+        let mut positions = std::collections::HashMap::new();
+        for slot in &s {
+            *positions
+                .entry((slot.competitor, slot.position))
+                .or_insert(0) += 1;
+        }
+        assert!(
+            positions.values().all(|&k| k == 4),
+            "two blocks: each position four times"
+        );
     }
 }

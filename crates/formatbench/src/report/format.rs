@@ -4,19 +4,23 @@
 /// Shown where a value is missing; a blank cell would read as "zero" or "forgot to measure".
 pub const DASH: &str = "—";
 
-/// Rounds to three significant digits and prints exactly those digits, so `12.3` and `1.20`
+/// Rounds to `digits` significant digits and prints exactly those digits, so `12.3` and `1.20`
 /// keep their precision visible and `999.96` becomes `1000` rather than `999.96`.
-fn three_digits(v: f64) -> (f64, String) {
+fn significant(v: f64, digits: i32) -> (f64, String) {
     if v == 0.0 || !v.is_finite() {
         return (v, format!("{v}"));
     }
     let exponent = v.abs().log10().floor() as i32;
-    let scale = 10f64.powi(2 - exponent);
+    let scale = 10f64.powi(digits - 1 - exponent);
     let rounded = (v * scale).round() / scale;
     // Rounding can carry into the next power of ten, which needs one decimal fewer.
     let exponent = rounded.abs().log10().floor() as i32;
-    let decimals = (2 - exponent).max(0) as usize;
+    let decimals = (digits - 1 - exponent).max(0) as usize;
     (rounded, format!("{rounded:.decimals$}"))
+}
+
+fn three_digits(v: f64) -> (f64, String) {
+    significant(v, 3)
 }
 
 /// Picks the largest unit in which the value is at least 1, units ordered smallest first.
@@ -63,17 +67,58 @@ pub fn bytes(n: u64) -> String {
     )
 }
 
+/// Decimals for a ratio: two near 1× where close calls matter, fewer further out.
+fn ratio_decimals(r: f64) -> usize {
+    if r < 2.0 {
+        2
+    } else if r < 10.0 {
+        1
+    } else {
+        0
+    }
+}
+
 /// A ratio to the fastest: two decimals near 1× where close calls matter, fewer further out.
 pub fn ratio(r: f64) -> String {
     if !r.is_finite() {
         return DASH.to_string();
     }
-    if r < 2.0 {
-        format!("{r:.2}×")
-    } else if r < 10.0 {
-        format!("{r:.1}×")
+    let d = ratio_decimals(r);
+    format!("{r:.d$}×")
+}
+
+/// A ratio with its interval, the bounds at the estimate's precision: "1.36× [1.30–1.41]".
+pub fn ratio_interval(estimate: f64, lo: f64, hi: f64) -> String {
+    if !(estimate.is_finite() && lo.is_finite() && hi.is_finite()) {
+        return DASH.to_string();
+    }
+    let d = ratio_decimals(estimate);
+    format!("{estimate:.d$}× [{lo:.d$}–{hi:.d$}]")
+}
+
+/// A ratio to two significant digits, for secondary columns: "0.87×", "1.4×", "12×".
+pub fn ratio2(r: f64) -> String {
+    if !r.is_finite() || r < 0.0 {
+        return DASH.to_string();
+    }
+    format!("{}×", significant(r, 2).1)
+}
+
+/// A fraction as a whole percentage: 0.953 → "95 %".
+pub fn percent(f: f64) -> String {
+    if f.is_finite() {
+        format!("{:.0} %", f * 100.0)
     } else {
-        format!("{r:.0}×")
+        DASH.to_string()
+    }
+}
+
+/// Two decimals, for parallelism (CPU ÷ wall).
+pub fn two_decimals(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        DASH.to_string()
     }
 }
 
@@ -171,6 +216,21 @@ mod tests {
         assert_eq!(count(100_000), "100,000");
         assert_eq!(count(999), "999");
         assert_eq!(count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn intervals_and_secondary_numbers() {
+        assert_eq!(ratio_interval(1.3612, 1.2961, 1.4149), "1.36× [1.30–1.41]");
+        assert_eq!(ratio_interval(3.62, 3.5, 3.81), "3.6× [3.5–3.8]");
+        assert_eq!(ratio_interval(1.0, 1.0, 1.0), "1.00× [1.00–1.00]");
+        assert_eq!(ratio_interval(f64::NAN, 1.0, 1.0), DASH);
+        assert_eq!(ratio2(1.0), "1.0×");
+        assert_eq!(ratio2(0.873), "0.87×");
+        assert_eq!(ratio2(12.4), "12×");
+        assert_eq!(ratio2(126.0), "130×");
+        assert_eq!(percent(0.953), "95 %");
+        assert_eq!(percent(0.02), "2 %");
+        assert_eq!(two_decimals(1.9), "1.90");
     }
 
     #[test]

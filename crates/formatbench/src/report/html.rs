@@ -1,14 +1,17 @@
 //! One self-contained HTML5 page: inline CSS only, no scripts, no fonts or images to fetch, so
 //! it opens the same offline, from an archive, or attached to a CI run.
 
-use super::format::{self, html_escape as esc, truncate, DASH};
+mod tables;
+
+use super::format::{self, html_escape as esc, DASH};
+use super::rows::ratio_text;
 use super::{
-    artifact_settings, artifact_size, environment_rows, group_title, not_measured, rows,
-    runner_up_ratio, winner, LEGEND_NOISY, LEGEND_RATIO, SHORT_REASON,
+    artifact_settings, artifact_size, environment_rows, group_title, not_measured, runner_up,
+    winner,
 };
-use crate::results::SampleStatus;
 use crate::stats::RunSummary;
 use std::fmt::Write;
+use tables::{overall, results};
 
 const STYLE: &str = r#"
 :root {
@@ -37,7 +40,11 @@ tr.winner td { background: var(--win); font-weight: 600; }
 tr.winner td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
 .badge { display: inline-block; margin-left: 0.4rem; padding: 0 0.4rem; border-radius: 0.6rem;
   font-size: 0.75em; font-weight: 600; color: var(--bg); background: var(--win-edge); }
-.status { color: var(--bad); font-weight: 600; }
+.status, .flag { color: var(--bad); font-weight: 600; }
+.warning { color: var(--bad); margin: 0.3rem 0; }
+.note { font-weight: 600; margin: 0.3rem 0; }
+ul.flags { margin-top: -1rem; color: var(--muted); }
+h3 { margin-bottom: 0.3rem; }
 .muted, .legend { color: var(--muted); }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 "#;
@@ -55,6 +62,7 @@ pub fn render(summary: &RunSummary) -> String {
     environment(&mut out, summary);
     datasets(&mut out, summary);
     results(&mut out, summary);
+    overall(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
     out.push_str("</main>\n</body>\n</html>\n");
@@ -99,7 +107,8 @@ fn glance(out: &mut String, summary: &RunSummary) {
             ("Operation", false),
             ("Winner", false),
             ("Median", true),
-            ("Runner-up", true),
+            ("Runner-up [95 % CI]", true),
+            ("Note", false),
         ],
     );
     out.push_str("<tbody>\n");
@@ -117,11 +126,19 @@ fn glance(out: &mut String, summary: &RunSummary) {
                 );
                 td_num(
                     out,
-                    &runner_up_ratio(group).map_or_else(|| DASH.to_string(), format::ratio),
+                    &runner_up(group).map_or_else(|| DASH.to_string(), |c| ratio_text(c, false)),
+                );
+                td(
+                    out,
+                    if group.no_clear_winner {
+                        "no clear winner"
+                    } else {
+                        ""
+                    },
                 );
             }
             None => {
-                out.push_str("<td class=\"muted\" colspan=\"3\">nothing ran</td>");
+                out.push_str("<td class=\"muted\" colspan=\"4\">nothing ran</td>");
             }
         }
         out.push_str("</tr>\n");
@@ -129,7 +146,8 @@ fn glance(out: &mut String, summary: &RunSummary) {
     out.push_str("</tbody>\n</table></div>\n");
     let _ = writeln!(
         out,
-        "<p class=\"legend\">Runner-up: the second-fastest median ÷ the winner’s.</p>\n</section>"
+        "<p class=\"legend\">Runner-up: the second-fastest’s paired ratio to the winner with its \
+         95 % bootstrap interval; no clear winner: that interval includes 1.</p>\n</section>"
     );
 }
 
@@ -148,10 +166,11 @@ fn key_value_table(out: &mut String, rows: &[(String, String)]) {
 
 fn environment(out: &mut String, summary: &RunSummary) {
     section(out, "environment", "Environment");
-    match &summary.environment {
-        Some(env) => key_value_table(out, &environment_rows(env)),
-        None => empty(out, "No environment was recorded."),
+    let rows = environment_rows(summary);
+    if rows.is_empty() {
+        return empty(out, "No environment was recorded.");
     }
+    key_value_table(out, &rows);
 }
 
 fn datasets(out: &mut String, summary: &RunSummary) {
@@ -179,80 +198,6 @@ fn datasets(out: &mut String, summary: &RunSummary) {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
-}
-
-fn results(out: &mut String, summary: &RunSummary) {
-    section(out, "results", "Results");
-    if summary.groups.is_empty() {
-        return empty(out, "No results were recorded.");
-    }
-    let _ = writeln!(
-        out,
-        "<p class=\"legend\">Rows are fastest first; the fastest is highlighted. \
-         * {}. ×best = {}.</p>",
-        esc(LEGEND_NOISY),
-        esc(LEGEND_RATIO)
-    );
-    let columns = [
-        ("Backend", false),
-        ("Profile", false),
-        ("Median", true),
-        ("Min–max", true),
-        ("×best", true),
-        ("Size", true),
-        ("B/value", true),
-        ("Peak mem", true),
-        ("Method", false),
-    ];
-    for group in &summary.groups {
-        let best = winner(group);
-        let _ = writeln!(
-            out,
-            "<div class=\"scroll\"><table>\n<caption>{}</caption>",
-            esc(&group_title(group))
-        );
-        thead(out, &columns);
-        out.push_str("<tbody>\n");
-        for (i, r) in rows(group).iter().enumerate() {
-            if Some(i) == best {
-                out.push_str("<tr class=\"winner\">");
-                let _ = write!(
-                    out,
-                    "<td>{}<span class=\"badge\">fastest</span></td>",
-                    esc(r.backend)
-                );
-            } else {
-                out.push_str("<tr>");
-                td(out, r.backend);
-            }
-            td(out, &r.profile);
-            if r.status == SampleStatus::Ok {
-                let mark = if r.noisy {
-                    "<span title=\"noisy\">*</span>"
-                } else {
-                    ""
-                };
-                let _ = write!(out, "<td class=\"num\">{}{mark}</td>", esc(&r.median));
-                for text in [&r.range, &r.ratio, &r.size, &r.per_value, &r.peak] {
-                    td_num(out, text);
-                }
-                td(out, &r.method);
-            } else {
-                let _ = write!(
-                    out,
-                    "<td colspan=\"7\"><span class=\"status\">{}</span>",
-                    r.status.name()
-                );
-                if !r.reason.is_empty() {
-                    let _ = write!(out, " {}", esc(&truncate(&r.reason, SHORT_REASON)));
-                }
-                out.push_str("</td>");
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody>\n</table></div>\n");
-    }
-    out.push_str("</section>\n");
 }
 
 fn artifacts(out: &mut String, summary: &RunSummary) {
@@ -317,7 +262,7 @@ fn missing(out: &mut String, summary: &RunSummary) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::fixture;
+    use super::super::fixture::fixture;
     use super::*;
 
     #[test]
@@ -332,37 +277,25 @@ mod tests {
     }
 
     #[test]
-    fn reasons_are_escaped() {
+    fn glance_names_the_winner_and_the_margin() {
         let text = render(&fixture());
-        assert!(text.contains("worker crashed: &lt;signal 11&gt; | core dumped"));
-        assert!(!text.contains("<signal"));
-    }
-
-    #[test]
-    fn glance_names_the_winner() {
-        let text = render(&fixture());
-        let glance = text.split("<section id=\"environment\">").next().unwrap();
+        let glance = text
+            .split("<section id=\"environment\">")
+            .next()
+            .unwrap_or_default();
         assert!(glance.contains(
-            "<td>mixed-100000x61 · read · threads 2</td><td>ipc plain</td>\
-             <td class=\"num\">12.3 ms</td><td class=\"num\">3.7×</td>"
+            "<td>mixed-100000x61 · read · cache warm · threads 2</td><td>ipc plain</td>\
+             <td class=\"num\">12.3 ms</td><td class=\"num\">1.36× [1.30–1.41]</td><td></td>"
+        ));
+        assert!(glance.contains(
+            "<td>mixed-100000x61 · read · cache cold · threads 2</td><td>ipc plain</td>\
+             <td class=\"num\">30.0 ms</td><td class=\"num\">1.02× [0.97–1.08]</td>\
+             <td>no clear winner</td>"
         ));
         assert!(glance.contains(
             "<td>parquet zstd</td><td class=\"num\">1.24 s</td><td class=\"num\">—</td>"
         ));
-    }
-
-    #[test]
-    fn tables_highlight_the_winner_and_align_numbers() {
-        let text = render(&fixture());
-        assert_eq!(text.matches("<tr class=\"winner\">").count(), 2);
-        assert!(
-            text.contains("<tr class=\"winner\"><td>ipc<span class=\"badge\">fastest</span></td>")
-        );
-        assert!(text.contains("<caption>mixed-100000x61 · scan · threads 1</caption>"));
-        assert!(text.contains("<td class=\"num\">45.6 ms<span title=\"noisy\">*</span></td>"));
-        assert!(text.contains("<span class=\"status\">unsupported</span> scan is not supported"));
-        assert!(text.contains("<td>compression=zstd(3); row_group_rows=65536</td>"));
-        assert!(text.contains("<th scope=\"row\">CPU</th><td>AMD EPYC 7763</td>"));
+        assert!(glance.contains("<td class=\"num\">500 ms</td><td class=\"num\">—</td>"));
     }
 
     #[test]
@@ -370,5 +303,6 @@ mod tests {
         assert_eq!(render(&fixture()), render(&fixture()));
         let empty = render(&RunSummary::default());
         assert!(empty.contains("No results were recorded.") && !empty.contains("winner\">"));
+        assert!(!empty.contains("id=\"overall\""));
     }
 }

@@ -1,26 +1,41 @@
 //! A GitHub-flavoured Markdown report, meant to be pasted into a README or an issue.
 
 use super::format::{self, one_line, DASH};
+use super::overall::{geo_tables, LEGEND_GEOMEAN};
+use super::rows::{detail_fields, flag_list, rows, Field};
 use super::{
-    artifact_settings, artifact_size, environment_rows, group_title, not_measured, rows,
-    LEGEND_NOISY, LEGEND_RATIO,
+    artifact_settings, artifact_size, environment_rows, group_notes, group_title, not_measured,
+    LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
 };
 use crate::results::SampleStatus;
 use crate::stats::RunSummary;
 use std::fmt::Write;
 
-/// Makes text safe inside a table cell: a `|` would end the cell, a newline the row, and a `<`
-/// could be taken for an HTML tag and vanish.
+/// Makes text safe inside a table cell or a list line: a `|` would end the cell, a newline
+/// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
+/// emphasis or code.
 fn escape(s: &str) -> String {
-    one_line(s).replace('|', "\\|").replace('<', "&lt;")
+    let mut out = String::with_capacity(s.len());
+    for c in one_line(s).chars() {
+        match c {
+            '\\' | '|' | '*' | '`' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
-/// Inline code when the text can be quoted that way, so hashes read as identifiers.
+/// Inline code when the text can be quoted that way, so hashes read as identifiers. Inside a
+/// code span only the table's `|` needs escaping.
 fn code(s: &str) -> String {
     if s.is_empty() || s.contains('`') {
         escape(s)
     } else {
-        format!("`{}`", escape(s))
+        format!("`{}`", one_line(s).replace('|', "\\|"))
     }
 }
 
@@ -45,6 +60,7 @@ pub fn render(summary: &RunSummary) -> String {
     environment(&mut out, summary);
     datasets(&mut out, summary);
     results(&mut out, summary);
+    overall(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
     out
@@ -52,12 +68,13 @@ pub fn render(summary: &RunSummary) -> String {
 
 fn environment(out: &mut String, summary: &RunSummary) {
     out.push_str("## Environment\n\n");
-    let Some(env) = &summary.environment else {
+    let rows = environment_rows(summary);
+    if rows.is_empty() {
         out.push_str("No environment was recorded.\n\n");
         return;
-    };
+    }
     header(out, &[("Item", false), ("Value", false)]);
-    for (key, value) in environment_rows(env) {
+    for (key, value) in rows {
         row(out, &[escape(&key), escape(&value)]);
     }
     out.push('\n');
@@ -102,45 +119,80 @@ fn results(out: &mut String, summary: &RunSummary) {
     }
     let _ = writeln!(
         out,
-        "Rows are fastest first. `*` {LEGEND_NOISY}. ×best = {LEGEND_RATIO}.\n"
+        "Rows are fastest first. `*` {LEGEND_NOISY}. `!` {LEGEND_FLAG}. Ratio = {}. \
+         CPU ratio = {LEGEND_CPU}. Parallelism = {LEGEND_PAR}. Settings: the artifact's \
+         fairness manifest.\n",
+        escape(LEGEND_RATIO)
     );
     for group in &summary.groups {
         let _ = writeln!(out, "### {}\n", escape(&group_title(group)));
+        for note in group_notes(group) {
+            let _ = writeln!(out, "{}\n", escape(&note));
+        }
+        let fields = detail_fields(group);
+        let mut columns = vec![("Backend", false), ("Profile", false), ("Median", true)];
+        columns.extend(fields.iter().map(|f| (f.name(), f.right())));
+        header(out, &columns);
+        let rows = rows(group, &summary.artifacts);
+        for r in &rows {
+            let mut cells = vec![escape(&r.marked_backend()), escape(&r.profile)];
+            if r.status == SampleStatus::Ok {
+                let mark = if r.noisy { "\\*" } else { "" };
+                cells.push(format!("{}{mark}", r.median));
+                cells.extend(fields.iter().map(|f| escape(r.text(*f))));
+            } else {
+                // The reason is in "Not measured"; here it would stretch the whole table.
+                cells.push(format!("**{}**", r.status.name()));
+                cells.extend(fields.iter().map(|f| match f {
+                    Field::Settings => escape(r.text(*f)),
+                    _ => DASH.to_string(),
+                }));
+            }
+            row(out, &cells);
+        }
+        let flags = flag_list(&rows);
+        if !flags.is_empty() {
+            out.push('\n');
+        }
+        for (label, flag) in flags {
+            let _ = writeln!(out, "- ! {}: {}", escape(&label), escape(&flag));
+        }
+        out.push('\n');
+    }
+}
+
+fn overall(out: &mut String, summary: &RunSummary) {
+    let tables = geo_tables(summary);
+    if tables.is_empty() {
+        return;
+    }
+    out.push_str("## Summary across operations\n\n");
+    let _ = writeln!(
+        out,
+        "Geomean ratio = {}. Rows are best first.\n",
+        escape(LEGEND_GEOMEAN)
+    );
+    for t in tables {
+        let _ = writeln!(out, "### {}\n", escape(&t.heading()));
         header(
             out,
             &[
                 ("Backend", false),
                 ("Profile", false),
-                ("Median", true),
-                ("Min–max", true),
-                ("×best", true),
-                ("Size", true),
-                ("B/value", true),
-                ("Peak mem", true),
-                ("Method", false),
+                ("Geomean ratio", true),
+                ("Ops", true),
             ],
         );
-        for r in rows(group) {
-            let numbers = if r.status == SampleStatus::Ok {
-                let mark = if r.noisy { "\\*" } else { "" };
-                vec![
-                    format!("{}{mark}", r.median),
-                    r.range,
-                    r.ratio,
-                    r.size,
-                    r.per_value,
-                    r.peak,
-                    escape(&r.method),
-                ]
-            } else {
-                // The reason is in "Not measured"; here it would stretch the whole table.
-                let mut cells = vec![format!("**{}**", r.status.name())];
-                cells.extend(std::iter::repeat_n(DASH.to_string(), 6));
-                cells
-            };
-            let mut cells = vec![escape(r.backend), escape(&r.profile)];
-            cells.extend(numbers);
-            row(out, &cells);
+        for r in &t.rows {
+            row(
+                out,
+                &[
+                    escape(&r.backend),
+                    escape(&r.profile),
+                    r.ratio.clone(),
+                    r.ops.clone(),
+                ],
+            );
         }
         out.push('\n');
     }
@@ -207,24 +259,86 @@ fn missing(out: &mut String, summary: &RunSummary) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{fixture, DATASET};
+    use super::super::fixture::{fixture, DATASET};
     use super::*;
+
+    /// The text of one `###` section, up to the next heading.
+    fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+        let start = text.find(&format!("### {heading}\n")).unwrap_or(text.len());
+        let rest = &text[start..];
+        let end = rest[4..].find("\n#").map_or(rest.len(), |e| e + 4);
+        &rest[..end]
+    }
 
     #[test]
     fn tables_have_headers_and_escaped_pipes() {
         let text = render(&fixture());
         assert!(text.starts_with("# formatbench report\n"));
-        assert!(text.contains(
-            "| Backend | Profile | Median | Min–max | ×best | Size | B/value | Peak mem | Method |\n\
-             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
+        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
+        assert!(warm.contains(
+            "| Backend | Profile | Median | Min–max | Ratio [95 % CI] | CPU ratio [95 % CI] | \
+             Parallelism | Calls | Size | B/value | Peak mem | Resident | Read bytes | \
+             Read amplification | Method | Settings |\n\
+             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
+             ---: | ---: | --- | --- |\n"
         ));
-        assert!(text.contains("### mixed-100000x61 · read · threads 2"));
-        assert!(text.contains("| ipc | plain | 12.3 ms |"));
-        assert!(text.contains("| parquet | zstd | 45.6 ms\\* |"));
-        assert!(text.contains("| csv | default | **failed** | — |"));
+        assert!(warm
+            .contains("| ipc | plain | 12.3 ms | 11.1 ms – 18.5 ms | 1.00× | 1.00× | 1.90 | 1 |"));
+        assert!(warm.contains(
+            "| parquet! | zstd | 16.7 ms\\* | 15.0 ms – 25.0 ms | 1.36× [1.30–1.41] | \
+             0.87× [0.80–0.95] | 1.00 | 1 | 11.8 MiB | 2.02 | 200 MiB | 40 % | — | — | mmap | "
+        ));
+        assert!(warm.contains("| csv | default | **failed** | — |"));
         // The reason's pipe must not split a cell, and its `<` must not open a tag.
         assert!(text.contains("worker crashed: &lt;signal 11> \\| core dumped"));
         assert!(!text.contains("<signal"));
+    }
+
+    #[test]
+    fn settings_column_holds_the_escaped_manifest() {
+        let text = render(&fixture());
+        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
+        assert!(warm.contains(
+            "| mmap | profile_settings=zstd &lt;level 3> \\| dictionary off; codecs=ZSTD(3); \
+             encodings=PLAIN RLE; row_groups=2 |\n"
+        ));
+        assert!(warm.contains("| mmap | codec=none; blocks=2 |\n"));
+        // A failed cell still shows what it would have read.
+        assert!(warm.contains("| — | — | — |\n"));
+    }
+
+    #[test]
+    fn notes_flags_and_cold_columns() {
+        let text = render(&fixture());
+        let cold = section(&text, "mixed-100000x61 · read · cache cold · threads 2");
+        assert!(cold.contains(
+            "\n\nno clear winner: the runner-up's 95 % interval includes 1\n\n| Backend"
+        ));
+        assert!(cold.contains("| 0 % | 45.8 MiB | 1.0× | mmap |"));
+        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
+        assert!(warm.contains("\n\nwarning: competitors differ in measured parallelism"));
+        assert!(warm.contains("\n- ! parquet/zstd: cache state missed: 40 % resident\n"));
+        let scan = section(&text, "mixed-100000x61 · scan · cache warm · threads 2");
+        assert!(!scan.contains("Resident") && !scan.contains("- !"));
+        let write = section(&text, "mixed-100000x61 · write · threads 1");
+        assert!(write.contains("| npy! | default | 850 ns | 765 ns – 1.28 µs | — | — |"));
+    }
+
+    #[test]
+    fn summary_across_operations_sorted_by_ratio() {
+        let text = render(&fixture());
+        let overall = text
+            .split("## Summary across operations")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(overall.contains(
+            "### mixed-100000x61 · cache warm · threads 2 (read, scan)\n\n\
+             | Backend | Profile | Geomean ratio | Ops |\n\
+             | --- | --- | ---: | ---: |\n\
+             | ipc | plain | 1.00× | 1 of 2 |\n\
+             | parquet | zstd | 1.17× | 2 |\n"
+        ));
+        assert!(text.find("## Results") < text.find("## Summary across operations"));
     }
 
     #[test]
@@ -233,22 +347,26 @@ mod tests {
         assert!(text.contains("| CPU | AMD EPYC 7763 |"));
         assert!(text.contains("| Memory | 64.0 GiB |"));
         assert!(text.contains("| Git commit | abc1234 (dirty) |"));
+        assert!(text.contains("| Worker build | xxh3:feedbeef |"));
+        assert!(text.contains("| Clock resolution | 20.0 ns |"));
+        assert!(text.contains("| Schedule hash | xxh3:0123abcd |"));
+        assert!(text.contains("| Measured slots | 3 |"));
         assert!(text.contains("| Version of arrow | 60.1.0 |"));
         assert!(text.contains("| Setting rounds | 5 |"));
         assert!(text.contains(&format!(
             "| {DATASET} | 100,000 | 61 | `fp-0123` | 45.8 MiB |"
         )));
         assert!(text.contains("## Artifacts and settings"));
-        assert!(text.contains("| 11.8 MiB | 2.02 | compression=zstd(3); row_group_rows=65536 |"));
+        assert!(text.contains("| 11.8 MiB | 2.02 | alignment=64; blocks=2; codec=none |"));
     }
 
     #[test]
     fn not_measured_lists_full_reasons() {
         let mut summary = fixture();
         let long = "y".repeat(200);
-        summary.groups[1].cells[1].reason = Some(long.clone());
+        summary.groups[3].cells[1].reason = Some(long.clone());
         let text = render(&summary);
-        let section = text.split("## Not measured").nth(1).unwrap();
+        let section = text.split("## Not measured").nth(1).unwrap_or_default();
         assert!(section.contains("**failed** — worker crashed"));
         assert!(section.contains(&format!("**unsupported** — {long}")));
     }
@@ -265,5 +383,6 @@ mod tests {
         ] {
             assert!(text.contains(heading), "{heading}");
         }
+        assert!(!text.contains("## Summary across operations"));
     }
 }

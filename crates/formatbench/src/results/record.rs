@@ -9,7 +9,28 @@ pub enum Record {
     Dataset(DatasetRecord),
     Artifact(ArtifactRecord),
     Verification(VerificationRecord),
+    Schedule(ScheduleRecord),
     Sample(Box<SampleRecord>),
+}
+
+/// The order of every measured sample, written (with its hash) before the first is timed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleRecord {
+    pub run_id: String,
+    /// `xxh3:` hash of `slots`.
+    pub hash: String,
+    /// Blocks of 2n rounds per group (n competitors).
+    pub blocks: u32,
+    /// One entry per measured sample, in run order.
+    pub slots: Vec<ScheduleSlot>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ScheduleSlot {
+    #[serde(flatten)]
+    pub cell: CellKey,
+    pub round: u32,
+    pub position: u32,
 }
 
 /// The machine, the build and the settings of a run; written once, first.
@@ -25,6 +46,12 @@ pub struct EnvironmentRecord {
     pub kernel: String,
     pub os: String,
     pub versions: BTreeMap<String, String>,
+    /// The smallest step the monotonic clock was seen to take, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_resolution_s: Option<f64>,
+    /// A hash of the formatbench binary that ran the workers: part of every sample's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_build: Option<String>,
     /// The command-line settings the run used (suite, rounds, warmup, threads, timeout, …).
     pub settings: BTreeMap<String, String>,
 }
@@ -55,6 +82,8 @@ pub struct CellKey {
     pub target: String,
     pub op: String,
     pub threads: u32,
+    /// `warm` or `cold` for reads; `n/a` for writes, whose input is in memory.
+    pub cache: String,
 }
 
 /// The artifact a backend wrote for the reads: its size and effective settings.
@@ -126,6 +155,9 @@ pub struct SampleRecord {
     #[serde(flatten)]
     pub cell: CellKey,
     pub round: Option<u32>,
+    /// 0-based position of the sample within its round.
+    #[serde(default)]
+    pub position: Option<u32>,
     pub status: SampleStatus,
     pub reason: Option<String>,
     /// Seconds of the timed operation (per call).
@@ -179,6 +211,31 @@ pub struct SampleRecord {
     pub method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// Byte-weighted fraction of the artifact resident in the page cache when the timer started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resident_fraction: Option<f64>,
+    /// Bytes fetched from storage and dirtied for writeback during the operation (/proc/self/io).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bytes: Option<u64>,
+    /// (CPU user + system) ÷ wall over the operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_s: Option<f64>,
+    /// Arrow in-memory bytes of the result (the denominator of read amplification).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
+    /// The worker build that took the sample (with the cell and round, the sample's key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_build: Option<String>,
+    /// Set when the sample was taken over from an earlier run by `--reuse`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
+    /// Warnings about this sample: a cache state not met, parallelism over a cap of 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 impl SampleRecord {
@@ -194,6 +251,7 @@ impl SampleRecord {
             run_id: run_id.to_string(),
             cell,
             round,
+            position: None,
             status,
             reason,
             wall_s: None,
@@ -221,6 +279,15 @@ impl SampleRecord {
             process_nivcsw: None,
             method: None,
             digest: None,
+            resident_fraction: None,
+            read_bytes: None,
+            write_bytes: None,
+            parallelism: None,
+            first_call_s: None,
+            result_bytes: None,
+            worker_build: None,
+            reused_from: None,
+            flags: Vec::new(),
         }
     }
 }

@@ -62,7 +62,10 @@ pub fn catalog() -> Vec<BackendInfo> {
         .map(|name| BackendInfo {
             name: name.to_string(),
             worker: WorkerKind::Selftest,
-            profiles: vec!["default".into()],
+            profiles: formatbench_worker_selftest::profiles(name)
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
             ops: formatbench_protocol::ALL_OPS.to_vec(),
             lossy: false,
             about: "self-test worker with known behaviour".into(),

@@ -3,24 +3,29 @@
 
 mod cells;
 
-use super::{run_job, SampleOutcome, WorkerKind};
+use super::{prepare_cache, run_job, CacheState, SampleOutcome, WorkerKind};
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
 use crate::plan::{OpInputs, Plan};
 use crate::results::{
-    DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, RESULTS_FILE,
+    DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, ScheduleRecord, ScheduleSlot,
+    RESULTS_FILE,
 };
 use crate::stats::{summarize_run, RunSummary};
 use crate::Error;
 use cells::Cell;
 use formatbench_protocol::{Job, Op, PROTOCOL_VERSION};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub struct RunOptions {
     /// Where run directories go (`formatbench-results` by default).
     pub out_dir: PathBuf,
+    /// Finish this interrupted run instead of starting a new one.
+    pub resume: Option<PathBuf>,
+    /// Take samples with identical keys from earlier runs under `out_dir`.
+    pub reuse: bool,
     pub keep_artifacts: bool,
     /// Settings recorded in the environment block.
     pub settings: BTreeMap<String, String>,
@@ -42,17 +47,120 @@ struct Runner<'a> {
     scratch: PathBuf,
     results: ResultsWriter,
     jobs_started: u64,
+    /// A hash of the binary the workers run from: part of every sample's key.
+    worker_build: String,
+    /// Slots already measured (when resuming): never run twice.
+    done: HashSet<ScheduleSlot>,
+    /// The schedule hash of the run being resumed.
+    resumed_schedule: Option<String>,
+    /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
+    reusable: HashMap<ScheduleSlot, SampleRecord>,
+    reused: usize,
 }
 
 fn say(message: &str) {
     eprintln!("formatbench: {message}");
 }
 
+pub const PLAN_FILE: &str = "plan.json";
+
+/// What an interrupted run already holds.
+struct Resumed {
+    run_id: String,
+    done: HashSet<ScheduleSlot>,
+    schedule: Option<String>,
+}
+
+fn slot_of(s: &SampleRecord) -> Option<ScheduleSlot> {
+    Some(ScheduleSlot {
+        cell: s.cell.clone(),
+        round: s.round?,
+        position: s.position?,
+    })
+}
+
+fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error> {
+    let records = crate::results::read_records(&run_dir.join(RESULTS_FILE))?;
+    let mut resumed = Resumed {
+        run_id: String::new(),
+        done: HashSet::new(),
+        schedule: None,
+    };
+    for record in &records {
+        match record {
+            Record::Environment(env) => {
+                if env.worker_build.as_deref() != Some(worker_build) {
+                    return Err(Error::Input(format!(
+                        "cannot resume {}: it was measured by another build of formatbench",
+                        run_dir.display()
+                    )));
+                }
+                resumed.run_id = env.run_id.clone();
+            }
+            Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
+            Record::Sample(s) => resumed.done.extend(slot_of(s)),
+            _ => {}
+        }
+    }
+    if resumed.run_id.is_empty() {
+        return Err(Error::Input(format!(
+            "cannot resume {}: no environment record",
+            run_dir.display()
+        )));
+    }
+    Ok(resumed)
+}
+
+/// Ok samples of other runs under `out_dir` taken by this same build, by slot.
+fn reusable_samples(
+    out_dir: &Path,
+    this_run: &Path,
+    worker_build: &str,
+) -> HashMap<ScheduleSlot, SampleRecord> {
+    let mut out = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(out_dir) else {
+        return out;
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p != this_run)
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let Ok(records) = crate::results::read_records(&dir.join(RESULTS_FILE)) else {
+            continue;
+        };
+        for record in records {
+            if let Record::Sample(s) = record {
+                if s.status == SampleStatus::Ok && s.worker_build.as_deref() == Some(worker_build) {
+                    if let Some(slot) = slot_of(&s) {
+                        out.entry(slot).or_insert(*s);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Error> {
     let started = Instant::now();
-    let run_id = new_run_id();
-    let run_dir = options.out_dir.join(&run_id);
+    let worker_build = worker_build()?;
+    let resumed = match &options.resume {
+        Some(dir) => Some(read_resumed(dir, &worker_build)?),
+        None => None,
+    };
+    let run_id = resumed
+        .as_ref()
+        .map_or_else(new_run_id, |r| r.run_id.clone());
+    let run_dir = options
+        .resume
+        .clone()
+        .unwrap_or_else(|| options.out_dir.join(&run_id));
     let scratch = run_dir.join("scratch");
+    // A crashed run may have left its scratch behind; a resumed run rebuilds it.
+    let _ = std::fs::remove_dir_all(&scratch);
     for dir in ["sources", "artifacts", "writes", "jobs", "verify"] {
         std::fs::create_dir_all(scratch.join(dir)).map_err(|e| {
             Error::Io(format!(
@@ -61,19 +169,46 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             ))
         })?;
     }
+    if plan.caches.contains(&CacheState::Cold) {
+        super::check_cold_possible(&scratch)?;
+    }
     let results_path = run_dir.join(RESULTS_FILE);
+    let reusable = if options.reuse {
+        reusable_samples(&options.out_dir, &run_dir, &worker_build)
+    } else {
+        HashMap::new()
+    };
     let mut runner = Runner {
         plan,
         run_id: run_id.clone(),
         scratch: scratch.clone(),
         results: ResultsWriter::open(&results_path)?,
         jobs_started: 0,
+        worker_build: worker_build.clone(),
+        done: HashSet::new(),
+        resumed_schedule: None,
+        reusable,
+        reused: 0,
     };
-    runner.results.append(&Record::Environment(environment(
-        &run_id,
-        options.settings.clone(),
-    )))?;
-    say(&format!("run {run_id} → {}", run_dir.display()));
+    match resumed {
+        Some(resumed) => {
+            say(&format!(
+                "resuming run {run_id}: {} samples already recorded",
+                resumed.done.len()
+            ));
+            runner.done = resumed.done;
+            runner.resumed_schedule = resumed.schedule;
+        }
+        None => {
+            let text = serde_json::to_vec_pretty(plan).map_err(|e| Error::Io(e.to_string()))?;
+            std::fs::write(run_dir.join(PLAN_FILE), text)?;
+            let mut env = environment(&run_id, options.settings.clone());
+            env.clock_resolution_s = Some(clock_resolution());
+            env.worker_build = Some(worker_build);
+            runner.results.append(&Record::Environment(env))?;
+            say(&format!("run {run_id} → {}", run_dir.display()));
+        }
+    }
     let outcome = runner.run_all();
     if !options.keep_artifacts {
         let _ = std::fs::remove_dir_all(&scratch);
@@ -81,7 +216,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     let interrupted = match outcome {
         Ok(()) => false,
         Err(Error::Interrupted) => {
-            say("interrupted: the samples already written stay valid");
+            say("interrupted: the samples already written stay valid; finish with --resume");
             true
         }
         Err(e) => return Err(e),
@@ -154,12 +289,13 @@ impl Runner<'_> {
                 .join(&source.name)
                 .join(format!("{}-{}", competitor.backend, competitor.profile));
             let artifact = cells::prepare_artifact(self, &info, competitor, source, &artifact_dir)?;
-            for &op in &self.plan.ops {
+            for (op, cache) in self.cache_states() {
                 let cell = Cell::new(
                     dataset,
                     source,
                     competitor,
                     op,
+                    cache,
                     &info,
                     &artifact_dir,
                     inputs,
@@ -192,6 +328,19 @@ impl Runner<'_> {
         Ok(out)
     }
 
+    /// Every (operation, cache state) to measure: reads under each state, writes once.
+    fn cache_states(&self) -> Vec<(Op, Option<CacheState>)> {
+        let mut out = Vec::new();
+        for &op in &self.plan.ops {
+            if op == Op::Write {
+                out.push((op, None));
+            } else {
+                out.extend(self.plan.caches.iter().map(|&c| (op, Some(c))));
+            }
+        }
+        out
+    }
+
     fn job(
         &self,
         cell: &Cell,
@@ -200,6 +349,14 @@ impl Runner<'_> {
         prepare: bool,
         op: Op,
     ) -> Job {
+        // Verification and preparation run once; only measured samples repeat, and never cold
+        // ones: every call after the first would find the pages the first brought in.
+        let once = verify_out.is_some() || prepare || cell.cache == Some(CacheState::Cold);
+        let (min_sample_s, max_calls) = if once {
+            (0.0, 1)
+        } else {
+            (self.plan.min_sample_s, 1000)
+        };
         Job {
             protocol: PROTOCOL_VERSION,
             backend: cell.competitor.backend.clone(),
@@ -214,6 +371,8 @@ impl Runner<'_> {
             params: cell.params.clone(),
             threads: self.plan.threads,
             prepare,
+            min_sample_s,
+            max_calls,
         }
     }
 
@@ -292,38 +451,96 @@ impl Runner<'_> {
         }
     }
 
-    fn measure(&mut self, cells: &[Cell]) -> Result<(), Error> {
-        let mut groups: BTreeMap<(usize, Op), Vec<usize>> = BTreeMap::new();
+    /// The balanced order of every measured sample, grouped by (dataset, op, cache): never pooled.
+    fn schedule(&self, cells: &[Cell]) -> Vec<(u32, usize, u32, usize)> {
+        let mut groups: BTreeMap<(usize, Op, Option<CacheState>), Vec<usize>> = BTreeMap::new();
         for (i, cell) in cells.iter().enumerate() {
-            groups.entry((cell.dataset, cell.op)).or_default().push(i);
+            groups
+                .entry((cell.dataset, cell.op, cell.cache))
+                .or_default()
+                .push(i);
         }
         let mut slots = Vec::new();
         for (g, members) in groups.values().enumerate() {
-            for slot in crate::plan::slots(members.len(), self.plan.rounds) {
-                slots.push((slot.round, g, slot.position, members[slot.competitor]));
+            for slot in crate::plan::slots(members.len(), self.plan.blocks) {
+                slots.push((
+                    slot.round,
+                    g,
+                    slot.position as u32,
+                    members[slot.competitor],
+                ));
             }
         }
         slots.sort_unstable();
+        slots
+    }
+
+    fn measure(&mut self, cells: &[Cell]) -> Result<(), Error> {
+        let slots = self.schedule(cells);
+        let listed: Vec<ScheduleSlot> = slots
+            .iter()
+            .map(|&(round, _, position, index)| ScheduleSlot {
+                cell: cells[index].key.clone(),
+                round,
+                position,
+            })
+            .collect();
+        let hash = schedule_hash(&listed)?;
+        if let Some(previous) = &self.resumed_schedule {
+            if previous != &hash {
+                return Err(Error::Input(format!(
+                    "cannot resume: the schedule changed ({previous} then, {hash} now)"
+                )));
+            }
+        } else {
+            self.results.append(&Record::Schedule(ScheduleRecord {
+                run_id: self.run_id.clone(),
+                hash,
+                blocks: self.plan.blocks,
+                slots: listed.clone(),
+            }))?;
+        }
         let total = slots.len();
+        let skipped = listed.iter().filter(|s| self.done.contains(*s)).count();
         say(&format!(
-            "measuring {total} samples ({} rounds)",
-            self.plan.rounds
+            "measuring {} samples ({} balanced block(s) of 2n rounds){}",
+            total - skipped,
+            self.plan.blocks,
+            if skipped > 0 {
+                format!("; {skipped} already done")
+            } else {
+                String::new()
+            }
         ));
         let mut last_round = 0;
-        for (done, (round, _, _, index)) in slots.into_iter().enumerate() {
+        for (done, ((round, _, position, index), key)) in slots.into_iter().zip(listed).enumerate()
+        {
+            if self.done.contains(&key) {
+                continue;
+            }
             if round != last_round {
-                say(&format!(
-                    "round {round}/{} ({done}/{total} samples done)",
-                    self.plan.rounds
-                ));
+                say(&format!("round {round} ({done}/{total} samples done)"));
                 last_round = round;
             }
             let cell = &cells[index];
+            if let Some(reused) = self.reusable.remove(&key) {
+                let mut record = reused;
+                record.reused_from = Some(record.run_id.clone());
+                record.run_id = self.run_id.clone();
+                self.reused += 1;
+                self.results.append(&Record::Sample(Box::new(record)))?;
+                continue;
+            }
             let artifact = self.artifact_for(cell, round);
+            if let Some(state) = cell.cache {
+                prepare_cache(state, &formatbench_protocol::files_under(&artifact))?;
+            }
             let job = self.job(cell, &artifact, None, false, cell.op);
             let outcome = self.spawn(cell.info.worker, job)?;
             self.cleanup_write(cell, &artifact);
-            let record = cells::sample_record(&self.run_id, cell, round, &outcome);
+            let mut record = cells::sample_record(&self.run_id, cell, round, &outcome);
+            record.position = Some(position);
+            record.worker_build = Some(self.worker_build.clone());
             if record.status != SampleStatus::Ok {
                 say(&format!(
                     "{} round {round}: {}",
@@ -333,6 +550,39 @@ impl Runner<'_> {
             }
             self.results.append(&Record::Sample(Box::new(record)))?;
         }
+        if self.reused > 0 {
+            say(&format!(
+                "took {} samples with identical keys from earlier runs (--reuse)",
+                self.reused
+            ));
+        }
         Ok(())
     }
+}
+
+fn schedule_hash(slots: &[ScheduleSlot]) -> Result<String, Error> {
+    let bytes = serde_json::to_vec(slots).map_err(|e| Error::Io(e.to_string()))?;
+    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
+}
+
+/// The smallest non-zero step of the monotonic clock seen in a tight loop.
+fn clock_resolution() -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..10_000 {
+        let a = Instant::now();
+        let mut b = Instant::now();
+        while b == a {
+            b = Instant::now();
+        }
+        best = best.min((b - a).as_secs_f64());
+    }
+    best
+}
+
+/// A hash of the binary that runs the workers, so samples of different builds never mix.
+fn worker_build() -> Result<String, Error> {
+    let exe = std::env::current_exe()?;
+    let bytes = std::fs::read(&exe)
+        .map_err(|e| Error::Io(format!("cannot read {}: {e}", exe.display())))?;
+    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }

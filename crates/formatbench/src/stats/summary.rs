@@ -1,9 +1,15 @@
+use super::bootstrap::{geometric_mean, paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
 use super::Summary;
 use crate::results::{
-    ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleStatus,
-    VerificationRecord,
+    ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
+    ScheduleRecord, VerificationRecord,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A median under this many clock ticks is too close to the resolution to rank.
+pub const MIN_TICKS: f64 = 100.0;
+/// Parallelism above this under a thread cap of 1 means the cap did not hold.
+pub const PARALLELISM_LIMIT: f64 = 1.2;
 
 /// What the report shows of one cell.
 #[derive(Debug, Clone)]
@@ -19,19 +25,55 @@ pub struct CellSummary {
     pub peak_rss_bytes: Option<u64>,
     pub size_bytes: Option<u64>,
     pub bytes_per_value: Option<f64>,
-    /// This cell's median over the fastest ok median of its (dataset, op, threads) group.
+    /// Median over the fastest median of the group (`None` when it cannot be trusted).
     pub ratio_to_best: Option<f64>,
+    /// The paired ratio to the group's fastest, with its 95 % interval.
+    pub ratio: Option<RatioInterval>,
+    /// The same for CPU time.
+    pub cpu_ratio: Option<RatioInterval>,
+    pub parallelism: Option<f64>,
+    pub resident_fraction: Option<f64>,
+    pub read_bytes: Option<u64>,
+    /// Cold reads: bytes fetched from storage ÷ Arrow bytes returned.
+    pub read_amplification: Option<f64>,
+    pub calls: Option<u64>,
     pub method: Option<String>,
     pub failed_samples: usize,
+    /// Warnings (cache state missed, parallelism over a cap of 1, below clock resolution).
+    pub flags: Vec<String>,
+    /// Wall seconds per round, for paired comparisons.
+    pub rounds: BTreeMap<u32, f64>,
+    pub cpu_rounds: BTreeMap<u32, f64>,
 }
 
-/// All competitors of one operation on one dataset, fastest first, then the cells that did not run.
+/// All competitors of one operation on one dataset under one cache state and thread cap,
+/// fastest first, then the cells that did not run. Groups are never pooled across those keys.
 #[derive(Debug, Clone)]
 pub struct OpGroup {
     pub dataset: String,
     pub op: String,
     pub threads: u32,
+    pub cache: String,
     pub cells: Vec<CellSummary>,
+    /// The runner-up's interval against the fastest contains 1.
+    pub no_clear_winner: bool,
+    /// Fairness warnings (competitors differ in measured parallelism, …).
+    pub warnings: Vec<String>,
+}
+
+/// A competitor's geometric mean of ratios to the fastest across the operations of one
+/// (dataset, cache, threads).
+#[derive(Debug, Clone)]
+pub struct GeoMean {
+    pub dataset: String,
+    pub cache: String,
+    pub threads: u32,
+    pub backend: String,
+    pub profile: String,
+    pub layout: String,
+    pub target: String,
+    pub ratio: f64,
+    pub ops: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -39,7 +81,9 @@ pub struct RunSummary {
     pub environment: Option<EnvironmentRecord>,
     pub datasets: Vec<DatasetRecord>,
     pub artifacts: Vec<ArtifactRecord>,
+    pub schedule: Option<ScheduleRecord>,
     pub groups: Vec<OpGroup>,
+    pub geomeans: Vec<GeoMean>,
 }
 
 impl RunSummary {
@@ -59,26 +103,60 @@ fn op_order(op: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+fn median_u64(mut values: Vec<u64>) -> Option<u64> {
+    values.sort_unstable();
+    values.get(values.len() / 2).copied()
+}
+
+fn median_f64(values: &[f64]) -> Option<f64> {
+    super::median(values)
+}
+
 pub fn summarize_run(records: &[Record]) -> RunSummary {
     let mut summary = RunSummary::default();
     let mut verifications: BTreeMap<CellKey, &VerificationRecord> = BTreeMap::new();
-    let mut samples: BTreeMap<CellKey, Vec<&crate::results::SampleRecord>> = BTreeMap::new();
+    let mut samples: BTreeMap<CellKey, Vec<&SampleRecord>> = BTreeMap::new();
+    // A resumed run repeats its dataset, artifact and not-run records; a slot counts once.
+    let mut seen_slots = BTreeSet::new();
     for record in records {
         match record {
-            Record::Environment(env) => summary.environment = Some(env.clone()),
-            Record::Dataset(d) => summary.datasets.push(d.clone()),
-            Record::Artifact(a) => summary.artifacts.push(a.clone()),
+            Record::Environment(env) => {
+                summary.environment.get_or_insert_with(|| env.clone());
+            }
+            Record::Dataset(d) => {
+                if !summary.datasets.iter().any(|x| {
+                    x.dataset == d.dataset && x.dataset_fingerprint == d.dataset_fingerprint
+                }) {
+                    summary.datasets.push(d.clone());
+                }
+            }
+            Record::Artifact(a) => {
+                summary.artifacts.retain(|x| {
+                    (&x.dataset, &x.backend, &x.profile, &x.layout)
+                        != (&a.dataset, &a.backend, &a.profile, &a.layout)
+                });
+                summary.artifacts.push(a.clone());
+            }
+            Record::Schedule(s) => summary.schedule = Some(s.clone()),
             Record::Verification(v) => {
                 verifications.insert(v.cell.clone(), v);
             }
-            Record::Sample(s) => samples.entry(s.cell.clone()).or_default().push(s.as_ref()),
+            Record::Sample(s) => {
+                if seen_slots.insert((s.cell.clone(), s.round, s.position)) {
+                    samples.entry(s.cell.clone()).or_default().push(s.as_ref());
+                }
+            }
         }
     }
+    let resolution = summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.clock_resolution_s);
     let mut cells: Vec<CellSummary> = samples
         .into_iter()
         .map(|(key, samples)| {
             let verification = verifications.get(&key).copied();
-            summarize_cell(key, &samples, verification)
+            summarize_cell(key, &samples, verification, resolution)
         })
         .collect();
     let dataset_order: Vec<&str> = summary
@@ -92,28 +170,31 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
             .position(|d| *d == name)
             .unwrap_or(usize::MAX)
     };
-    cells.sort_by(|a, b| {
+    let group_key = |c: &CellSummary| {
         (
-            dataset_rank(&a.cell.dataset),
-            op_order(&a.cell.op),
-            a.cell.threads,
+            dataset_rank(&c.cell.dataset),
+            op_order(&c.cell.op),
+            c.cell.cache.clone(),
+            c.cell.threads,
         )
-            .cmp(&(
-                dataset_rank(&b.cell.dataset),
-                op_order(&b.cell.op),
-                b.cell.threads,
-            ))
-    });
+    };
+    cells.sort_by_key(group_key);
     for cell in cells {
         let same = summary.groups.last().is_some_and(|g: &OpGroup| {
-            g.dataset == cell.cell.dataset && g.op == cell.cell.op && g.threads == cell.cell.threads
+            g.dataset == cell.cell.dataset
+                && g.op == cell.cell.op
+                && g.threads == cell.cell.threads
+                && g.cache == cell.cell.cache
         });
         if !same {
             summary.groups.push(OpGroup {
                 dataset: cell.cell.dataset.clone(),
                 op: cell.cell.op.clone(),
                 threads: cell.cell.threads,
+                cache: cell.cell.cache.clone(),
                 cells: Vec::new(),
+                no_clear_winner: false,
+                warnings: Vec::new(),
             });
         }
         if let Some(group) = summary.groups.last_mut() {
@@ -135,29 +216,37 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
         }
         rank(group);
     }
+    summary.geomeans = geomeans(&summary.groups);
     summary
 }
 
 fn summarize_cell(
     cell: CellKey,
-    samples: &[&crate::results::SampleRecord],
+    samples: &[&SampleRecord],
     verification: Option<&VerificationRecord>,
+    resolution: Option<f64>,
 ) -> CellSummary {
-    let ok: Vec<_> = samples
+    let ok: Vec<&SampleRecord> = samples
         .iter()
+        .copied()
         .filter(|s| s.status == SampleStatus::Ok)
         .collect();
-    let not_ok: Vec<_> = samples
+    let not_ok: Vec<&SampleRecord> = samples
         .iter()
+        .copied()
         .filter(|s| s.status != SampleStatus::Ok)
         .collect();
     let walls: Vec<f64> = ok.iter().filter_map(|s| s.wall_s).collect();
-    let cpus: Vec<f64> = ok
+    let cpu_of = |s: &SampleRecord| Some(s.cpu_user_s? + s.cpu_sys_s?);
+    let cpus: Vec<f64> = ok.iter().filter_map(|s| cpu_of(s)).collect();
+    let rounds: BTreeMap<u32, f64> = ok
         .iter()
-        .filter_map(|s| Some(s.cpu_user_s? + s.cpu_sys_s?))
+        .filter_map(|s| Some((s.round?, s.wall_s?)))
         .collect();
-    let mut peaks: Vec<u64> = ok.iter().filter_map(|s| s.peak_rss_bytes).collect();
-    peaks.sort_unstable();
+    let cpu_rounds: BTreeMap<u32, f64> = ok
+        .iter()
+        .filter_map(|s| Some((s.round?, cpu_of(s)?.max(1e-9))))
+        .collect();
     let verified = verification.is_some_and(|v| v.status == SampleStatus::Ok);
     let (status, reason) = if let Some(first) = not_ok.first() {
         (first.status, first.reason.clone())
@@ -171,43 +260,178 @@ fn summarize_cell(
     } else {
         (SampleStatus::Ok, None)
     };
-    let any = samples.first();
+    let mut flags: BTreeSet<String> = ok.iter().flat_map(|s| s.flags.iter().cloned()).collect();
+    let wall = Summary::of(&walls);
+    if let (Some(w), Some(res)) = (wall, resolution) {
+        if w.median < MIN_TICKS * res {
+            flags.insert(format!(
+                "median below {MIN_TICKS:.0}× the clock resolution ({res:.1e} s): no ratio"
+            ));
+        }
+    }
+    let amplifications: Vec<f64> = ok
+        .iter()
+        .filter(|s| s.cell.cache == "cold")
+        .filter_map(|s| Some(s.read_bytes? as f64 / s.result_bytes.filter(|b| *b > 0)? as f64))
+        .collect();
     CellSummary {
         cell,
         status,
         reason,
-        wall: Summary::of(&walls),
+        wall,
         cpu: Summary::of(&cpus),
-        peak_rss_bytes: peaks.get(peaks.len() / 2).copied(),
-        size_bytes: any.and_then(|s| s.size_bytes),
+        peak_rss_bytes: median_u64(ok.iter().filter_map(|s| s.peak_rss_bytes).collect()),
+        size_bytes: samples.iter().find_map(|s| s.size_bytes),
         bytes_per_value: None,
         ratio_to_best: None,
+        ratio: None,
+        cpu_ratio: None,
+        parallelism: median_f64(&ok.iter().filter_map(|s| s.parallelism).collect::<Vec<_>>()),
+        resident_fraction: median_f64(
+            &ok.iter()
+                .filter_map(|s| s.resident_fraction)
+                .collect::<Vec<_>>(),
+        ),
+        read_bytes: median_u64(ok.iter().filter_map(|s| s.read_bytes).collect()),
+        read_amplification: median_f64(&amplifications),
+        calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),
         method: ok.first().and_then(|s| s.method.clone()),
         failed_samples: not_ok
             .iter()
             .filter(|s| s.status == SampleStatus::Failed)
             .count(),
+        flags: flags.into_iter().collect(),
+        rounds,
+        cpu_rounds,
     }
 }
 
-/// Sorts a group fastest first (cells that did not run last) and fills in ratios.
-fn rank(group: &mut OpGroup) {
-    let median = |c: &CellSummary| match (c.status, c.wall) {
+fn rankable(c: &CellSummary) -> Option<f64> {
+    match (c.status, c.wall) {
         (SampleStatus::Ok, Some(w)) => Some(w.median),
         _ => None,
+    }
+}
+
+/// Sorts a group fastest first (cells that did not run last), fills in ratios and intervals
+/// against the fastest, and the group's warnings.
+fn rank(group: &mut OpGroup) {
+    group
+        .cells
+        .sort_by(|a, b| match (rankable(a), rankable(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => {
+                (&a.cell.backend, &a.cell.profile).cmp(&(&b.cell.backend, &b.cell.profile))
+            }
+        });
+    let Some(best) = group
+        .cells
+        .first()
+        .filter(|c| rankable(c).is_some())
+        .cloned()
+    else {
+        return;
     };
-    group.cells.sort_by(|a, b| match (median(a), median(b)) {
-        (Some(x), Some(y)) => x.total_cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => (&a.cell.backend, &a.cell.profile).cmp(&(&b.cell.backend, &b.cell.profile)),
-    });
-    let best = group
+    let best_median = rankable(&best).unwrap_or(f64::NAN);
+    // A ratio needs both sides well above the clock's resolution.
+    let trusted = |c: &CellSummary| !c.flags.iter().any(|f| f.contains("clock resolution"));
+    if !trusted(&best) || best_median <= 0.0 {
+        return;
+    }
+    for cell in &mut group.cells {
+        let Some(median) = rankable(cell) else {
+            continue;
+        };
+        if !trusted(cell) {
+            continue;
+        }
+        cell.ratio_to_best = Some(median / best_median);
+        cell.ratio = paired_ratio(&cell.rounds, &best.rounds, RESAMPLES, BOOTSTRAP_SEED);
+        cell.cpu_ratio = paired_ratio(
+            &cell.cpu_rounds,
+            &best.cpu_rounds,
+            RESAMPLES,
+            BOOTSTRAP_SEED,
+        );
+    }
+    group.no_clear_winner = group
+        .cells
+        .get(1)
+        .and_then(|c| c.ratio)
+        .is_some_and(|r| r.contains_one());
+    let parallelisms: Vec<(String, f64)> = group
         .cells
         .iter()
-        .filter_map(median)
-        .fold(f64::INFINITY, f64::min);
-    for cell in &mut group.cells {
-        cell.ratio_to_best = median(cell).filter(|_| best > 0.0).map(|m| m / best);
+        .filter_map(|c| {
+            Some((
+                format!("{}/{}", c.cell.backend, c.cell.profile),
+                c.parallelism?,
+            ))
+        })
+        .collect();
+    let (lo, hi) = parallelisms
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, p)| {
+            (lo.min(*p), hi.max(*p))
+        });
+    if hi > PARALLELISM_LIMIT && hi > 1.5 * lo {
+        let busiest = parallelisms
+            .iter()
+            .filter(|(_, p)| *p == hi)
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>();
+        group.warnings.push(format!(
+            "competitors differ in measured parallelism ({lo:.2}–{hi:.2}, highest: {}): compare CPU-time ratios too",
+            busiest.join(", ")
+        ));
     }
+}
+
+/// (dataset, cache, threads, backend, profile, layout, target).
+type GeoKey = (String, String, u32, String, String, String, String);
+
+fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
+    let mut ratios: BTreeMap<GeoKey, Vec<f64>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for group in groups {
+        for cell in &group.cells {
+            let Some(ratio) = cell.ratio.map(|r| r.estimate).or(cell.ratio_to_best) else {
+                continue;
+            };
+            let key = (
+                group.dataset.clone(),
+                group.cache.clone(),
+                group.threads,
+                cell.cell.backend.clone(),
+                cell.cell.profile.clone(),
+                cell.cell.layout.clone(),
+                cell.cell.target.clone(),
+            );
+            if !ratios.contains_key(&key) {
+                order.push(key.clone());
+            }
+            ratios.entry(key).or_default().push(ratio);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|key| {
+            let values = ratios.get(&key)?;
+            let ratio = geometric_mean(values)?;
+            let (dataset, cache, threads, backend, profile, layout, target) = key;
+            Some(GeoMean {
+                dataset,
+                cache,
+                threads,
+                backend,
+                profile,
+                layout,
+                target,
+                ratio,
+                ops: values.len(),
+            })
+        })
+        .collect()
 }

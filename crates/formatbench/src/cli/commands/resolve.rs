@@ -9,7 +9,8 @@ use formatbench_protocol::{Op, ALL_OPS};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-const DEFAULT_ROUNDS: u32 = 5;
+/// One balanced block (2n rounds for n competitors) unless asked for more.
+const DEFAULT_BLOCKS: u32 = 1;
 const DEFAULT_WARMUP: u32 = 1;
 
 fn is_all(list: &[String]) -> bool {
@@ -87,8 +88,10 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
     } else {
         wanted
     };
-    let profiles = suite
-        .map(|s| s.profiles.clone())
+    let profiles = args
+        .profiles
+        .clone()
+        .or_else(|| suite.map(|s| s.profiles.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
     let mut out = Vec::new();
     for name in names {
@@ -139,6 +142,12 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
 }
 
 pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
+    if !(args.min_sample_ms >= 0.0 && args.min_sample_ms.is_finite()) {
+        return Err(Error::Input(format!(
+            "--min-sample-ms {}: give a number ≥ 0",
+            args.min_sample_ms
+        )));
+    }
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         return Err(Error::Input(format!(
             "--timeout {}: give a positive number of seconds",
@@ -146,12 +155,12 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         )));
     }
     let quick_rounds = suite.and_then(|s| s.quick.rounds).filter(|_| args.quick);
-    let rounds = args
+    let blocks = args
         .rounds
         .or(quick_rounds)
         .or_else(|| suite.and_then(|s| s.rounds))
-        .unwrap_or(DEFAULT_ROUNDS);
-    if rounds == 0 {
+        .unwrap_or(DEFAULT_BLOCKS);
+    if blocks == 0 {
         return Err(Error::Input(
             "--rounds 0: at least one measured sample per cell is needed".into(),
         ));
@@ -161,7 +170,9 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         datasets: datasets(suite, args)?,
         competitors: competitors(suite, args)?,
         ops: ops(suite, args)?,
-        rounds,
+        blocks,
+        caches: crate::run::parse_cache(&args.cache)?,
+        min_sample_s: args.min_sample_ms / 1000.0,
         warmup: args
             .warmup
             .or_else(|| suite.and_then(|s| s.warmup))
@@ -177,7 +188,9 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
     BTreeMap::from([
         ("suite".into(), plan.suite.clone()),
         ("quick".into(), args.quick.to_string()),
-        ("rounds".into(), plan.rounds.to_string()),
+        ("blocks".into(), plan.blocks.to_string()),
+        ("cache".into(), args.cache.clone()),
+        ("min_sample_s".into(), plan.min_sample_s.to_string()),
         ("warmup".into(), plan.warmup.to_string()),
         ("threads".into(), plan.threads.to_string()),
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
@@ -199,4 +212,21 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
             "no: write ends when files are closed".into(),
         ),
     ])
+}
+
+/// The plan an interrupted run was started with.
+pub fn stored_plan(run_dir: &std::path::Path) -> Result<Plan, Error> {
+    let path = run_dir.join(crate::run::PLAN_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Error::Input(format!(
+            "cannot resume: cannot read {}: {e}",
+            path.display()
+        ))
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::Input(format!(
+            "cannot resume: {} is not a plan: {e}",
+            path.display()
+        ))
+    })
 }

@@ -6,7 +6,7 @@ use crate::plan::{Competitor, OpInputs};
 use crate::results::{
     ArtifactRecord, CellKey, Record, SampleRecord, SampleStatus, VerificationRecord,
 };
-use crate::run::BackendInfo;
+use crate::run::{BackendInfo, CacheState};
 use crate::verify::verify_output;
 use crate::Error;
 use formatbench_protocol::{Answer, AnswerStatus, Op, OpParams};
@@ -17,6 +17,8 @@ pub struct Cell {
     pub dataset: usize,
     pub competitor: Competitor,
     pub op: Op,
+    /// The page-cache state a read runs under; `None` for writes.
+    pub cache: Option<CacheState>,
     pub info: BackendInfo,
     pub source_path: PathBuf,
     pub artifact_dir: PathBuf,
@@ -33,6 +35,7 @@ impl Cell {
         source: &Source,
         competitor: &Competitor,
         op: Op,
+        cache: Option<CacheState>,
         info: &BackendInfo,
         artifact_dir: &Path,
         inputs: &OpInputs,
@@ -48,10 +51,12 @@ impl Cell {
                 target: competitor.target.clone(),
                 op: op.name().to_string(),
                 threads,
+                cache: cache.map_or("n/a", CacheState::name).to_string(),
             },
             dataset,
             competitor: competitor.clone(),
             op,
+            cache,
             info: info.clone(),
             source_path: source.path.clone(),
             artifact_dir: artifact_dir.to_path_buf(),
@@ -113,6 +118,7 @@ pub fn prepare_artifact(
             source,
             competitor,
             Op::Write,
+            None,
             info,
             dir,
             &inputs,
@@ -253,6 +259,30 @@ pub fn sample_record(
     record.columns_returned = answer.columns;
     record.method = answer.settings.get("method").cloned();
     record.digest = answer.digest.clone();
+    record.first_call_s = answer.first_call_s;
+    record.result_bytes = answer.result_bytes;
+    record.read_bytes = Some(answer.counters.read_bytes);
+    record.write_bytes = Some(answer.counters.write_bytes);
+    let cpu = answer.counters.cpu_user_s + answer.counters.cpu_sys_s;
+    let wall = answer.op_s * answer.calls as f64;
+    record.parallelism = (wall > 0.0).then(|| cpu / wall);
+    if let (Some(p), 1) = (record.parallelism, cell.key.threads) {
+        if p > crate::stats::PARALLELISM_LIMIT {
+            record
+                .flags
+                .push(format!("parallelism {p:.2} under a thread cap of 1"));
+        }
+    }
+    record.resident_fraction = answer.resident_fraction;
+    if let (Some(state), Some(fraction)) = (cell.cache, answer.resident_fraction) {
+        if state.missed(fraction) {
+            record.flags.push(format!(
+                "cache state missed: {:.0} % resident for a {} read",
+                fraction * 100.0,
+                state.name()
+            ));
+        }
+    }
     if cell.op == Op::Write {
         record.size_bytes = answer.size_bytes.or(cell.size_bytes);
     }

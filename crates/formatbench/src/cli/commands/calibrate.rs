@@ -1,0 +1,125 @@
+//! `formatbench calibrate`: runs workers with known behaviour through the normal runner and
+//! checks that the measurements recover what is known: a 2× CPU-time ratio and 512 MiB.
+
+use crate::datasets::{DatasetKind, DatasetSpec};
+use crate::plan::{Competitor, Plan};
+use crate::run::{execute_plan, install_interrupt_handler, CacheState, RunOptions};
+use crate::stats::{paired_ratio, CellSummary, BOOTSTRAP_SEED, RESAMPLES};
+use crate::Error;
+use formatbench_protocol::Op;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How far a recovered figure may be from the known one.
+const TOLERANCE: f64 = 0.05;
+const KNOWN_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+
+fn competitor(backend: &str, profile: &str) -> Competitor {
+    Competitor {
+        backend: backend.into(),
+        profile: profile.into(),
+        layout: "wide".into(),
+        target: "arrow".into(),
+    }
+}
+
+pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
+    if blocks == 0 {
+        return Err(Error::Input(
+            "--rounds 0: calibration needs at least one block".into(),
+        ));
+    }
+    let plan = Plan {
+        suite: "calibrate".into(),
+        datasets: vec![DatasetSpec::Generated {
+            kind: DatasetKind::Mixed,
+            rows: 16,
+            per_type: 1,
+            features: 0,
+            seed: 42,
+        }],
+        competitors: vec![
+            competitor("selftest-spin", "x1"),
+            competitor("selftest-spin", "x2"),
+            competitor("selftest-alloc", "512mib"),
+            competitor("selftest-noop", "default"),
+        ],
+        ops: vec![Op::Read],
+        blocks,
+        caches: vec![CacheState::Warm],
+        min_sample_s: 0.0,
+        warmup: 1,
+        threads: 1,
+        timeout: Duration::from_secs(120),
+        seed: 42,
+    };
+    let options = RunOptions {
+        out_dir: out.to_path_buf(),
+        resume: None,
+        reuse: false,
+        keep_artifacts: false,
+        settings: BTreeMap::from([("suite".into(), "calibrate".into())]),
+    };
+    install_interrupt_handler();
+    let outcome = execute_plan(&plan, &options)?;
+    if outcome.interrupted {
+        return Ok(130);
+    }
+    let cells: Vec<&CellSummary> = outcome
+        .summary
+        .groups
+        .iter()
+        .flat_map(|g| &g.cells)
+        .collect();
+    let find = |backend: &str, profile: &str| {
+        cells
+            .iter()
+            .copied()
+            .find(|c| c.cell.backend == backend && c.cell.profile == profile)
+    };
+    let (Some(x1), Some(x2), Some(alloc), Some(noop)) = (
+        find("selftest-spin", "x1"),
+        find("selftest-spin", "x2"),
+        find("selftest-alloc", "512mib"),
+        find("selftest-noop", "default"),
+    ) else {
+        return Err(Error::Io(
+            "calibration cells are missing from the run".into(),
+        ));
+    };
+    let cpu = paired_ratio(&x2.cpu_rounds, &x1.cpu_rounds, RESAMPLES, BOOTSTRAP_SEED);
+    let wall = paired_ratio(&x2.rounds, &x1.rounds, RESAMPLES, BOOTSTRAP_SEED);
+    let memory = alloc.peak_rss_bytes.map(|b| b as f64);
+    let cpu_ok = cpu.is_some_and(|r| (r.estimate / 2.0 - 1.0).abs() <= TOLERANCE);
+    let memory_ok = memory.is_some_and(|m| (m / KNOWN_BYTES - 1.0).abs() <= TOLERANCE);
+    let verdict = |ok: bool| if ok { "ok" } else { "FAILED" };
+    let interval = |r: Option<crate::stats::RatioInterval>| {
+        r.map_or("—".to_string(), |r| {
+            format!(
+                "{:.3} [{:.3}–{:.3}], {} rounds",
+                r.estimate, r.lo, r.hi, r.rounds
+            )
+        })
+    };
+    let mib = |b: f64| b / (1024.0 * 1024.0);
+    println!("calibration on {} (threads 1)", outcome.run_dir.display());
+    println!(
+        "  CPU time  spin x2 / x1: {}  expected 2 ± 5 %: {}",
+        interval(cpu),
+        verdict(cpu_ok)
+    );
+    println!("  wall time spin x2 / x1: {}", interval(wall));
+    println!(
+        "  memory    512 MiB touched: peak {:.1} MiB ({:+.1} %): {}",
+        memory.map_or(f64::NAN, mib),
+        memory.map_or(f64::NAN, |m| (m / KNOWN_BYTES - 1.0) * 100.0),
+        verdict(memory_ok)
+    );
+    println!(
+        "  floor     no-op worker: peak {:.1} MiB, median {:.1} µs",
+        noop.peak_rss_bytes.map_or(f64::NAN, |b| mib(b as f64)),
+        noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
+    );
+    Ok(if cpu_ok && memory_ok { 0 } else { 1 })
+}

@@ -1,0 +1,75 @@
+//! Pooling runs for one report: only runs of the same commit with a clean tree, because a
+//! difference in code is a difference in what was measured.
+
+use crate::results::{read_records, Record, RESULTS_FILE};
+use crate::Error;
+use std::path::PathBuf;
+
+/// Rounds of the n-th pooled run are shifted by n × this, so rounds of different runs never pair.
+const ROUND_STRIDE: u32 = 1_000_000;
+
+pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Record>, Error> {
+    let mut runs = Vec::new();
+    for dir in run_dirs {
+        runs.push((dir, read_records(&dir.join(RESULTS_FILE))?));
+    }
+    if runs.len() == 1 {
+        return Ok(runs.into_iter().flat_map(|(_, r)| r).collect());
+    }
+    let mut commit: Option<(String, &PathBuf)> = None;
+    for (dir, records) in &runs {
+        let env = records
+            .iter()
+            .find_map(|r| match r {
+                Record::Environment(e) => Some(e),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "cannot pool {}: it has no environment record",
+                    dir.display()
+                ))
+            })?;
+        let this = env.git_commit.clone().ok_or_else(|| {
+            Error::Input(format!(
+                "cannot pool {}: it was not built from a git checkout, so its code is unknown",
+                dir.display()
+            ))
+        })?;
+        if env.git_dirty != Some(false) && !allow_dirty {
+            return Err(Error::Input(format!(
+                "cannot pool {}: it was built from a tree with uncommitted changes (pass --allow-dirty to pool anyway)",
+                dir.display()
+            )));
+        }
+        match &commit {
+            Some((first, first_dir)) if *first != this => {
+                return Err(Error::Input(format!(
+                    "cannot pool: {} was built from commit {} but {} from {}",
+                    first_dir.display(),
+                    &first[..first.len().min(12)],
+                    dir.display(),
+                    &this[..this.len().min(12)]
+                )))
+            }
+            Some(_) => {}
+            None => commit = Some((this, dir)),
+        }
+    }
+    let mut pooled = Vec::new();
+    for (n, (_, records)) in runs.into_iter().enumerate() {
+        for mut record in records {
+            match &mut record {
+                // One environment (the first run's) describes the pool.
+                Record::Environment(_) if n > 0 => continue,
+                Record::Schedule(_) if n > 0 => continue,
+                Record::Sample(s) => {
+                    s.round = s.round.map(|r| r + n as u32 * ROUND_STRIDE);
+                }
+                _ => {}
+            }
+            pooled.push(record);
+        }
+    }
+    Ok(pooled)
+}

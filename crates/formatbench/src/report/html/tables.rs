@@ -1,0 +1,219 @@
+//! The per-operation result tables and the summary across operations of the HTML page.
+
+use super::super::format::{html_escape as esc, truncate};
+use super::super::overall::{geo_tables, LEGEND_GEOMEAN};
+use super::super::rows::{detail_fields, flag_list, rows, Field};
+use super::super::{
+    group_notes, group_title, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
+    LEGEND_RATIO, SHORT_REASON,
+};
+use super::{empty, section, td, td_num, thead};
+use crate::results::SampleStatus;
+use crate::stats::RunSummary;
+use std::fmt::Write;
+
+pub(super) fn results(out: &mut String, summary: &RunSummary) {
+    section(out, "results", "Results");
+    if summary.groups.is_empty() {
+        return empty(out, "No results were recorded.");
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">Rows are fastest first; the fastest is highlighted. \
+         * {}. ! {}. Ratio = {}. CPU ratio = {}. Parallelism = {}. \
+         Settings: the artifact’s fairness manifest.</p>",
+        esc(LEGEND_NOISY),
+        esc(LEGEND_FLAG),
+        esc(LEGEND_RATIO),
+        esc(LEGEND_CPU),
+        esc(LEGEND_PAR)
+    );
+    for group in &summary.groups {
+        let _ = writeln!(out, "<h3>{}</h3>", esc(&group_title(group)));
+        for note in group_notes(group) {
+            let class = if note.starts_with("warning: ") {
+                "warning"
+            } else {
+                "note"
+            };
+            let _ = writeln!(out, "<p class=\"{class}\">{}</p>", esc(&note));
+        }
+        out.push_str("<div class=\"scroll\"><table>\n");
+        let fields = detail_fields(group);
+        let mut columns = vec![("Backend", false), ("Profile", false), ("Median", true)];
+        columns.extend(fields.iter().map(|f| (f.name(), f.right())));
+        thead(out, &columns);
+        out.push_str("<tbody>\n");
+        let best = winner(group);
+        let rows = rows(group, &summary.artifacts);
+        for (i, r) in rows.iter().enumerate() {
+            let (class, badge) = if Some(i) == best {
+                (" class=\"winner\"", "<span class=\"badge\">fastest</span>")
+            } else {
+                ("", "")
+            };
+            let flag = if r.flags.is_empty() {
+                ""
+            } else {
+                "<span class=\"flag\" title=\"flagged\">!</span>"
+            };
+            let _ = write!(out, "<tr{class}><td>{}{flag}{badge}</td>", esc(r.backend));
+            td(out, &r.profile);
+            if r.status == SampleStatus::Ok {
+                let mark = if r.noisy {
+                    "<span title=\"noisy\">*</span>"
+                } else {
+                    ""
+                };
+                let _ = write!(out, "<td class=\"num\">{}{mark}</td>", esc(&r.median));
+                for f in &fields {
+                    if f.right() {
+                        td_num(out, r.text(*f));
+                    } else {
+                        td(out, r.text(*f));
+                    }
+                }
+            } else {
+                // The median and every column up to the settings.
+                let _ = write!(
+                    out,
+                    "<td colspan=\"{}\"><span class=\"status\">{}</span>",
+                    fields.len(),
+                    r.status.name()
+                );
+                if !r.reason.is_empty() {
+                    let _ = write!(out, " {}", esc(&truncate(&r.reason, SHORT_REASON)));
+                }
+                out.push_str("</td>");
+                td(out, r.text(Field::Settings));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+        let flags = flag_list(&rows);
+        if !flags.is_empty() {
+            out.push_str("<ul class=\"flags\">\n");
+            for (label, flag) in flags {
+                let _ = writeln!(out, "<li>! {}: {}</li>", esc(&label), esc(&flag));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    out.push_str("</section>\n");
+}
+
+pub(super) fn overall(out: &mut String, summary: &RunSummary) {
+    let tables = geo_tables(summary);
+    if tables.is_empty() {
+        return;
+    }
+    section(out, "overall", "Summary across operations");
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">Geomean ratio = {}. Rows are best first.</p>",
+        esc(LEGEND_GEOMEAN)
+    );
+    let columns = [
+        ("Backend", false),
+        ("Profile", false),
+        ("Geomean ratio", true),
+        ("Ops", true),
+    ];
+    for t in tables {
+        let _ = writeln!(
+            out,
+            "<div class=\"scroll\"><table>\n<caption>{}</caption>",
+            esc(&t.heading())
+        );
+        thead(out, &columns);
+        out.push_str("<tbody>\n");
+        for r in &t.rows {
+            out.push_str("<tr>");
+            td(out, &r.backend);
+            td(out, &r.profile);
+            td_num(out, &r.ratio);
+            td_num(out, &r.ops);
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::fixture::fixture;
+    use super::super::render;
+
+    #[test]
+    fn reasons_and_settings_are_escaped() {
+        let text = render(&fixture());
+        assert!(text.contains("worker crashed: &lt;signal 11&gt; | core dumped"));
+        assert!(!text.contains("<signal") && !text.contains("<level"));
+        assert!(text.contains(
+            "<td>mmap</td><td>profile_settings=zstd &lt;level 3&gt; | dictionary off; \
+             codecs=ZSTD(3); encodings=PLAIN RLE; row_groups=2</td></tr>"
+        ));
+    }
+
+    #[test]
+    fn tables_highlight_the_winner_and_list_flags() {
+        let text = render(&fixture());
+        assert_eq!(text.matches("<tr class=\"winner\">").count(), 4);
+        assert!(
+            text.contains("<tr class=\"winner\"><td>ipc<span class=\"badge\">fastest</span></td>")
+        );
+        assert!(text.contains(
+            "<tr><td>parquet<span class=\"flag\" title=\"flagged\">!</span></td><td>zstd</td>\
+             <td class=\"num\">16.7 ms<span title=\"noisy\">*</span></td>"
+        ));
+        assert!(text.contains("<li>! parquet/zstd: cache state missed: 40 % resident</li>"));
+        assert!(text.contains("<h3>mixed-100000x61 · scan · cache warm · threads 2</h3>"));
+        assert!(text.contains(
+            "<h3>mixed-100000x61 · read · cache cold · threads 2</h3>\n\
+             <p class=\"note\">no clear winner: the runner-up&#39;s 95 % interval includes 1</p>"
+        ));
+        assert!(text.contains("<p class=\"warning\">warning: competitors differ"));
+        assert!(text.contains("<span class=\"status\">unsupported</span> scan is not supported"));
+        assert!(text.contains("<th scope=\"row\">CPU</th><td>AMD EPYC 7763</td>"));
+        assert!(text.contains("<th scope=\"row\">Schedule hash</th><td>xxh3:0123abcd</td>"));
+    }
+
+    #[test]
+    fn cold_columns_and_failed_rows_keep_the_table_shape() {
+        let text = render(&fixture());
+        let cold = text
+            .split("<h3>mixed-100000x61 · read · cache cold · threads 2</h3>")
+            .nth(1)
+            .and_then(|t| t.split("</table>").next())
+            .unwrap_or_default();
+        assert!(cold.contains("<th scope=\"col\" class=\"num\">Read amplification</th>"));
+        assert!(cold.contains(
+            "<td class=\"num\">2 %</td><td class=\"num\">11.8 MiB</td>\
+                              <td class=\"num\">0.26×</td>"
+        ));
+        let scan = text
+            .split("<h3>mixed-100000x61 · scan · cache warm · threads 2</h3>")
+            .nth(1)
+            .and_then(|t| t.split("</table>").next())
+            .unwrap_or_default();
+        assert!(!scan.contains("Resident"));
+        let headers = scan.matches("<th scope=\"col\"").count();
+        // Backend, profile, the status cell spanning median…method, settings.
+        assert!(scan.contains(&format!("<td colspan=\"{}\">", headers - 3)));
+    }
+
+    #[test]
+    fn summary_across_operations() {
+        let text = render(&fixture());
+        let overall = text
+            .split("<section id=\"overall\">")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(overall
+            .contains("<caption>mixed-100000x61 · cache warm · threads 2 (read, scan)</caption>"));
+        let ipc = overall.find("<td>ipc</td><td>plain</td><td class=\"num\">1.00×</td>");
+        let parquet = overall.find("<td>parquet</td><td>zstd</td><td class=\"num\">1.17×</td>");
+        assert!(ipc.is_some() && ipc < parquet);
+    }
+}

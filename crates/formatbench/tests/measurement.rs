@@ -1,0 +1,270 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Measurement policy end to end: resume after a hard kill, proven cache states, pooling rules.
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr};
+use formatbench::results::{SampleStatus, ScheduleSlot};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const PLAN: [&str; 16] = [
+    "--dataset",
+    "mixed",
+    "--rows",
+    "500",
+    "--per-type",
+    "1",
+    "--backends",
+    "ipc,parquet",
+    "--profiles",
+    "default",
+    "--ops",
+    "read,take",
+    "--min-sample-ms",
+    "0",
+    "--rounds",
+    "2",
+];
+
+fn keys(dir: &Path) -> (BTreeSet<ScheduleSlot>, usize, bool) {
+    let all = samples(dir);
+    let measured: Vec<_> = all.iter().filter(|s| s.round.is_some()).collect();
+    let keys: BTreeSet<ScheduleSlot> = measured
+        .iter()
+        .map(|s| ScheduleSlot {
+            cell: s.cell.clone(),
+            round: s.round.unwrap(),
+            position: s.position.unwrap(),
+        })
+        .collect();
+    let all_ok = measured.iter().all(|s| s.status == SampleStatus::Ok);
+    (keys, measured.len(), all_ok)
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_samples() {
+    let whole = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", whole.path().to_str().unwrap()];
+    args.extend(PLAN);
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let (expected, count, ok) = keys(&run_dir(whole.path()));
+    // Two groups (read, take) of two competitors, two blocks of four rounds.
+    assert_eq!(count, 2 * 2 * 8);
+    assert_eq!(expected.len(), count);
+    assert!(ok);
+
+    let broken = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", broken.path().to_str().unwrap()];
+    args.extend(PLAN);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let dir = loop {
+        let found = std::fs::read_dir(broken.path())
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| e.path());
+        if let Some(dir) = found {
+            if dir.join("results.jsonl").exists() && keys(&dir).1 >= 10 {
+                break dir;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never got going"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // A hard kill: no handler runs, the scratch directory stays behind.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (partial, _, _) = keys(&dir);
+    assert!(partial.len() < expected.len(), "killed mid-way");
+
+    let result = formatbench(&[
+        "run",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--out",
+        broken.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("already done"),
+        "{}",
+        stderr(&result)
+    );
+    let (resumed, count, ok) = keys(&dir);
+    assert!(ok, "all ok");
+    assert_eq!(count, resumed.len(), "no slot measured twice");
+    let strip = |set: &BTreeSet<ScheduleSlot>| -> BTreeSet<(String, String, String, u32, u32)> {
+        set.iter()
+            .map(|s| {
+                (
+                    s.cell.backend.clone(),
+                    s.cell.op.clone(),
+                    s.cell.dataset_fingerprint.clone(),
+                    s.round,
+                    s.position,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        strip(&resumed),
+        strip(&expected),
+        "same (cell, round, position) keys as an uninterrupted run"
+    );
+}
+
+#[test]
+fn cold_and_warm_states_are_proven_by_the_worker() {
+    // The target directory is on disk; tmpfs cannot evict pages (and is refused).
+    let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "40000",
+        "--per-type",
+        "2",
+        "--backends",
+        "ipc",
+        "--profiles",
+        "default",
+        "--ops",
+        "read",
+        "--cache",
+        "both",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let all = samples(&run_dir(out.path()));
+    for cache in ["cold", "warm"] {
+        let these: Vec<_> = all
+            .iter()
+            .filter(|s| s.cell.cache == cache && s.round.is_some())
+            .collect();
+        assert_eq!(these.len(), 2, "{cache}: one block of one competitor");
+        for s in these {
+            let resident = s.resident_fraction.unwrap();
+            if cache == "cold" {
+                assert!(resident < 0.05, "cold: {resident}");
+                assert_eq!(s.calls, Some(1), "a cold read is never repeated");
+            } else {
+                assert!(resident > 0.95, "warm: {resident}");
+            }
+            assert!(s.flags.is_empty(), "{:?}", s.flags);
+        }
+    }
+}
+
+#[test]
+fn cold_cache_is_refused_on_tmpfs() {
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("skipped: no /dev/shm tmpfs here");
+        return;
+    }
+    let out = tempfile::tempdir_in("/dev/shm").unwrap();
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "10",
+        "--per-type",
+        "1",
+        "--backends",
+        "ipc",
+        "--cache",
+        "cold",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(stderr(&result).contains("tmpfs"), "{}", stderr(&result));
+}
+
+fn edit_environment(dir: &Path, edit: impl Fn(&mut serde_json::Value)) {
+    let path = dir.join("results.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+            if value["kind"] == "environment" {
+                edit(&mut value);
+            }
+            value.to_string()
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}
+
+fn copy_run(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::copy(from.join("results.jsonl"), to.join("results.jsonl")).unwrap();
+}
+
+#[test]
+fn pooling_needs_one_clean_commit() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(PLAN);
+    assert_eq!(formatbench(&args).status.code(), Some(0));
+    let original = run_dir(out.path());
+    let pools = tempfile::tempdir().unwrap();
+    let (a, b) = (pools.path().join("a"), pools.path().join("b"));
+    copy_run(&original, &a);
+    copy_run(&original, &b);
+    for dir in [&a, &b] {
+        edit_environment(dir, |env| {
+            env["git_commit"] = "1111111111111111".into();
+            env["git_dirty"] = false.into();
+        });
+    }
+    let report = |extra: &[&str]| {
+        let mut args = vec![
+            "report",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            pools.path().to_str().unwrap(),
+        ];
+        args.extend(extra);
+        formatbench(&args)
+    };
+    let pooled = report(&[]);
+    assert_eq!(pooled.status.code(), Some(0), "{}", stderr(&pooled));
+    assert!(pools.path().join("report.md").exists());
+
+    edit_environment(&b, |env| env["git_dirty"] = true.into());
+    let refused = report(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("uncommitted changes"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(report(&["--allow-dirty"]).status.code(), Some(0));
+
+    edit_environment(&b, |env| env["git_commit"] = "2222222222222222".into());
+    let refused = report(&["--allow-dirty"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("built from commit"),
+        "{}",
+        stderr(&refused)
+    );
+}
