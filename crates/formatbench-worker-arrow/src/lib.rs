@@ -7,6 +7,7 @@
 pub mod backends;
 pub mod digest;
 mod execute;
+mod parallel;
 pub mod rows;
 pub mod source;
 

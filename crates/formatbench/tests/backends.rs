@@ -15,7 +15,9 @@ use formatbench_worker_arrow::{execute, BACKENDS};
 use std::path::Path;
 use std::sync::Arc;
 
+#[allow(clippy::too_many_arguments)]
 fn job(
+    threads: u32,
     backend: &str,
     profile: &str,
     op: Op,
@@ -36,7 +38,7 @@ fn job(
         answer: dir.join("answer.json"),
         verify_out: Some(dir.join(format!("{backend}-{profile}-{op}.arrow"))),
         params: inputs.params(op),
-        threads: 1,
+        threads,
         prepare: false,
         min_sample_s: 0.0,
         max_calls: 1,
@@ -44,7 +46,8 @@ fn job(
 }
 
 /// Runs every (profile, op) of every backend that can store `source`; returns the cells checked.
-fn round_trip_all(source: &Source, dir: &Path) -> Vec<String> {
+fn round_trip_all(source: &Source, dir: &Path, threads: u32) -> Vec<String> {
+    std::fs::create_dir_all(dir).unwrap();
     let inputs = OpInputs::for_source(source, 42).unwrap();
     let mut checked = Vec::new();
     for backend in BACKENDS.iter() {
@@ -54,6 +57,7 @@ fn round_trip_all(source: &Source, dir: &Path) -> Vec<String> {
         for profile in backend.profiles() {
             let artifact = dir.join(format!("{}-{profile}", backend.name()));
             let mut prepare = job(
+                threads,
                 backend.name(),
                 profile,
                 Op::Write,
@@ -73,7 +77,16 @@ fn round_trip_all(source: &Source, dir: &Path) -> Vec<String> {
                 answer.reason
             );
             for &op in backend.ops() {
-                let j = job(backend.name(), profile, op, source, &artifact, dir, &inputs);
+                let j = job(
+                    threads,
+                    backend.name(),
+                    profile,
+                    op,
+                    source,
+                    &artifact,
+                    dir,
+                    &inputs,
+                );
                 let write_dir = dir.join("write-sample");
                 let j = if op == Op::Write {
                     Job {
@@ -125,9 +138,12 @@ fn mixed_table_round_trips_through_every_backend_and_op() {
     let dir = tempfile::tempdir().unwrap();
     // 70,000 rows: more than one IPC block and CSV batch, so ranges and takes cross blocks.
     let source = common::mixed_source(&dir.path().join("src"), 70_000);
-    let checked = round_trip_all(&source, dir.path());
-    // csv 6 + parquet 2×6 + ipc 3×6 + ipc-mmap 5; npy cannot store strings.
-    assert_eq!(checked.len(), 41, "{checked:?}");
+    // One thread, and three, so parallel decoding splits columns and rows unevenly.
+    for threads in [1, 3] {
+        let checked = round_trip_all(&source, &dir.path().join(format!("t{threads}")), threads);
+        // csv 6 + parquet 2×6 + ipc 3×6 + ipc-mmap 5; npy cannot store strings.
+        assert_eq!(checked.len(), 41, "{threads} threads: {checked:?}");
+    }
 }
 
 #[test]
@@ -154,7 +170,7 @@ fn all_float_table_round_trips_through_npy_and_the_rest() {
     let source =
         formatbench::datasets::ingest(&input, None, &dir.path().join("floats-src.arrow")).unwrap();
     assert!(source.index_column.is_none(), "ranges go by position");
-    let checked = round_trip_all(&source, dir.path());
+    let checked = round_trip_all(&source, dir.path(), 2);
     for op in ["write", "read", "scan", "project", "range", "take"] {
         assert!(
             checked.contains(&format!("npy/default/{op}")),
@@ -169,6 +185,7 @@ fn npy_refuses_strings_with_a_reason() {
     let source = common::mixed_source(&dir.path().join("src"), 100);
     let inputs = OpInputs::for_source(&source, 42).unwrap();
     let mut j = job(
+        1,
         "npy",
         "default",
         Op::Write,
@@ -194,6 +211,7 @@ fn parquet_reports_the_encodings_it_wrote() {
     let mut settings = Vec::new();
     for profile in ["default", "compact"] {
         let mut j = job(
+            2,
             "parquet",
             profile,
             Op::Write,

@@ -267,10 +267,15 @@ impl Ipc {
     ) -> Result<Vec<RecordBatch>, WorkerError> {
         let plain = Plain::open(path)?;
         match request {
-            Request::All => Ok(plain.reader(None)?.collect::<Result<Vec<_>, _>>()?),
-            Request::Columns(names) => {
-                let reader = plain.reader(Some(column_indices(ctx.schema, names)?))?;
-                Ok(reader.collect::<Result<Vec<_>, _>>()?)
+            Request::All | Request::Columns(_) => {
+                let indices = match request {
+                    Request::Columns(names) => column_indices(ctx.schema, names)?,
+                    _ => (0..ctx.schema.fields().len()).collect(),
+                };
+                // Each thread decodes (and decompresses) its own group of columns.
+                crate::parallel::by_columns(ctx.threads, &indices, |group| {
+                    Ok(plain.reader(Some(group))?.collect::<Result<Vec<_>, _>>()?)
+                })
             }
             Request::Range(RangeSpec::Position { start, end }) => {
                 let mut reader = plain.reader(None)?;

@@ -63,6 +63,23 @@ fn collect(
     Ok(builder.build()?.collect::<Result<Vec<_>, _>>()?)
 }
 
+type Builder = ParquetRecordBatchReaderBuilder<File>;
+
+/// Decodes the columns `indices` with up to `threads` readers, each configured alike (row
+/// selection, filter) so their batches line up.
+fn read_columns(
+    dir: &Path,
+    threads: usize,
+    indices: &[usize],
+    configure: impl Fn(Builder) -> Result<Builder, WorkerError> + Sync,
+) -> Result<Vec<RecordBatch>, WorkerError> {
+    crate::parallel::by_columns(threads, indices, |group| {
+        let builder = open(dir)?;
+        let mask = ProjectionMask::roots(builder.parquet_schema(), group);
+        collect(configure(builder.with_projection(mask))?)
+    })
+}
+
 /// Row groups whose statistics for `column` may hold values in `[lo, hi)`.
 fn row_groups_overlapping(
     builder: &ParquetRecordBatchReaderBuilder<File>,
@@ -124,23 +141,29 @@ impl Backend for Parquet {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
-        let builder = open(dir)?;
-        let total = builder.metadata().file_metadata().num_rows() as usize;
+        let total = open(dir)?.metadata().file_metadata().num_rows() as usize;
+        let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
         Ok(match request {
-            Request::All => (Loaded::Table(collect(builder)?), "full decode"),
+            Request::All => (
+                Loaded::Table(read_columns(dir, ctx.threads, &all, Ok)?),
+                "full decode",
+            ),
             Request::Columns(names) => {
                 let indices = column_indices(ctx.schema, names)?;
-                let mask = ProjectionMask::roots(builder.parquet_schema(), indices);
                 (
-                    Loaded::Table(collect(builder.with_projection(mask))?),
+                    Loaded::Table(read_columns(dir, ctx.threads, &indices, Ok)?),
                     "projected column chunks",
                 )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
-                let ranges = std::iter::once(*start as usize..(*end as usize).min(total));
-                let selection = RowSelection::from_consecutive_ranges(ranges, total);
+                let (start, end) = (*start as usize, (*end as usize).min(total));
+                let batches = read_columns(dir, ctx.threads, &all, |builder| {
+                    let ranges = std::iter::once(start..end);
+                    Ok(builder
+                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
+                })?;
                 (
-                    Loaded::Table(collect(builder.with_row_selection(selection))?),
+                    Loaded::Table(batches),
                     "row selection (pages skipped by the offset index)",
                 )
             }
@@ -148,17 +171,20 @@ impl Backend for Parquet {
                 let index = ctx.schema.index_of(column).map_err(|_| {
                     WorkerError::Invalid(format!("index column '{column}' is not in the table"))
                 })?;
-                let (lo, hi, name) = (*start, *end, column.clone());
-                let groups = row_groups_overlapping(&builder, index, lo, hi);
-                let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
-                let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
-                    index_mask(&batch, &name, lo, hi)
-                });
-                let builder = builder
-                    .with_row_groups(groups)
-                    .with_row_filter(RowFilter::new(vec![Box::new(predicate)]));
+                let (lo, hi) = (*start, *end);
+                let batches = read_columns(dir, ctx.threads, &all, |builder| {
+                    let groups = row_groups_overlapping(&builder, index, lo, hi);
+                    let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
+                    let name = column.clone();
+                    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+                        index_mask(&batch, &name, lo, hi)
+                    });
+                    Ok(builder
+                        .with_row_groups(groups)
+                        .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
+                })?;
                 (
-                    Loaded::Table(collect(builder)?),
+                    Loaded::Table(batches),
                     "row groups pruned by statistics + filter on the index column",
                 )
             }
@@ -174,11 +200,12 @@ impl Backend for Parquet {
                         "row {past} is past the end ({total} rows)"
                     )));
                 }
-                let selection =
-                    RowSelection::from_consecutive_ranges(sorted.iter().map(|&r| r..r + 1), total);
-                let schema = builder.schema().clone();
-                let found = collect(builder.with_row_selection(selection))?;
-                let found = concat_batches(&schema, &found)?;
+                let found = read_columns(dir, ctx.threads, &all, |builder| {
+                    let ranges = sorted.iter().map(|&r| r..r + 1);
+                    Ok(builder
+                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
+                })?;
+                let found = concat_batches(ctx.schema, &found)?;
                 // Rows come back sorted; put them in the requested order.
                 let order: Vec<u32> = rows
                     .iter()
@@ -196,7 +223,7 @@ impl Backend for Parquet {
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
         let mut out = BTreeMap::from([
             ("batch_rows".into(), BATCH_ROWS.to_string()),
-            ("decode_threads".into(), "1".into()),
+            ("decode_threads".into(), ctx.threads.to_string()),
             ("page_index".into(), "optional (read when present)".into()),
         ]);
         out.insert(

@@ -76,6 +76,10 @@ pub fn check_cold_possible(dir: &Path) -> Result<(), Error> {
 
 /// Brings `files` into the state, just before a sample.
 pub fn prepare(state: CacheState, files: &[PathBuf]) -> Result<(), Error> {
+    // Reading what mincore already shows fully resident would change nothing.
+    if state == CacheState::Warm && formatbench_protocol::resident_fraction(files) == Some(1.0) {
+        return Ok(());
+    }
     for path in files {
         let mut file = std::fs::File::open(path)
             .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))?;

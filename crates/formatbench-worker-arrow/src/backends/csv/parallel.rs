@@ -1,0 +1,129 @@
+//! CSV with the thread cap: the body is cut into chunks of whole lines that are parsed on
+//! separate threads; writes format row ranges on separate threads and write them in order.
+
+use crate::backends::{data_file, Context};
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use arrow::csv::{ReaderBuilder, WriterBuilder};
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+/// Runs `work` for each item on its own scoped thread, keeping the order of results.
+fn on_threads<T: Send>(
+    count: usize,
+    work: impl Fn(usize) -> Result<T, WorkerError> + Sync,
+) -> Result<Vec<T>, WorkerError> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count).map(|i| scope.spawn(move || work(i))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(WorkerError::Invalid("a CSV thread panicked".into())))
+            })
+            .collect()
+    })
+}
+
+/// Offsets that cut `body` into at most `parts` chunks of whole lines.
+fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    for p in 1..parts {
+        let last = cuts.last().copied().unwrap_or(0);
+        let from = (body.len() * p / parts).max(last);
+        let cut = memchr::memchr(b'\n', &body[from..]).map_or(body.len(), |i| from + i + 1);
+        if cut > last && cut < body.len() {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(body.len());
+    cuts
+}
+
+/// Parses the file on `ctx.threads` threads. `None` when it holds a quote: a quoted field may
+/// contain a newline, and a chunk could then start inside a record.
+pub fn read(
+    ctx: &Context,
+    dir: &Path,
+    projection: Option<Vec<usize>>,
+    batch_rows: usize,
+) -> Result<Option<Vec<RecordBatch>>, WorkerError> {
+    let file = File::open(data_file(dir, "csv"))?;
+    // SAFETY: the artifact is private to this run and not modified while mapped.
+    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let data: &[u8] = &map;
+    if memchr::memchr(b'"', data).is_some() {
+        return Ok(None);
+    }
+    let Some(header_end) = memchr::memchr(b'\n', data) else {
+        return Ok(None);
+    };
+    let body = &data[header_end + 1..];
+    let cuts = line_cuts(body, ctx.threads);
+    let parts = on_threads(cuts.len() - 1, |i| {
+        let mut builder = ReaderBuilder::new(ctx.schema.clone())
+            .with_header(false)
+            .with_batch_size(batch_rows);
+        if let Some(projection) = &projection {
+            builder = builder.with_projection(projection.clone());
+        }
+        let chunk = &body[cuts[i]..cuts[i + 1]];
+        Ok(builder.build(chunk)?.collect::<Result<Vec<_>, _>>()?)
+    })?;
+    Ok(Some(parts.into_iter().flatten().collect()))
+}
+
+/// Formats rows `[start, end)` of `batches` as CSV text.
+fn format_rows(
+    batches: &[RecordBatch],
+    start: usize,
+    end: usize,
+    header: bool,
+) -> Result<Vec<u8>, WorkerError> {
+    let mut out = Vec::new();
+    let mut writer = WriterBuilder::new().with_header(header).build(&mut out);
+    let mut offset = 0;
+    for batch in batches {
+        let (first, n) = (offset, batch.num_rows());
+        offset += n;
+        let (from, to) = (start.max(first), end.min(first + n));
+        if from < to {
+            writer.write(&batch.slice(from - first, to - from))?;
+        }
+    }
+    drop(writer);
+    Ok(out)
+}
+
+/// Formats `threads` row ranges in parallel, then writes them in order.
+pub fn write(threads: usize, batches: &[RecordBatch], path: &Path) -> Result<(), WorkerError> {
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let parts = threads.clamp(1, rows.max(1));
+    let texts = on_threads(parts, |p| {
+        format_rows(batches, rows * p / parts, rows * (p + 1) / parts, p == 0)
+    })?;
+    let mut file = File::create(path)?;
+    for text in texts {
+        file.write_all(&text)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_fall_after_newlines() {
+        let body = b"a,1\nbb,2\nccc,3\nd,4\n";
+        let cuts = line_cuts(body, 3);
+        assert_eq!(cuts.first(), Some(&0));
+        assert_eq!(cuts.last(), Some(&body.len()));
+        for &c in &cuts[1..cuts.len() - 1] {
+            assert_eq!(body[c - 1], b'\n');
+        }
+        assert_eq!(line_cuts(b"x,1\n", 4), vec![0, 4]);
+    }
+}

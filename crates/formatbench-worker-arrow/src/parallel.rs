@@ -1,0 +1,93 @@
+//! Decoding with the thread cap: a projection is split into contiguous column groups, each
+//! decoded by its own reader on its own thread, and the groups are zipped back batch by batch.
+//! Readers of the same file with the same batch size and row selection yield aligned batches.
+
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use arrow::datatypes::Schema;
+use std::sync::Arc;
+
+/// Splits `indices` into at most `parts` contiguous, non-empty groups of near-equal size.
+pub fn split(indices: &[usize], parts: usize) -> Vec<Vec<usize>> {
+    let parts = parts.clamp(1, indices.len().max(1));
+    let base = indices.len() / parts;
+    let extra = indices.len() % parts;
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for p in 0..parts {
+        let len = base + usize::from(p < extra);
+        if len > 0 {
+            out.push(indices[start..start + len].to_vec());
+        }
+        start += len;
+    }
+    out
+}
+
+/// Decodes the columns `indices` (sorted) with up to `threads` readers in parallel.
+pub fn by_columns(
+    threads: usize,
+    indices: &[usize],
+    decode: impl Fn(Vec<usize>) -> Result<Vec<RecordBatch>, WorkerError> + Sync,
+) -> Result<Vec<RecordBatch>, WorkerError> {
+    let groups = split(indices, threads);
+    if groups.len() <= 1 {
+        return decode(indices.to_vec());
+    }
+    let decode = &decode;
+    let parts: Vec<Result<Vec<RecordBatch>, WorkerError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|group| scope.spawn(move || decode(group)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(WorkerError::Invalid("a decoding thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    zip(parts.into_iter().collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Joins column groups batch by batch, in group order.
+fn zip(parts: Vec<Vec<RecordBatch>>) -> Result<Vec<RecordBatch>, WorkerError> {
+    let batches = parts.first().map_or(0, Vec::len);
+    if parts.iter().any(|p| p.len() != batches) {
+        return Err(WorkerError::Invalid(
+            "parallel readers disagree on the batches".into(),
+        ));
+    }
+    (0..batches)
+        .map(|i| {
+            let pieces: Vec<&RecordBatch> = parts.iter().map(|p| &p[i]).collect();
+            let fields: Vec<_> = pieces
+                .iter()
+                .flat_map(|b| b.schema().fields().iter().cloned().collect::<Vec<_>>())
+                .collect();
+            let columns = pieces
+                .iter()
+                .flat_map(|b| b.columns().iter().cloned())
+                .collect();
+            Ok(RecordBatch::try_new(
+                Arc::new(Schema::new(fields)),
+                columns,
+            )?)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_is_contiguous_and_balanced() {
+        assert_eq!(split(&[0, 1, 2, 3, 4], 2), vec![vec![0, 1, 2], vec![3, 4]]);
+        assert_eq!(split(&[7], 4), vec![vec![7]]);
+        assert_eq!(split(&[1, 2, 3], 1), vec![vec![1, 2, 3]]);
+        assert!(split(&[], 3).iter().all(Vec::is_empty));
+    }
+}
