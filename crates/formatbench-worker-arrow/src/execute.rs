@@ -11,6 +11,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Directories that repeated write calls use inside the artifact directory.
+const REPEAT_PREFIX: &str = ".repeat-";
+
 /// The only layout the table backends store: one column per field.
 pub const LAYOUT_WIDE: &str = "wide";
 
@@ -76,10 +79,27 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         std::fs::remove_dir_all(&job.artifact)?;
     }
     std::fs::create_dir_all(&job.artifact)?;
-    // Repeated calls overwrite the same files (creating a file truncates it).
+    // Every call writes fresh files, as the first does: rewriting the same path would time the
+    // truncation of the previous copy too. Repeats go to directories removed after the timer.
+    let mut call = 0usize;
     let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
-        backend.write(&ctx, &batches, &job.artifact)
+        call += 1;
+        if call == 1 {
+            return backend.write(&ctx, &batches, &job.artifact);
+        }
+        let dir = job.artifact.join(format!("{REPEAT_PREFIX}{call}"));
+        std::fs::create_dir_all(&dir)?;
+        backend.write(&ctx, &batches, &dir)
     })?;
+    for entry in std::fs::read_dir(&job.artifact)? {
+        let path = entry?.path();
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(REPEAT_PREFIX))
+        {
+            std::fs::remove_dir_all(&path)?;
+        }
+    }
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     drop(batches);
 

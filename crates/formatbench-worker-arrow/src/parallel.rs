@@ -34,7 +34,28 @@ pub fn by_columns(
     if groups.len() <= 1 {
         return decode(indices.to_vec());
     }
-    let decode = &decode;
+    zip(run_groups(groups, &decode)?)
+}
+
+/// Decodes contiguous groups of `items` (e.g. IPC blocks) on up to `threads` threads and
+/// concatenates the batches in order.
+pub fn by_groups(
+    threads: usize,
+    items: &[usize],
+    decode: impl Fn(Vec<usize>) -> Result<Vec<RecordBatch>, WorkerError> + Sync,
+) -> Result<Vec<RecordBatch>, WorkerError> {
+    let groups = split(items, threads);
+    if groups.len() <= 1 {
+        return decode(items.to_vec());
+    }
+    let parts = run_groups(groups, &decode)?;
+    Ok(parts.into_iter().flatten().collect())
+}
+
+fn run_groups(
+    groups: Vec<Vec<usize>>,
+    decode: &(impl Fn(Vec<usize>) -> Result<Vec<RecordBatch>, WorkerError> + Sync),
+) -> Result<Vec<Vec<RecordBatch>>, WorkerError> {
     let parts: Vec<Result<Vec<RecordBatch>, WorkerError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
             .into_iter()
@@ -49,7 +70,7 @@ pub fn by_columns(
             })
             .collect()
     });
-    zip(parts.into_iter().collect::<Result<Vec<_>, _>>()?)
+    parts.into_iter().collect()
 }
 
 /// Joins column groups batch by batch, in group order.

@@ -272,9 +272,15 @@ impl Ipc {
                     Request::Columns(names) => column_indices(ctx.schema, names)?,
                     _ => (0..ctx.schema.fields().len()).collect(),
                 };
-                // Each thread decodes (and decompresses) its own group of columns.
-                crate::parallel::by_columns(ctx.threads, &indices, |group| {
-                    Ok(plain.reader(Some(group))?.collect::<Result<Vec<_>, _>>()?)
+                // Each thread reads, decompresses and decodes its own run of blocks, so every
+                // byte of the file is read once.
+                let blocks: Vec<usize> = (0..plain.layout.blocks.len()).collect();
+                crate::parallel::by_groups(ctx.threads, &blocks, |group| {
+                    let mut reader = plain.reader(Some(indices.clone()))?;
+                    group
+                        .into_iter()
+                        .map(|i| Plain::decode(&mut reader, i))
+                        .collect()
                 })
             }
             Request::Range(RangeSpec::Position { start, end }) => {
