@@ -2,6 +2,7 @@
 //! self-contained HTML page. Every renderer is a pure function of the summary (no clock, no
 //! machine lookups), so the same records always give the same bytes.
 
+mod cache;
 #[cfg(test)]
 mod fixture;
 mod format;

@@ -5,8 +5,11 @@ mod bootstrap;
 mod quantiles;
 mod summary;
 
-pub use bootstrap::{geometric_mean, paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+pub use bootstrap::{
+    geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
+};
 pub use quantiles::{median, quantile, Summary};
 pub use summary::{
-    summarize_run, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
+    summarize_run, CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS,
+    PARALLELISM_LIMIT,
 };

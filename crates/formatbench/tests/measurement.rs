@@ -268,3 +268,28 @@ fn pooling_needs_one_clean_commit() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn reuse_takes_identical_samples_from_earlier_runs() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(PLAN);
+    assert_eq!(formatbench(&args).status.code(), Some(0));
+    args.push("--reuse");
+    let again = formatbench(&args);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("took 32 samples with identical keys"),
+        "{}",
+        stderr(&again)
+    );
+    let mut dirs: Vec<_> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    let second = samples(&dirs[1]);
+    let reused: Vec<_> = second.iter().filter(|s| s.round.is_some()).collect();
+    assert_eq!(reused.len(), 32);
+    assert!(reused.iter().all(|s| s.reused_from.is_some()));
+}

@@ -319,6 +319,7 @@ pub(super) fn fixture() -> RunSummary {
         }),
         groups: groups(),
         // Listed out of order on purpose: the reports sort by ratio.
+        cache_ratios: Vec::new(),
         geomeans: vec![
             geomean("warm", 2, "parquet", "zstd", 1.1667, 2),
             geomean("warm", 2, "ipc", "plain", 1.0, 1),

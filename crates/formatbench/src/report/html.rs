@@ -63,6 +63,7 @@ pub fn render(summary: &RunSummary) -> String {
     datasets(&mut out, summary);
     results(&mut out, summary);
     overall(&mut out, summary);
+    cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
     out.push_str("</main>\n</body>\n</html>\n");
@@ -258,6 +259,39 @@ fn missing(out: &mut String, summary: &RunSummary) {
         out.push_str("</li>\n");
     }
     out.push_str("</ul>\n</section>\n");
+}
+
+fn cache_table(out: &mut String, summary: &RunSummary) {
+    let rows = super::cache::rows(summary);
+    if rows.is_empty() {
+        return;
+    }
+    section(out, "cache", "Cold cache against warm");
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">{}.</p>",
+        esc(super::cache::LEGEND)
+    );
+    out.push_str("<div class=\"scroll\"><table>\n");
+    let columns: Vec<(&str, bool)> = super::cache::HEADERS
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (*h, i >= 3))
+        .collect();
+    thead(out, &columns);
+    out.push_str("<tbody>\n");
+    for row in rows {
+        out.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            if i >= 3 {
+                td_num(out, cell);
+            } else {
+                td(out, cell);
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
 }
 
 #[cfg(test)]

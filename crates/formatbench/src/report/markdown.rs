@@ -61,6 +61,7 @@ pub fn render(summary: &RunSummary) -> String {
     datasets(&mut out, summary);
     results(&mut out, summary);
     overall(&mut out, summary);
+    cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
     out
@@ -159,6 +160,22 @@ fn results(out: &mut String, summary: &RunSummary) {
         }
         out.push('\n');
     }
+}
+
+fn cache_table(out: &mut String, summary: &RunSummary) {
+    let rows = super::cache::rows(summary);
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("## Cold cache against warm\n\n");
+    let _ = writeln!(out, "{}.\n", escape(super::cache::LEGEND));
+    let _ = writeln!(out, "| {} |", super::cache::HEADERS.join(" | "));
+    out.push_str("| --- | --- | --- | ---: | ---: | ---: |\n");
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out.push('\n');
 }
 
 fn overall(out: &mut String, summary: &RunSummary) {

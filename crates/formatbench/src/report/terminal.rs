@@ -44,6 +44,7 @@ pub fn render(summary: &RunSummary) -> String {
             out.push('\n');
         }
     }
+    out.push_str(&super::cache::terminal(summary));
     out.push_str(&format!(
         "* {LEGEND_NOISY}   ! {LEGEND_FLAG}\n\
          ×best = {LEGEND_RATIO}\n\

@@ -1,4 +1,6 @@
-use super::bootstrap::{geometric_mean, paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+use super::bootstrap::{
+    geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
+};
 use super::Summary;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
@@ -76,6 +78,20 @@ pub struct GeoMean {
     pub ops: usize,
 }
 
+/// What a cold page cache costs one competitor on one operation: its cold median over its warm
+/// median, with an unpaired bootstrap interval (the two states are scheduled apart).
+#[derive(Debug, Clone)]
+pub struct CacheRatio {
+    pub dataset: String,
+    pub op: String,
+    pub threads: u32,
+    pub backend: String,
+    pub profile: String,
+    pub cold_median: f64,
+    pub warm_median: f64,
+    pub ratio: RatioInterval,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RunSummary {
     pub environment: Option<EnvironmentRecord>,
@@ -84,6 +100,8 @@ pub struct RunSummary {
     pub schedule: Option<ScheduleRecord>,
     pub groups: Vec<OpGroup>,
     pub geomeans: Vec<GeoMean>,
+    /// Cold ÷ warm per competitor and read operation, when a run measured both.
+    pub cache_ratios: Vec<CacheRatio>,
 }
 
 impl RunSummary {
@@ -217,7 +235,62 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
         rank(group);
     }
     summary.geomeans = geomeans(&summary.groups);
+    summary.cache_ratios = cache_ratios(&summary.groups);
     summary
+}
+
+fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
+    let warm: Vec<&CellSummary> = groups
+        .iter()
+        .filter(|g| g.cache == "warm")
+        .flat_map(|g| &g.cells)
+        .collect();
+    let mut out = Vec::new();
+    for group in groups.iter().filter(|g| g.cache == "cold") {
+        for cold in &group.cells {
+            let Some(hot) = warm.iter().find(|w| {
+                let (a, b) = (&w.cell, &cold.cell);
+                (
+                    &a.dataset_fingerprint,
+                    &a.backend,
+                    &a.profile,
+                    &a.layout,
+                    &a.target,
+                    &a.op,
+                    a.threads,
+                ) == (
+                    &b.dataset_fingerprint,
+                    &b.backend,
+                    &b.profile,
+                    &b.layout,
+                    &b.target,
+                    &b.op,
+                    b.threads,
+                )
+            }) else {
+                continue;
+            };
+            let cold_walls: Vec<f64> = cold.rounds.values().copied().collect();
+            let warm_walls: Vec<f64> = hot.rounds.values().copied().collect();
+            if let (Some(ratio), Some(c), Some(w)) = (
+                unpaired_ratio(&cold_walls, &warm_walls, RESAMPLES, BOOTSTRAP_SEED),
+                cold.wall,
+                hot.wall,
+            ) {
+                out.push(CacheRatio {
+                    dataset: group.dataset.clone(),
+                    op: group.op.clone(),
+                    threads: group.threads,
+                    backend: cold.cell.backend.clone(),
+                    profile: cold.cell.profile.clone(),
+                    cold_median: c.median,
+                    warm_median: w.median,
+                    ratio,
+                });
+            }
+        }
+    }
+    out
 }
 
 fn summarize_cell(
