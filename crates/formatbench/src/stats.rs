@@ -1,6 +1,7 @@
 //! Statistics over samples: quantiles, per-cell summaries, paired ratios to the fastest with
 //! bootstrap intervals, geometric means.
 
+mod across;
 mod bootstrap;
 mod quantiles;
 mod summary;

@@ -6,7 +6,7 @@ use crate::rows::{batch_rows, filter_index_range, take_positions};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::csv::{ReaderBuilder, WriterBuilder};
-use formatbench_protocol::{Op, RangeSpec};
+use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -57,14 +57,7 @@ impl Backend for Csv {
         &["default"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[
-            Op::Write,
-            Op::Read,
-            Op::Scan,
-            Op::Project,
-            Op::Range,
-            Op::Take,
-        ]
+        &ALL_OPS
     }
     fn lossy(&self) -> bool {
         true

@@ -12,7 +12,7 @@ use arrow::ipc::convert::try_fb_to_schema;
 use arrow::ipc::reader::{read_footer_length, FileDecoder, FileReader, FileReaderBuilder};
 use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow::ipc::{Block, CompressionType, MetadataVersion};
-use formatbench_protocol::{Op, RangeSpec};
+use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -351,14 +351,7 @@ impl Backend for Ipc {
             // Writing is the `ipc` backend's; this one differs only in how it reads.
             &[Op::Read, Op::Scan, Op::Project, Op::Range, Op::Take]
         } else {
-            &[
-                Op::Write,
-                Op::Read,
-                Op::Scan,
-                Op::Project,
-                Op::Range,
-                Op::Take,
-            ]
+            &ALL_OPS
         }
     }
 

@@ -5,7 +5,7 @@ use super::{data_file, Backend, Context, Loaded, Matrix, MatrixData, Request};
 use crate::WorkerError;
 use arrow::array::{ArrayRef, AsArray, Float32Array, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float32Type, Float64Type, Schema};
-use formatbench_protocol::{Op, RangeSpec};
+use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -205,14 +205,7 @@ impl Backend for Npy {
         &["default"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[
-            Op::Write,
-            Op::Read,
-            Op::Scan,
-            Op::Project,
-            Op::Range,
-            Op::Take,
-        ]
+        &ALL_OPS
     }
     fn can_store(&self, schema: &Schema) -> Result<(), String> {
         dtype_of(schema).map(|_| ())

@@ -8,7 +8,7 @@ use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::compute::{concat_batches, take_record_batch};
 use arrow::datatypes::{DataType, Schema};
-use formatbench_protocol::{Op, RangeSpec};
+use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
 };
@@ -114,14 +114,7 @@ impl Backend for Parquet {
         &["default", "compact"]
     }
     fn ops(&self) -> &'static [Op] {
-        &[
-            Op::Write,
-            Op::Read,
-            Op::Scan,
-            Op::Project,
-            Op::Range,
-            Op::Take,
-        ]
+        &ALL_OPS
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {

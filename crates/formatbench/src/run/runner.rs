@@ -2,6 +2,8 @@
 //! take the measured samples in a balanced order, appending each to results.jsonl as it lands.
 
 mod cells;
+mod identity;
+mod resume;
 
 use super::{prepare_cache, run_job, CacheState, SampleOutcome, WorkerKind};
 use crate::datasets::Source;
@@ -15,6 +17,8 @@ use crate::stats::{summarize_run, RunSummary};
 use crate::Error;
 use cells::Cell;
 use formatbench_protocol::{Job, Op, PROTOCOL_VERSION};
+use identity::{clock_resolution, schedule_hash, worker_build};
+use resume::{read_resumed, reusable_samples};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -63,86 +67,6 @@ fn say(message: &str) {
 }
 
 pub const PLAN_FILE: &str = "plan.json";
-
-/// What an interrupted run already holds.
-struct Resumed {
-    run_id: String,
-    done: HashSet<ScheduleSlot>,
-    schedule: Option<String>,
-}
-
-fn slot_of(s: &SampleRecord) -> Option<ScheduleSlot> {
-    Some(ScheduleSlot {
-        cell: s.cell.clone(),
-        round: s.round?,
-        position: s.position?,
-    })
-}
-
-fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error> {
-    let records = crate::results::read_records(&run_dir.join(RESULTS_FILE))?;
-    let mut resumed = Resumed {
-        run_id: String::new(),
-        done: HashSet::new(),
-        schedule: None,
-    };
-    for record in &records {
-        match record {
-            Record::Environment(env) => {
-                if env.worker_build.as_deref() != Some(worker_build) {
-                    return Err(Error::Input(format!(
-                        "cannot resume {}: it was measured by another build of formatbench",
-                        run_dir.display()
-                    )));
-                }
-                resumed.run_id = env.run_id.clone();
-            }
-            Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
-            Record::Sample(s) => resumed.done.extend(slot_of(s)),
-            _ => {}
-        }
-    }
-    if resumed.run_id.is_empty() {
-        return Err(Error::Input(format!(
-            "cannot resume {}: no environment record",
-            run_dir.display()
-        )));
-    }
-    Ok(resumed)
-}
-
-/// Ok samples of other runs under `out_dir` taken by this same build, by slot.
-fn reusable_samples(
-    out_dir: &Path,
-    this_run: &Path,
-    worker_build: &str,
-) -> HashMap<ScheduleSlot, SampleRecord> {
-    let mut out = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(out_dir) else {
-        return out;
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p != this_run)
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let Ok(records) = crate::results::read_records(&dir.join(RESULTS_FILE)) else {
-            continue;
-        };
-        for record in records {
-            if let Record::Sample(s) = record {
-                if s.status == SampleStatus::Ok && s.worker_build.as_deref() == Some(worker_build) {
-                    if let Some(slot) = slot_of(&s) {
-                        out.entry(slot).or_insert(*s);
-                    }
-                }
-            }
-        }
-    }
-    out
-}
 
 pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Error> {
     let started = Instant::now();
@@ -558,31 +482,4 @@ impl Runner<'_> {
         }
         Ok(())
     }
-}
-
-fn schedule_hash(slots: &[ScheduleSlot]) -> Result<String, Error> {
-    let bytes = serde_json::to_vec(slots).map_err(|e| Error::Io(e.to_string()))?;
-    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
-}
-
-/// The smallest non-zero step of the monotonic clock seen in a tight loop.
-fn clock_resolution() -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..10_000 {
-        let a = Instant::now();
-        let mut b = Instant::now();
-        while b == a {
-            b = Instant::now();
-        }
-        best = best.min((b - a).as_secs_f64());
-    }
-    best
-}
-
-/// A hash of the binary that runs the workers, so samples of different builds never mix.
-fn worker_build() -> Result<String, Error> {
-    let exe = std::env::current_exe()?;
-    let bytes = std::fs::read(&exe)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", exe.display())))?;
-    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }

@@ -1,6 +1,4 @@
-use super::bootstrap::{
-    geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
-};
+use super::bootstrap::{paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
 use super::Summary;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
@@ -234,63 +232,9 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
         }
         rank(group);
     }
-    summary.geomeans = geomeans(&summary.groups);
-    summary.cache_ratios = cache_ratios(&summary.groups);
+    summary.geomeans = super::across::geomeans(&summary.groups);
+    summary.cache_ratios = super::across::cache_ratios(&summary.groups);
     summary
-}
-
-fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
-    let warm: Vec<&CellSummary> = groups
-        .iter()
-        .filter(|g| g.cache == "warm")
-        .flat_map(|g| &g.cells)
-        .collect();
-    let mut out = Vec::new();
-    for group in groups.iter().filter(|g| g.cache == "cold") {
-        for cold in &group.cells {
-            let Some(hot) = warm.iter().find(|w| {
-                let (a, b) = (&w.cell, &cold.cell);
-                (
-                    &a.dataset_fingerprint,
-                    &a.backend,
-                    &a.profile,
-                    &a.layout,
-                    &a.target,
-                    &a.op,
-                    a.threads,
-                ) == (
-                    &b.dataset_fingerprint,
-                    &b.backend,
-                    &b.profile,
-                    &b.layout,
-                    &b.target,
-                    &b.op,
-                    b.threads,
-                )
-            }) else {
-                continue;
-            };
-            let cold_walls: Vec<f64> = cold.rounds.values().copied().collect();
-            let warm_walls: Vec<f64> = hot.rounds.values().copied().collect();
-            if let (Some(ratio), Some(c), Some(w)) = (
-                unpaired_ratio(&cold_walls, &warm_walls, RESAMPLES, BOOTSTRAP_SEED),
-                cold.wall,
-                hot.wall,
-            ) {
-                out.push(CacheRatio {
-                    dataset: group.dataset.clone(),
-                    op: group.op.clone(),
-                    threads: group.threads,
-                    backend: cold.cell.backend.clone(),
-                    profile: cold.cell.profile.clone(),
-                    cold_median: c.median,
-                    warm_median: w.median,
-                    ratio,
-                });
-            }
-        }
-    }
-    out
 }
 
 fn summarize_cell(
@@ -460,51 +404,4 @@ fn rank(group: &mut OpGroup) {
             busiest.join(", ")
         ));
     }
-}
-
-/// (dataset, cache, threads, backend, profile, layout, target).
-type GeoKey = (String, String, u32, String, String, String, String);
-
-fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
-    let mut ratios: BTreeMap<GeoKey, Vec<f64>> = BTreeMap::new();
-    let mut order = Vec::new();
-    for group in groups {
-        for cell in &group.cells {
-            let Some(ratio) = cell.ratio.map(|r| r.estimate).or(cell.ratio_to_best) else {
-                continue;
-            };
-            let key = (
-                group.dataset.clone(),
-                group.cache.clone(),
-                group.threads,
-                cell.cell.backend.clone(),
-                cell.cell.profile.clone(),
-                cell.cell.layout.clone(),
-                cell.cell.target.clone(),
-            );
-            if !ratios.contains_key(&key) {
-                order.push(key.clone());
-            }
-            ratios.entry(key).or_default().push(ratio);
-        }
-    }
-    order
-        .into_iter()
-        .filter_map(|key| {
-            let values = ratios.get(&key)?;
-            let ratio = geometric_mean(values)?;
-            let (dataset, cache, threads, backend, profile, layout, target) = key;
-            Some(GeoMean {
-                dataset,
-                cache,
-                threads,
-                backend,
-                profile,
-                layout,
-                target,
-                ratio,
-                ops: values.len(),
-            })
-        })
-        .collect()
 }

@@ -1,0 +1,32 @@
+//! What identifies a run's measurements: the schedule's hash, the worker build, the clock.
+
+use crate::results::ScheduleSlot;
+use crate::Error;
+use std::time::Instant;
+
+pub fn schedule_hash(slots: &[ScheduleSlot]) -> Result<String, Error> {
+    let bytes = serde_json::to_vec(slots).map_err(|e| Error::Io(e.to_string()))?;
+    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
+}
+
+/// The smallest non-zero step of the monotonic clock seen in a tight loop.
+pub fn clock_resolution() -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..10_000 {
+        let a = Instant::now();
+        let mut b = Instant::now();
+        while b == a {
+            b = Instant::now();
+        }
+        best = best.min((b - a).as_secs_f64());
+    }
+    best
+}
+
+/// A hash of the binary that runs the workers, so samples of different builds never mix.
+pub fn worker_build() -> Result<String, Error> {
+    let exe = std::env::current_exe()?;
+    let bytes = std::fs::read(&exe)
+        .map_err(|e| Error::Io(format!("cannot read {}: {e}", exe.display())))?;
+    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
+}
