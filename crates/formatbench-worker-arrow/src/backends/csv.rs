@@ -140,6 +140,10 @@ impl Backend for Csv {
     fn settings(&self, _ctx: &Context, _dir: &Path) -> BTreeMap<String, String> {
         BTreeMap::from([
             ("header".into(), "true".into()),
+            (
+                "library".into(),
+                format!("arrow-csv {}", crate::ARROW_VERSION),
+            ),
             ("schema".into(), "given (not inferred)".into()),
             ("batch_rows".into(), BATCH_ROWS.to_string()),
             (

@@ -396,6 +396,10 @@ impl Backend for Ipc {
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
         let mut out = BTreeMap::from([
             ("alignment".into(), ALIGNMENT.to_string()),
+            (
+                "library".into(),
+                format!("arrow-ipc {}", crate::ARROW_VERSION),
+            ),
             ("metadata_version".into(), "V5".into()),
             (
                 "profile_settings".into(),

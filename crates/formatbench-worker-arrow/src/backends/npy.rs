@@ -335,7 +335,13 @@ impl Backend for Npy {
     }
 
     fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
-        let mut out = BTreeMap::from([("sidecar".into(), "names.json".into())]);
+        let mut out = BTreeMap::from([
+            ("sidecar".into(), "names.json".into()),
+            (
+                "library".into(),
+                "formatbench's own .npy writer and reader".into(),
+            ),
+        ]);
         let mut file = match File::open(data_file(dir, "npy")) {
             Ok(f) => f,
             Err(_) => return out,

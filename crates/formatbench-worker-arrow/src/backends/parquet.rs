@@ -218,6 +218,13 @@ impl Backend for Parquet {
             ("batch_rows".into(), BATCH_ROWS.to_string()),
             ("decode_threads".into(), ctx.threads.to_string()),
             ("page_index".into(), "optional (read when present)".into()),
+            (
+                "library".into(),
+                format!("parquet {}", crate::ARROW_VERSION),
+            ),
+            // The writer's defaults, unchanged by either profile.
+            ("data_page_size_limit".into(), "1 MiB".into()),
+            ("max_row_group_rows".into(), "1,048,576".into()),
         ]);
         out.insert(
             "profile_settings".into(),
@@ -244,6 +251,11 @@ impl Backend for Parquet {
         let join = |set: BTreeSet<String>| set.into_iter().collect::<Vec<_>>().join(" ");
         out.insert("row_groups".into(), meta.num_row_groups().to_string());
         out.insert("codecs".into(), join(codecs));
+        let dictionary = encodings.iter().any(|e| e.contains("DICTIONARY"));
+        out.insert(
+            "dictionary".into(),
+            if dictionary { "on" } else { "off" }.into(),
+        );
         out.insert("encodings".into(), join(encodings));
         out
     }

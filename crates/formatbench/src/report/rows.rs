@@ -7,14 +7,17 @@ use crate::results::{ArtifactRecord, CellKey, SampleStatus};
 use crate::stats::{CellSummary, OpGroup};
 
 /// Artifact settings that make up the fairness manifest, in the order they are shown.
-const MANIFEST_KEYS: [&str; 7] = [
+const MANIFEST_KEYS: [&str; 10] = [
+    "library",
     "profile_settings",
     "codecs",
     "encodings",
+    "dictionary",
     "codec",
     "row_groups",
     "blocks",
     "dtype",
+    "threads",
 ];
 /// A manifest value is cut to this many characters; the artifacts table shows it whole.
 const MANIFEST_VALUE: usize = 60;
