@@ -9,6 +9,7 @@ pub mod cli;
 pub mod datasets;
 mod environment;
 mod error;
+pub mod export;
 pub mod plan;
 pub mod report;
 pub mod results;

@@ -293,3 +293,104 @@ fn reuse_takes_identical_samples_from_earlier_runs() {
     assert_eq!(reused.len(), 32);
     assert!(reused.iter().all(|s| s.reused_from.is_some()));
 }
+
+#[test]
+fn reports_regenerate_byte_for_byte_from_results_alone() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(PLAN);
+    let first = formatbench(&args);
+    assert_eq!(first.status.code(), Some(0));
+    let dir = run_dir(out.path());
+    let again = tempfile::tempdir().unwrap();
+    let second = formatbench(&[
+        "report",
+        dir.to_str().unwrap(),
+        "--out",
+        again.path().to_str().unwrap(),
+    ]);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    for name in [
+        "report.md",
+        "report.html",
+        "samples.csv",
+        "samples.json",
+        "samples.parquet",
+        "summary.parquet",
+    ] {
+        let a = std::fs::read(dir.join(name)).unwrap();
+        let b = std::fs::read(again.path().join(name)).unwrap();
+        assert!(a == b, "{name} differs when regenerated");
+    }
+    assert_eq!(
+        common::stdout(&first),
+        common::stdout(&second),
+        "terminal summary too"
+    );
+}
+
+#[test]
+fn exports_read_back_with_the_documented_columns() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(PLAN);
+    assert_eq!(formatbench(&args).status.code(), Some(0));
+    let dir = run_dir(out.path());
+    let all = samples(&dir);
+    let file = std::fs::File::open(dir.join("samples.parquet")).unwrap();
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let schema = reader.schema().clone();
+    let rows: usize = reader.build().unwrap().map(|b| b.unwrap().num_rows()).sum();
+    assert_eq!(rows, all.len());
+    for key in [
+        "run_id",
+        "dataset_fingerprint",
+        "backend",
+        "profile",
+        "layout",
+        "target",
+        "op",
+        "round",
+        "position",
+        "status",
+        "reason",
+        "wall_s",
+        "cpu_user_s",
+        "cpu_sys_s",
+        "peak_rss_bytes",
+        "size_bytes",
+        "threads",
+        "cache",
+        "resident_fraction",
+        "read_bytes",
+        "write_bytes",
+        "calls",
+        "parallelism",
+    ] {
+        assert!(
+            schema.field_with_name(key).is_ok(),
+            "samples.parquet has {key}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("samples.json")).unwrap()).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), all.len());
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .contains("median_s,q75_s,max_s,noisy,ratio,ratio_lo,ratio_hi"));
+    // 2 ops × 2 competitors measured.
+    assert_eq!(csv.lines().count(), 1 + 4);
+    let summary = std::fs::File::open(dir.join("summary.parquet")).unwrap();
+    let rows: usize =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(summary)
+            .unwrap()
+            .build()
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+    assert_eq!(rows, 4);
+}

@@ -46,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                 .unwrap_or_default();
             std::fs::create_dir_all(&out)?;
             crate::report::write_reports(&summary, &out)?;
+            crate::export::write_exports(&records, &summary, &out)?;
             print!("{}", crate::report::terminal(&summary));
             eprintln!("formatbench: reports written to {}", out.display());
             Ok(0)

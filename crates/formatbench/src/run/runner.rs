@@ -145,8 +145,10 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         }
         Err(e) => return Err(e),
     };
-    let summary = summarize_run(&crate::results::read_records(&results_path)?);
+    let records = crate::results::read_records(&results_path)?;
+    let summary = summarize_run(&records);
     crate::report::write_reports(&summary, &run_dir)?;
+    crate::export::write_exports(&records, &summary, &run_dir)?;
     Ok(RunOutcome {
         run_dir,
         summary,

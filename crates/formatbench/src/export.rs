@@ -1,0 +1,27 @@
+//! Raw samples and the per-cell summary as CSV, JSON and Parquet, for other tools. Both tables
+//! share one column model (`table.rs`); each format has its own file.
+
+mod csv;
+mod json;
+mod parquet;
+mod table;
+
+pub use table::{samples_table, summary_table, Column, Table};
+
+use crate::results::Record;
+use crate::stats::RunSummary;
+use crate::Error;
+use std::path::Path;
+
+/// Writes `samples.{csv,json,parquet}` and `summary.{csv,json,parquet}` into `dir`.
+pub fn write_exports(records: &[Record], summary: &RunSummary, dir: &Path) -> Result<(), Error> {
+    for (name, table) in [
+        ("samples", samples_table(records)),
+        ("summary", summary_table(summary)),
+    ] {
+        csv::write(&table, &dir.join(format!("{name}.csv")))?;
+        json::write(&table, &dir.join(format!("{name}.json")))?;
+        parquet::write(&table, &dir.join(format!("{name}.parquet")))?;
+    }
+    Ok(())
+}

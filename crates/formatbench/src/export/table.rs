@@ -1,0 +1,167 @@
+//! The tables exports are made of: named, typed, nullable columns. Column names and meanings
+//! are documented in docs/results.md.
+
+use crate::results::{Record, SampleRecord};
+use crate::stats::RunSummary;
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt64Array};
+use arrow::datatypes::{DataType, Field, Schema};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    Text(Vec<Option<String>>),
+    Float(Vec<Option<f64>>),
+    Count(Vec<Option<u64>>),
+    Flag(Vec<Option<bool>>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(&'static str, Column)>,
+    pub rows: usize,
+}
+
+impl Table {
+    fn new(rows: usize) -> Self {
+        Table {
+            columns: Vec::new(),
+            rows,
+        }
+    }
+
+    fn text<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<String>) {
+        self.columns
+            .push((name, Column::Text(items.iter().map(f).collect())));
+    }
+    fn float<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<f64>) {
+        self.columns
+            .push((name, Column::Float(items.iter().map(f).collect())));
+    }
+    fn count<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<u64>) {
+        self.columns
+            .push((name, Column::Count(items.iter().map(f).collect())));
+    }
+    fn flag<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<bool>) {
+        self.columns
+            .push((name, Column::Flag(items.iter().map(f).collect())));
+    }
+
+    /// The table as one Arrow batch (for CSV and Parquet).
+    pub fn to_batch(&self) -> Result<RecordBatch, arrow::error::ArrowError> {
+        let mut fields = Vec::new();
+        let mut arrays: Vec<ArrayRef> = Vec::new();
+        for (name, column) in &self.columns {
+            let (data_type, array): (DataType, ArrayRef) = match column {
+                Column::Text(v) => (DataType::Utf8, Arc::new(StringArray::from(v.clone()))),
+                Column::Float(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone()))),
+                Column::Count(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone()))),
+                Column::Flag(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v.clone()))),
+            };
+            fields.push(Field::new(*name, data_type, true));
+            arrays.push(array);
+        }
+        let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(self.rows));
+        RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)
+    }
+}
+
+fn cell_columns<T>(table: &mut Table, items: &[T], key: impl Fn(&T) -> &crate::results::CellKey) {
+    table.text("dataset", items, |s| Some(key(s).dataset.clone()));
+    table.text("dataset_fingerprint", items, |s| {
+        Some(key(s).dataset_fingerprint.clone())
+    });
+    table.text("backend", items, |s| Some(key(s).backend.clone()));
+    table.text("profile", items, |s| Some(key(s).profile.clone()));
+    table.text("layout", items, |s| Some(key(s).layout.clone()));
+    table.text("target", items, |s| Some(key(s).target.clone()));
+    table.text("op", items, |s| Some(key(s).op.clone()));
+    table.count("threads", items, |s| Some(u64::from(key(s).threads)));
+    table.text("cache", items, |s| Some(key(s).cache.clone()));
+}
+
+/// Every sample record, in file order.
+pub fn samples_table(records: &[Record]) -> Table {
+    let samples: Vec<&SampleRecord> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Sample(s) => Some(s.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let mut t = Table::new(samples.len());
+    t.text("run_id", &samples, |s| Some(s.run_id.clone()));
+    cell_columns(&mut t, &samples, |s| &s.cell);
+    t.count("round", &samples, |s| s.round.map(u64::from));
+    t.count("position", &samples, |s| s.position.map(u64::from));
+    t.text("status", &samples, |s| Some(s.status.name().to_string()));
+    t.text("reason", &samples, |s| s.reason.clone());
+    t.float("wall_s", &samples, |s| s.wall_s);
+    t.float("cpu_user_s", &samples, |s| s.cpu_user_s);
+    t.float("cpu_sys_s", &samples, |s| s.cpu_sys_s);
+    t.count("peak_rss_bytes", &samples, |s| s.peak_rss_bytes);
+    t.count("size_bytes", &samples, |s| s.size_bytes);
+    t.count("calls", &samples, |s| s.calls);
+    t.float("first_call_s", &samples, |s| s.first_call_s);
+    t.float("parallelism", &samples, |s| s.parallelism);
+    t.float("resident_fraction", &samples, |s| s.resident_fraction);
+    t.count("read_bytes", &samples, |s| s.read_bytes);
+    t.count("write_bytes", &samples, |s| s.write_bytes);
+    t.count("result_bytes", &samples, |s| s.result_bytes);
+    t.count("rows_returned", &samples, |s| s.rows_returned);
+    t.count("columns_returned", &samples, |s| s.columns_returned);
+    t.count("minflt", &samples, |s| s.minflt);
+    t.count("majflt", &samples, |s| s.majflt);
+    t.count("nvcsw", &samples, |s| s.nvcsw);
+    t.count("nivcsw", &samples, |s| s.nivcsw);
+    t.count("rss_before_bytes", &samples, |s| s.rss_before_bytes);
+    t.count("rss_anon_bytes", &samples, |s| s.rss_anon_bytes);
+    t.count("rss_file_bytes", &samples, |s| s.rss_file_bytes);
+    t.float("process_wall_s", &samples, |s| s.process_wall_s);
+    t.float("process_cpu_user_s", &samples, |s| s.process_cpu_user_s);
+    t.float("process_cpu_sys_s", &samples, |s| s.process_cpu_sys_s);
+    t.count("process_maxrss_bytes", &samples, |s| s.process_maxrss_bytes);
+    t.text("method", &samples, |s| s.method.clone());
+    t.text("flags", &samples, |s| {
+        (!s.flags.is_empty()).then(|| s.flags.join("; "))
+    });
+    t.text("worker_build", &samples, |s| s.worker_build.clone());
+    t.text("reused_from", &samples, |s| s.reused_from.clone());
+    t
+}
+
+/// One row per cell, in report order (groups, fastest first).
+pub fn summary_table(summary: &RunSummary) -> Table {
+    let cells: Vec<&crate::stats::CellSummary> =
+        summary.groups.iter().flat_map(|g| &g.cells).collect();
+    let mut t = Table::new(cells.len());
+    cell_columns(&mut t, &cells, |c| &c.cell);
+    t.text("status", &cells, |c| Some(c.status.name().to_string()));
+    t.text("reason", &cells, |c| c.reason.clone());
+    t.count("samples", &cells, |c| c.wall.map(|w| w.n as u64));
+    t.float("min_s", &cells, |c| c.wall.map(|w| w.min));
+    t.float("q25_s", &cells, |c| c.wall.map(|w| w.q25));
+    t.float("median_s", &cells, |c| c.wall.map(|w| w.median));
+    t.float("q75_s", &cells, |c| c.wall.map(|w| w.q75));
+    t.float("max_s", &cells, |c| c.wall.map(|w| w.max));
+    t.flag("noisy", &cells, |c| c.wall.map(|w| w.noisy()));
+    t.float("ratio", &cells, |c| c.ratio.map(|r| r.estimate));
+    t.float("ratio_lo", &cells, |c| c.ratio.map(|r| r.lo));
+    t.float("ratio_hi", &cells, |c| c.ratio.map(|r| r.hi));
+    t.float("cpu_ratio", &cells, |c| c.cpu_ratio.map(|r| r.estimate));
+    t.float("cpu_ratio_lo", &cells, |c| c.cpu_ratio.map(|r| r.lo));
+    t.float("cpu_ratio_hi", &cells, |c| c.cpu_ratio.map(|r| r.hi));
+    t.float("median_cpu_s", &cells, |c| c.cpu.map(|w| w.median));
+    t.float("parallelism", &cells, |c| c.parallelism);
+    t.count("peak_rss_bytes", &cells, |c| c.peak_rss_bytes);
+    t.count("size_bytes", &cells, |c| c.size_bytes);
+    t.float("bytes_per_value", &cells, |c| c.bytes_per_value);
+    t.float("resident_fraction", &cells, |c| c.resident_fraction);
+    t.count("read_bytes", &cells, |c| c.read_bytes);
+    t.float("read_amplification", &cells, |c| c.read_amplification);
+    t.count("calls", &cells, |c| c.calls);
+    t.text("method", &cells, |c| c.method.clone());
+    t.text("flags", &cells, |c| {
+        (!c.flags.is_empty()).then(|| c.flags.join("; "))
+    });
+    t
+}
