@@ -5,6 +5,7 @@ mod cache;
 mod catalog;
 mod interrupt;
 mod launch;
+pub mod progress;
 mod runner;
 
 pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, CacheState};

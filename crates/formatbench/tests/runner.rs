@@ -284,3 +284,24 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
     assert!(dir.join("report.md").exists());
     assert!(!dir.join("scratch").exists(), "scratch removed");
 }
+
+#[test]
+fn progress_goes_to_stderr_and_quiet_silences_it() {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(SMALL);
+    args.extend(["--backends", "selftest-noop", "--ops", "read"]);
+    let normal = formatbench(&args);
+    assert_eq!(normal.status.code(), Some(0));
+    let err = stderr(&normal);
+    assert!(err.contains("measure 2/2 (100%)"), "{err}");
+    assert!(
+        !stdout(&normal).contains("measure 2/2"),
+        "stdout carries only the summary"
+    );
+    args.push("--quiet");
+    let quiet = formatbench(&args);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(stderr(&quiet), "", "quiet");
+    assert!(stdout(&quiet).contains("selftest-noop"));
+}

@@ -7,6 +7,12 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Only errors on stderr (the summary still goes to stdout).
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// A line per sample on stderr.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -118,4 +124,7 @@ pub struct RunArgs {
     /// build) from earlier runs under --out instead of measuring them again.
     #[arg(long)]
     pub reuse: bool,
+    /// What the recommendation optimises for: read, write, size or balanced.
+    #[arg(long, default_value = "balanced", value_parser = ["read", "write", "size", "balanced"])]
+    pub prefer: String,
 }

@@ -12,6 +12,14 @@ use crate::stats::summarize_run;
 use crate::Error;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
+    use crate::run::progress::{set_verbosity, Verbosity};
+    set_verbosity(if cli.quiet {
+        Verbosity::Quiet
+    } else if cli.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    });
     match cli.command {
         Command::Run(args) => {
             let suite = if args.dataset.is_some() || args.input.is_some() {
@@ -48,7 +56,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             crate::report::write_reports(&summary, &out)?;
             crate::export::write_exports(&records, &summary, &out)?;
             print!("{}", crate::report::terminal(&summary));
-            eprintln!("formatbench: reports written to {}", out.display());
+            crate::run::progress::say(&format!("reports written to {}", out.display()));
             Ok(0)
         }
     }
@@ -69,8 +77,8 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;
     print!("{}", crate::report::terminal(&outcome.summary));
-    eprintln!(
-        "formatbench: {} in {:.1} s; results, report.md and report.html in {}",
+    crate::run::progress::say(&format!(
+        "{} in {:.1} s; results, report.md and report.html in {}",
         if outcome.interrupted {
             "interrupted"
         } else {
@@ -78,7 +86,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
         },
         outcome.wall_s,
         outcome.run_dir.display()
-    );
+    ));
     Ok(if outcome.interrupted {
         130
     } else if outcome.summary.any_failed() {

@@ -62,9 +62,7 @@ struct Runner<'a> {
     reused: usize,
 }
 
-fn say(message: &str) {
-    eprintln!("formatbench: {message}");
-}
+use super::progress::{detail, say, Progress};
 
 pub const PLAN_FILE: &str = "plan.json";
 
@@ -189,11 +187,15 @@ impl Runner<'_> {
             cells.len()
         ));
         let mut verified = Vec::new();
+        let mut progress = Progress::new("verify", cells.len());
         for mut cell in cells {
+            let label = cell.label();
             if self.verify(&mut cell)? {
                 verified.push(cell);
             }
+            progress.step(&label);
         }
+        progress.finish();
         self.measure(&verified)
     }
 
@@ -438,17 +440,13 @@ impl Runner<'_> {
                 String::new()
             }
         ));
-        let mut last_round = 0;
-        for (done, ((round, _, position, index), key)) in slots.into_iter().zip(listed).enumerate()
-        {
+        let mut progress = Progress::new("measure", total - skipped);
+        for ((round, _, position, index), key) in slots.into_iter().zip(listed) {
             if self.done.contains(&key) {
                 continue;
             }
-            if round != last_round {
-                say(&format!("round {round} ({done}/{total} samples done)"));
-                last_round = round;
-            }
             let cell = &cells[index];
+            progress.step(&format!("{} round {round}", cell.label()));
             if let Some(reused) = self.reusable.remove(&key) {
                 let mut record = reused;
                 record.reused_from = Some(record.run_id.clone());
@@ -473,9 +471,16 @@ impl Runner<'_> {
                     cell.label(),
                     record.reason.clone().unwrap_or_default()
                 ));
+            } else {
+                detail(&format!(
+                    "{} round {round} position {position}: {:.6} s",
+                    cell.label(),
+                    record.wall_s.unwrap_or(f64::NAN)
+                ));
             }
             self.results.append(&Record::Sample(Box::new(record)))?;
         }
+        progress.finish();
         if self.reused > 0 {
             say(&format!(
                 "took {} samples with identical keys from earlier runs (--reuse)",

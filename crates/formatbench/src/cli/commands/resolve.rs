@@ -195,6 +195,7 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("threads".into(), plan.threads.to_string()),
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
         ("seed".into(), plan.seed.to_string()),
+        ("prefer".into(), args.prefer.clone()),
         (
             "datasets".into(),
             plan.datasets
