@@ -3,14 +3,20 @@
 //! machine lookups), so the same records always give the same bytes.
 
 mod cache;
+mod charts;
 #[cfg(test)]
 mod fixture;
 mod format;
 mod html;
 mod markdown;
 mod overall;
+mod pareto;
+mod pick;
+mod recommend;
 mod rows;
 mod terminal;
+
+pub use recommend::recommendation;
 
 use crate::results::{ArtifactRecord, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
@@ -33,15 +39,37 @@ pub fn html(summary: &RunSummary) -> String {
     html::render(summary)
 }
 
-/// Writes `report.md` and `report.html` into `dir`.
+/// Writes `report.md`, `report.html` and the charts `report.md` links (`chart-<n>.svg`) into
+/// `dir`, and removes chart files an earlier report left there beyond the new count.
 pub fn write_reports(summary: &RunSummary, dir: &Path) -> Result<(), Error> {
-    for (name, text) in [
-        ("report.md", markdown(summary)),
-        ("report.html", html(summary)),
-    ] {
+    let charts = charts::all(summary);
+    let mut files = vec![
+        ("report.md".to_string(), markdown(summary)),
+        ("report.html".to_string(), html(summary)),
+    ];
+    files.extend(
+        charts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (charts::file_name(i), c.standalone())),
+    );
+    for (name, text) in files {
         let path = dir.join(name);
         std::fs::write(&path, text)
             .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let stale = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("cannot list {}: {e}", dir.display())))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(charts::file_number)
+                .is_some_and(|n| n > charts.len())
+        });
+    for path in stale {
+        std::fs::remove_file(&path)
+            .map_err(|e| Error::Io(format!("cannot remove {}: {e}", path.display())))?;
     }
     Ok(())
 }
@@ -189,146 +217,4 @@ fn not_measured(summary: &RunSummary) -> Vec<(&OpGroup, &CellSummary)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::fixture::{fixture, DATASET};
-    use super::rows::{detail_fields, manifest, rows, shows_residency, Field};
-    use super::*;
-
-    #[test]
-    fn rows_format_numbers_once() {
-        let summary = fixture();
-        let read = &summary.groups[1];
-        let rows = rows(read, &summary.artifacts);
-        assert_eq!(rows[0].median, "12.3 ms");
-        assert_eq!(rows[0].ratio, "1.00×");
-        assert_eq!(rows[0].cpu_short, "1.0×");
-        assert_eq!(rows[1].ratio, "1.36× [1.30–1.41]");
-        assert_eq!(rows[1].cpu_ratio, "0.87× [0.80–0.95]");
-        assert_eq!(rows[1].cpu_short, "0.87×");
-        assert_eq!(rows[1].parallelism, "1.00");
-        assert_eq!(rows[0].parallelism, "1.90");
-        assert_eq!(rows[1].resident, "40 %");
-        assert!(rows[1].noisy && !rows[0].noisy);
-        assert_eq!(rows[2].median, DASH);
-        assert_eq!(rows[2].ratio, DASH);
-        assert_eq!(rows[0].profile, "plain");
-        assert_eq!(rows[1].marked_backend(), "parquet!");
-        assert_eq!(rows[0].marked_backend(), "ipc");
-    }
-
-    #[test]
-    fn untrusted_ratios_show_a_dash() {
-        let summary = fixture();
-        let write = &summary.groups[0];
-        let rows = rows(write, &summary.artifacts);
-        assert_eq!(write.cells[1].status, SampleStatus::Ok);
-        assert_eq!(rows[1].ratio, DASH);
-        assert_eq!(rows[1].cpu_short, DASH);
-        assert_eq!(rows[1].median, "850 ns");
-    }
-
-    #[test]
-    fn titles_and_notes() {
-        let summary = fixture();
-        let titles: Vec<String> = summary.groups.iter().map(group_title).collect();
-        assert_eq!(
-            titles,
-            [
-                format!("{DATASET} · write · threads 1"),
-                format!("{DATASET} · read · cache warm · threads 2"),
-                format!("{DATASET} · read · cache cold · threads 2"),
-                format!("{DATASET} · scan · cache warm · threads 2"),
-            ]
-        );
-        assert_eq!(group_notes(&summary.groups[2]), [NO_CLEAR_WINNER]);
-        assert_eq!(
-            group_notes(&summary.groups[1]),
-            [
-                "warning: competitors differ in measured parallelism (1.00–1.90, highest: \
-              ipc/plain): compare CPU-time ratios too"
-            ]
-        );
-        assert!(group_notes(&summary.groups[3]).is_empty());
-    }
-
-    #[test]
-    fn residency_columns_only_where_they_matter() {
-        let summary = fixture();
-        let has = |i: usize| detail_fields(&summary.groups[i]).contains(&Field::Resident);
-        // Cold always; warm only when some cell was not resident; never for writes here.
-        assert!(has(2) && has(1) && !has(3) && !has(0));
-        assert!(shows_residency(&summary.groups[2]));
-        assert_eq!(
-            detail_fields(&summary.groups[3]).last(),
-            Some(&Field::Settings)
-        );
-    }
-
-    #[test]
-    fn manifest_keeps_the_fairness_keys_in_order() {
-        let summary = fixture();
-        let key = &summary.groups[1].cells[1].cell;
-        assert_eq!(
-            manifest(&summary.artifacts, key),
-            "profile_settings=zstd <level 3> | dictionary off; codecs=ZSTD(3); \
-             encodings=PLAIN RLE; row_groups=2"
-        );
-        let ipc = &summary.groups[1].cells[0].cell;
-        assert_eq!(manifest(&summary.artifacts, ipc), "codec=none; blocks=2");
-        let csv = &summary.groups[1].cells[2].cell;
-        assert_eq!(manifest(&summary.artifacts, csv), DASH);
-    }
-
-    #[test]
-    fn mixed_layouts_are_told_apart() {
-        let summary = fixture();
-        let mut group = summary.groups[1].clone();
-        group.cells[1].cell.layout = "sorted".into();
-        assert_eq!(rows(&group, &summary.artifacts)[1].profile, "zstd · sorted");
-    }
-
-    #[test]
-    fn winner_and_runner_up() {
-        let summary = fixture();
-        assert_eq!(winner(&summary.groups[1]), Some(0));
-        let second = runner_up(&summary.groups[1]).map(|c| c.cell.backend.as_str());
-        assert_eq!(second, Some("parquet"));
-        assert!(runner_up(&summary.groups[3]).is_none());
-        assert_eq!(not_measured(&summary).len(), 2);
-    }
-
-    #[test]
-    fn environment_shows_clock_build_and_schedule() {
-        let rows = environment_rows(&fixture());
-        let get = |k: &str| {
-            rows.iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        };
-        assert_eq!(get("Clock resolution"), Some("20.0 ns"));
-        assert_eq!(get("Worker build"), Some("xxh3:feedbeef"));
-        assert_eq!(get("Schedule hash"), Some("xxh3:0123abcd"));
-        assert_eq!(get("Measured slots"), Some("3"));
-        assert_eq!(get("Schedule blocks"), Some("2"));
-        assert!(environment_rows(&RunSummary::default()).is_empty());
-    }
-
-    #[test]
-    fn every_renderer_is_reproducible() {
-        for render in [terminal, markdown, html] {
-            assert_eq!(render(&fixture()).as_bytes(), render(&fixture()).as_bytes());
-        }
-    }
-
-    #[test]
-    fn writes_both_reports() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::Io(e.to_string()))?;
-        write_reports(&fixture(), dir.path())?;
-        assert!(dir.path().join("report.md").is_file());
-        assert!(dir.path().join("report.html").is_file());
-        let missing = dir.path().join("no/such/dir");
-        let err = write_reports(&fixture(), &missing).unwrap_err();
-        assert!(matches!(err, Error::Io(m) if m.starts_with("cannot write")));
-        Ok(())
-    }
-}
+mod tests;

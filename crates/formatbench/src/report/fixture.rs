@@ -7,6 +7,9 @@ use crate::results::{
 use crate::stats::{CellSummary, GeoMean, OpGroup, RatioInterval, RunSummary, Summary};
 use std::collections::BTreeMap;
 
+mod small;
+pub(super) use small::{small, sweep, COMPETITORS};
+
 pub(super) const DATASET: &str = "mixed-100000x61";
 
 fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> CellKey {

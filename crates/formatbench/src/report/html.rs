@@ -2,12 +2,13 @@
 //! it opens the same offline, from an archive, or attached to a CI run.
 
 mod tables;
+mod tradeoffs;
 
 use super::format::{self, html_escape as esc, DASH};
 use super::rows::ratio_text;
 use super::{
-    artifact_settings, artifact_size, environment_rows, group_title, not_measured, runner_up,
-    winner,
+    artifact_settings, artifact_size, charts, environment_rows, group_title, not_measured,
+    recommendation, runner_up, winner,
 };
 use crate::stats::RunSummary;
 use std::fmt::Write;
@@ -36,8 +37,12 @@ caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
 th, td { border: 1px solid var(--border); padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: var(--head); }
 .num { text-align: right; white-space: nowrap; }
-tr.winner td { background: var(--win); font-weight: 600; }
-tr.winner td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
+tr:has(> td > .badge) td { background: var(--win); font-weight: 600; }
+tr:has(> td > .badge) td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
+figure { margin: 0; }
+td.median { text-align: right; white-space: nowrap; }
+#recommendation { border-left: 4px solid var(--win-edge); background: var(--head);
+  padding: 0.4rem 0.8rem; margin: 0.5rem 0 1rem; }
 .badge { display: inline-block; margin-left: 0.4rem; padding: 0 0.4rem; border-radius: 0.6rem;
   font-size: 0.75em; font-weight: 600; color: var(--bg); background: var(--win-edge); }
 .status, .flag { color: var(--bad); font-weight: 600; }
@@ -57,12 +62,16 @@ pub fn render(summary: &RunSummary) -> String {
          <title>formatbench report</title>\n<style>",
     );
     out.push_str(STYLE);
+    out.push_str(&charts::html_style());
     out.push_str("</style>\n</head>\n<body>\n<main>\n<h1>formatbench report</h1>\n");
+    let charts = charts::all(summary);
     glance(&mut out, summary);
     environment(&mut out, summary);
     datasets(&mut out, summary);
-    results(&mut out, summary);
-    overall(&mut out, summary);
+    results(&mut out, summary, &charts);
+    overall(&mut out, summary, &charts);
+    tradeoffs::tradeoffs(&mut out, summary, &charts);
+    tradeoffs::scaling(&mut out, &charts);
     cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
@@ -148,8 +157,16 @@ fn glance(out: &mut String, summary: &RunSummary) {
     let _ = writeln!(
         out,
         "<p class=\"legend\">Runner-up: the second-fastest’s paired ratio to the winner with its \
-         95 % bootstrap interval; no clear winner: that interval includes 1.</p>\n</section>"
+         95 % bootstrap interval; no clear winner: that interval includes 1.</p>"
     );
+    if let Some(text) = recommendation(summary) {
+        let _ = writeln!(
+            out,
+            "<p id=\"recommendation\"><strong>Recommendation:</strong> {}</p>",
+            esc(&text)
+        );
+    }
+    out.push_str("</section>\n");
 }
 
 fn key_value_table(out: &mut String, rows: &[(String, String)]) {

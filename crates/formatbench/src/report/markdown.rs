@@ -1,15 +1,18 @@
 //! A GitHub-flavoured Markdown report, meant to be pasted into a README or an issue.
 
+use super::charts::{self, Chart, Place};
 use super::format::{self, one_line, DASH};
 use super::overall::{geo_tables, LEGEND_GEOMEAN};
 use super::rows::{detail_fields, flag_list, rows, Field};
 use super::{
     artifact_settings, artifact_size, environment_rows, group_notes, group_title, not_measured,
-    LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
+    recommendation, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
 };
 use crate::results::SampleStatus;
 use crate::stats::RunSummary;
 use std::fmt::Write;
+
+mod extra;
 
 /// Makes text safe inside a table cell or a list line: a `|` would end the cell, a newline
 /// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
@@ -57,10 +60,16 @@ fn header(out: &mut String, columns: &[(&str, bool)]) {
 
 pub fn render(summary: &RunSummary) -> String {
     let mut out = String::from("# formatbench report\n\n");
+    if let Some(text) = recommendation(summary) {
+        let _ = writeln!(out, "**Recommendation:** {}\n", escape(&text));
+    }
+    let charts = charts::all(summary);
     environment(&mut out, summary);
     datasets(&mut out, summary);
-    results(&mut out, summary);
-    overall(&mut out, summary);
+    results(&mut out, summary, &charts);
+    overall(&mut out, summary, &charts);
+    extra::tradeoffs(&mut out, summary, &charts);
+    extra::scaling(&mut out, &charts);
     cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
@@ -112,7 +121,17 @@ fn datasets(out: &mut String, summary: &RunSummary) {
     out.push('\n');
 }
 
-fn results(out: &mut String, summary: &RunSummary) {
+/// Links to the files `write_reports` writes for the charts at `place`.
+fn charts_at(out: &mut String, charts: &[Chart], place: &Place) {
+    for (i, chart) in charts.iter().enumerate() {
+        if chart.place == *place {
+            let title = escape(&chart.title).replace('[', "\\[").replace(']', "\\]");
+            let _ = writeln!(out, "![{title}]({})\n", charts::file_name(i));
+        }
+    }
+}
+
+fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     out.push_str("## Results\n\n");
     if summary.groups.is_empty() {
         out.push_str("No results were recorded.\n\n");
@@ -125,11 +144,12 @@ fn results(out: &mut String, summary: &RunSummary) {
          fairness manifest.\n",
         escape(LEGEND_RATIO)
     );
-    for group in &summary.groups {
+    for (index, group) in summary.groups.iter().enumerate() {
         let _ = writeln!(out, "### {}\n", escape(&group_title(group)));
         for note in group_notes(group) {
             let _ = writeln!(out, "{}\n", escape(&note));
         }
+        charts_at(out, charts, &Place::Group(index));
         let fields = detail_fields(group);
         let mut columns = vec![("Backend", false), ("Profile", false), ("Median", true)];
         columns.extend(fields.iter().map(|f| (f.name(), f.right())));
@@ -178,7 +198,7 @@ fn cache_table(out: &mut String, summary: &RunSummary) {
     out.push('\n');
 }
 
-fn overall(out: &mut String, summary: &RunSummary) {
+fn overall(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     let tables = geo_tables(summary);
     if tables.is_empty() {
         return;
@@ -189,8 +209,9 @@ fn overall(out: &mut String, summary: &RunSummary) {
         "Geomean ratio = {}. Rows are best first.\n",
         escape(LEGEND_GEOMEAN)
     );
-    for t in tables {
+    for (index, t) in tables.iter().enumerate() {
         let _ = writeln!(out, "### {}\n", escape(&t.heading()));
+        charts_at(out, charts, &Place::Geo(index));
         header(
             out,
             &[
@@ -275,131 +296,4 @@ fn missing(out: &mut String, summary: &RunSummary) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::fixture::{fixture, DATASET};
-    use super::*;
-
-    /// The text of one `###` section, up to the next heading.
-    fn section<'a>(text: &'a str, heading: &str) -> &'a str {
-        let start = text.find(&format!("### {heading}\n")).unwrap_or(text.len());
-        let rest = &text[start..];
-        let end = rest[4..].find("\n#").map_or(rest.len(), |e| e + 4);
-        &rest[..end]
-    }
-
-    #[test]
-    fn tables_have_headers_and_escaped_pipes() {
-        let text = render(&fixture());
-        assert!(text.starts_with("# formatbench report\n"));
-        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
-        assert!(warm.contains(
-            "| Backend | Profile | Median | Min–max | Ratio [95 % CI] | CPU ratio [95 % CI] | \
-             Parallelism | Calls | Size | B/value | Peak mem | Resident | Read bytes | \
-             Read amplification | Method | Settings |\n\
-             | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | \
-             ---: | ---: | --- | --- |\n"
-        ));
-        assert!(warm
-            .contains("| ipc | plain | 12.3 ms | 11.1 ms – 18.5 ms | 1.00× | 1.00× | 1.90 | 1 |"));
-        assert!(warm.contains(
-            "| parquet! | zstd | 16.7 ms\\* | 15.0 ms – 25.0 ms | 1.36× [1.30–1.41] | \
-             0.87× [0.80–0.95] | 1.00 | 1 | 11.8 MiB | 2.02 | 200 MiB | 40 % | — | — | mmap | "
-        ));
-        assert!(warm.contains("| csv | default | **failed** | — |"));
-        // The reason's pipe must not split a cell, and its `<` must not open a tag.
-        assert!(text.contains("worker crashed: &lt;signal 11> \\| core dumped"));
-        assert!(!text.contains("<signal"));
-    }
-
-    #[test]
-    fn settings_column_holds_the_escaped_manifest() {
-        let text = render(&fixture());
-        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
-        assert!(warm.contains(
-            "| mmap | profile_settings=zstd &lt;level 3> \\| dictionary off; codecs=ZSTD(3); \
-             encodings=PLAIN RLE; row_groups=2 |\n"
-        ));
-        assert!(warm.contains("| mmap | codec=none; blocks=2 |\n"));
-        // A failed cell still shows what it would have read.
-        assert!(warm.contains("| — | — | — |\n"));
-    }
-
-    #[test]
-    fn notes_flags_and_cold_columns() {
-        let text = render(&fixture());
-        let cold = section(&text, "mixed-100000x61 · read · cache cold · threads 2");
-        assert!(cold.contains(
-            "\n\nno clear winner: the runner-up's 95 % interval includes 1\n\n| Backend"
-        ));
-        assert!(cold.contains("| 0 % | 45.8 MiB | 1.0× | mmap |"));
-        let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
-        assert!(warm.contains("\n\nwarning: competitors differ in measured parallelism"));
-        assert!(warm.contains("\n- ! parquet/zstd: cache state missed: 40 % resident\n"));
-        let scan = section(&text, "mixed-100000x61 · scan · cache warm · threads 2");
-        assert!(!scan.contains("Resident") && !scan.contains("- !"));
-        let write = section(&text, "mixed-100000x61 · write · threads 1");
-        assert!(write.contains("| npy! | default | 850 ns | 765 ns – 1.28 µs | — | — |"));
-    }
-
-    #[test]
-    fn summary_across_operations_sorted_by_ratio() {
-        let text = render(&fixture());
-        let overall = text
-            .split("## Summary across operations")
-            .nth(1)
-            .unwrap_or_default();
-        assert!(overall.contains(
-            "### mixed-100000x61 · cache warm · threads 2 (read, scan)\n\n\
-             | Backend | Profile | Geomean ratio | Ops |\n\
-             | --- | --- | ---: | ---: |\n\
-             | ipc | plain | 1.00× | 1 of 2 |\n\
-             | parquet | zstd | 1.17× | 2 |\n"
-        ));
-        assert!(text.find("## Results") < text.find("## Summary across operations"));
-    }
-
-    #[test]
-    fn environment_datasets_and_artifacts() {
-        let text = render(&fixture());
-        assert!(text.contains("| CPU | AMD EPYC 7763 |"));
-        assert!(text.contains("| Memory | 64.0 GiB |"));
-        assert!(text.contains("| Git commit | abc1234 (dirty) |"));
-        assert!(text.contains("| Worker build | xxh3:feedbeef |"));
-        assert!(text.contains("| Clock resolution | 20.0 ns |"));
-        assert!(text.contains("| Schedule hash | xxh3:0123abcd |"));
-        assert!(text.contains("| Measured slots | 3 |"));
-        assert!(text.contains("| Version of arrow | 60.1.0 |"));
-        assert!(text.contains("| Setting rounds | 5 |"));
-        assert!(text.contains(&format!(
-            "| {DATASET} | 100,000 | 61 | `fp-0123` | 45.8 MiB |"
-        )));
-        assert!(text.contains("## Artifacts and settings"));
-        assert!(text.contains("| 11.8 MiB | 2.02 | alignment=64; blocks=2; codec=none |"));
-    }
-
-    #[test]
-    fn not_measured_lists_full_reasons() {
-        let mut summary = fixture();
-        let long = "y".repeat(200);
-        summary.groups[3].cells[1].reason = Some(long.clone());
-        let text = render(&summary);
-        let section = text.split("## Not measured").nth(1).unwrap_or_default();
-        assert!(section.contains("**failed** — worker crashed"));
-        assert!(section.contains(&format!("**unsupported** — {long}")));
-    }
-
-    #[test]
-    fn empty_summary_still_renders_every_section() {
-        let text = render(&RunSummary::default());
-        for heading in [
-            "## Environment",
-            "## Datasets",
-            "## Results",
-            "## Artifacts",
-            "## Not measured",
-        ] {
-            assert!(text.contains(heading), "{heading}");
-        }
-        assert!(!text.contains("## Summary across operations"));
-    }
-}
+mod tests;

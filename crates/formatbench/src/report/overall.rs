@@ -10,6 +10,9 @@ pub(super) const LEGEND_GEOMEAN: &str =
 
 /// One (dataset, cache, threads) table.
 pub(super) struct GeoTable {
+    pub dataset: String,
+    pub cache: String,
+    pub threads: u32,
     /// `dataset · cache warm · threads 2`, without the cache part for writes.
     pub title: String,
     /// The operations the table spans, in report order.
@@ -19,7 +22,14 @@ pub(super) struct GeoTable {
 
 pub(super) struct GeoRow {
     pub backend: String,
+    /// The profile, plus the layout or target where the table mixes several.
     pub profile: String,
+    /// The profile alone, layout and target as recorded.
+    pub plain_profile: String,
+    pub layout: String,
+    pub target: String,
+    /// The geometric mean itself.
+    pub value: f64,
     pub ratio: String,
     /// How many operations the mean spans ("2", or "1 of 2" when it missed some).
     pub ops: String,
@@ -89,6 +99,10 @@ pub(super) fn geo_tables(summary: &RunSummary) -> Vec<GeoTable> {
                     GeoRow {
                         backend: m.backend.clone(),
                         profile,
+                        plain_profile: m.profile.clone(),
+                        layout: m.layout.clone(),
+                        target: m.target.clone(),
+                        value: m.ratio,
                         ratio: format::ratio(m.ratio),
                         ops: if m.ops < total {
                             format!("{} of {total}", m.ops)
@@ -99,6 +113,9 @@ pub(super) fn geo_tables(summary: &RunSummary) -> Vec<GeoTable> {
                 })
                 .collect();
             GeoTable {
+                dataset: k.0.to_string(),
+                cache: k.1.to_string(),
+                threads: k.2,
                 title: title(k),
                 ops,
                 rows,

@@ -53,6 +53,9 @@ pub fn render(summary: &RunSummary) -> String {
     if !tables.is_empty() {
         out.push_str(&format!("summary = {LEGEND_GEOMEAN}\n"));
     }
+    if let Some(text) = super::recommendation(summary) {
+        out.push_str(&format!("\nRecommendation: {text}\n"));
+    }
     out
 }
 

@@ -1,18 +1,39 @@
 //! The per-operation result tables and the summary across operations of the HTML page.
 
+use super::super::charts::{Chart, Place};
 use super::super::format::{html_escape as esc, truncate};
 use super::super::overall::{geo_tables, LEGEND_GEOMEAN};
 use super::super::rows::{detail_fields, flag_list, rows, Field};
 use super::super::{
-    group_notes, group_title, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
+    group_notes, group_title, ran, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
     LEGEND_RATIO, SHORT_REASON,
 };
+use super::tradeoffs::charts_at;
 use super::{empty, section, td, td_num, thead};
 use crate::results::SampleStatus;
-use crate::stats::RunSummary;
+use crate::stats::{CellSummary, RunSummary};
 use std::fmt::Write;
 
-pub(super) fn results(out: &mut String, summary: &RunSummary) {
+/// The opening tag of a results row: a cell that ran carries its identity for tools that read
+/// the page (`class="cell"` and `data-*`); the others are plain rows.
+fn row_tag(c: &CellSummary) -> String {
+    if !ran(c) {
+        return "<tr>".to_string();
+    }
+    let k = &c.cell;
+    format!(
+        "<tr class=\"cell\" data-backend=\"{}\" data-profile=\"{}\" data-op=\"{}\" \
+         data-cache=\"{}\" data-threads=\"{}\" data-dataset=\"{}\">",
+        esc(&k.backend),
+        esc(&k.profile),
+        esc(&k.op),
+        esc(&k.cache),
+        k.threads,
+        esc(&k.dataset)
+    )
+}
+
+pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     section(out, "results", "Results");
     if summary.groups.is_empty() {
         return empty(out, "No results were recorded.");
@@ -28,7 +49,7 @@ pub(super) fn results(out: &mut String, summary: &RunSummary) {
         esc(LEGEND_CPU),
         esc(LEGEND_PAR)
     );
-    for group in &summary.groups {
+    for (index, group) in summary.groups.iter().enumerate() {
         let _ = writeln!(out, "<h3>{}</h3>", esc(&group_title(group)));
         for note in group_notes(group) {
             let class = if note.starts_with("warning: ") {
@@ -38,6 +59,7 @@ pub(super) fn results(out: &mut String, summary: &RunSummary) {
             };
             let _ = writeln!(out, "<p class=\"{class}\">{}</p>", esc(&note));
         }
+        charts_at(out, charts, &Place::Group(index));
         out.push_str("<div class=\"scroll\"><table>\n");
         let fields = detail_fields(group);
         let mut columns = vec![("Backend", false), ("Profile", false), ("Median", true)];
@@ -46,18 +68,23 @@ pub(super) fn results(out: &mut String, summary: &RunSummary) {
         out.push_str("<tbody>\n");
         let best = winner(group);
         let rows = rows(group, &summary.artifacts);
-        for (i, r) in rows.iter().enumerate() {
-            let (class, badge) = if Some(i) == best {
-                (" class=\"winner\"", "<span class=\"badge\">fastest</span>")
+        for (i, (r, c)) in rows.iter().zip(&group.cells).enumerate() {
+            let badge = if Some(i) == best {
+                "<span class=\"badge\">fastest</span>"
             } else {
-                ("", "")
+                ""
             };
             let flag = if r.flags.is_empty() {
                 ""
             } else {
                 "<span class=\"flag\" title=\"flagged\">!</span>"
             };
-            let _ = write!(out, "<tr{class}><td>{}{flag}{badge}</td>", esc(r.backend));
+            let _ = write!(
+                out,
+                "{}<td>{}{flag}{badge}</td>",
+                row_tag(c),
+                esc(r.backend)
+            );
             td(out, &r.profile);
             if r.status == SampleStatus::Ok {
                 let mark = if r.noisy {
@@ -65,7 +92,17 @@ pub(super) fn results(out: &mut String, summary: &RunSummary) {
                 } else {
                     ""
                 };
-                let _ = write!(out, "<td class=\"num\">{}{mark}</td>", esc(&r.median));
+                match c.wall.filter(|_| ran(c)) {
+                    Some(wall) => {
+                        let _ = write!(
+                            out,
+                            "<td class=\"median\" data-seconds=\"{}\">{}{mark}</td>",
+                            wall.median,
+                            esc(&r.median)
+                        );
+                    }
+                    None => td_num(out, &r.median),
+                }
                 for f in &fields {
                     if f.right() {
                         td_num(out, r.text(*f));
@@ -102,7 +139,7 @@ pub(super) fn results(out: &mut String, summary: &RunSummary) {
     out.push_str("</section>\n");
 }
 
-pub(super) fn overall(out: &mut String, summary: &RunSummary) {
+pub(super) fn overall(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     let tables = geo_tables(summary);
     if tables.is_empty() {
         return;
@@ -119,12 +156,10 @@ pub(super) fn overall(out: &mut String, summary: &RunSummary) {
         ("Geomean ratio", true),
         ("Ops", true),
     ];
-    for t in tables {
-        let _ = writeln!(
-            out,
-            "<div class=\"scroll\"><table>\n<caption>{}</caption>",
-            esc(&t.heading())
-        );
+    for (index, t) in tables.iter().enumerate() {
+        let _ = writeln!(out, "<h3>{}</h3>", esc(&t.heading()));
+        charts_at(out, charts, &Place::Geo(index));
+        out.push_str("<div class=\"scroll\"><table>\n");
         thead(out, &columns);
         out.push_str("<tbody>\n");
         for r in &t.rows {
@@ -159,14 +194,25 @@ mod tests {
     #[test]
     fn tables_highlight_the_winner_and_list_flags() {
         let text = render(&fixture());
-        assert_eq!(text.matches("<tr class=\"winner\">").count(), 4);
-        assert!(
-            text.contains("<tr class=\"winner\"><td>ipc<span class=\"badge\">fastest</span></td>")
+        assert_eq!(
+            text.matches("<span class=\"badge\">fastest</span>").count(),
+            4
         );
         assert!(text.contains(
-            "<tr><td>parquet<span class=\"flag\" title=\"flagged\">!</span></td><td>zstd</td>\
-             <td class=\"num\">16.7 ms<span title=\"noisy\">*</span></td>"
+            "<tr class=\"cell\" data-backend=\"ipc\" data-profile=\"plain\" data-op=\"read\" \
+             data-cache=\"warm\" data-threads=\"2\" data-dataset=\"mixed-100000x61\">\
+             <td>ipc<span class=\"badge\">fastest</span></td><td>plain</td>\
+             <td class=\"median\" data-seconds=\"0.0123\">12.3 ms</td>"
         ));
+        assert!(text.contains(
+            "<tr class=\"cell\" data-backend=\"parquet\" data-profile=\"zstd\" data-op=\"read\" \
+             data-cache=\"warm\" data-threads=\"2\" data-dataset=\"mixed-100000x61\">\
+             <td>parquet<span class=\"flag\" title=\"flagged\">!</span></td><td>zstd</td>\
+             <td class=\"median\" data-seconds=\"0.0167\">16.7 ms<span title=\"noisy\">*</span></td>"
+        ));
+        // A cell that did not run is a plain row without a median.
+        assert!(text.contains("<tr><td>csv</td><td>default</td><td colspan="));
+        assert!(text.contains("data-op=\"write\" data-cache=\"n/a\" data-threads=\"1\""));
         assert!(text.contains("<li>! parquet/zstd: cache state missed: 40 % resident</li>"));
         assert!(text.contains("<h3>mixed-100000x61 · scan · cache warm · threads 2</h3>"));
         assert!(text.contains(
@@ -210,8 +256,10 @@ mod tests {
             .split("<section id=\"overall\">")
             .nth(1)
             .unwrap_or_default();
-        assert!(overall
-            .contains("<caption>mixed-100000x61 · cache warm · threads 2 (read, scan)</caption>"));
+        assert!(overall.contains(
+            "<h3>mixed-100000x61 · cache warm · threads 2 (read, scan)</h3>\n<figure class=\"scroll\">\n\
+             <svg class=\"chart\""
+        ));
         let ipc = overall.find("<td>ipc</td><td>plain</td><td class=\"num\">1.00×</td>");
         let parquet = overall.find("<td>parquet</td><td>zstd</td><td class=\"num\">1.17×</td>");
         assert!(ipc.is_some() && ipc < parquet);

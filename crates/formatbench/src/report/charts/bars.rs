@@ -1,0 +1,172 @@
+//! One chart per operation group: each competitor's median wall time as a bar with a min–max
+//! whisker (best, typical and worst run), fastest first, and beside it the ratio to the
+//! fastest.
+
+use super::{label_width, text_width, Anchor, Chart, Place, Scale, Svg};
+use crate::report::format::{self, duration};
+use crate::report::group_title;
+use crate::report::rows::rows;
+use crate::stats::{OpGroup, RunSummary, Summary};
+
+const ROW: f64 = 24.0;
+const BAR: f64 = 14.0;
+const TOP: f64 = 30.0;
+const BOTTOM: f64 = 30.0;
+const TIME_WIDTH: f64 = 300.0;
+/// Room after the longest whisker for its median's text.
+const TIME_TEXT: f64 = 76.0;
+const RATIO_WIDTH: f64 = 130.0;
+const GAP: f64 = 18.0;
+
+pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
+    summary
+        .groups
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| chart(summary, i, g))
+        .collect()
+}
+
+/// The cells that ran, as (label, wall summary), fastest first (ties by label).
+pub(super) fn bars(summary: &RunSummary, group: &OpGroup) -> Vec<(String, Summary)> {
+    let rows = rows(group, &summary.artifacts);
+    let mut bars: Vec<(String, Summary)> = group
+        .cells
+        .iter()
+        .zip(&rows)
+        .filter(|(c, _)| crate::report::ran(c))
+        .filter_map(|(c, r)| Some((format!("{}/{}", r.backend, r.profile), c.wall?)))
+        .collect();
+    bars.sort_by(|a, b| a.1.median.total_cmp(&b.1.median).then(a.0.cmp(&b.0)));
+    bars
+}
+
+fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
+    let bars = bars(summary, group);
+    let best = bars.first()?.1.median;
+    let ratio = |w: &Summary| {
+        if best > 0.0 {
+            w.median / best
+        } else {
+            1.0
+        }
+    };
+    let left = label_width(bars.iter().map(|b| &b.0), 60.0, 260.0) + 12.0;
+    let time_x = (left, left + TIME_WIDTH);
+    let ratio_left = time_x.1 + TIME_TEXT + GAP;
+    let ratio_x = (ratio_left, ratio_left + RATIO_WIDTH);
+    let ratio_texts: Vec<String> = bars.iter().map(|b| format::ratio(ratio(&b.1))).collect();
+    let width = ratio_x.1 + label_width(ratio_texts.iter(), 30.0, 120.0) + 12.0;
+    let bottom = TOP + ROW * bars.len() as f64;
+    let height = bottom + BOTTOM;
+
+    let longest = bars
+        .iter()
+        .map(|b| b.1.max.max(b.1.median))
+        .fold(0.0, f64::max);
+    let time = Scale::from_zero(longest, time_x);
+    let worst = bars.iter().map(|b| ratio(&b.1)).fold(1.0, f64::max);
+    let ratios = if worst > 10.0 {
+        Scale {
+            lo: 1.0,
+            hi: worst * 1.3,
+            log: true,
+            from: ratio_x.0,
+            to: ratio_x.1,
+        }
+    } else {
+        Scale::from_zero(worst, ratio_x)
+    };
+
+    let mut svg = Svg::default();
+    let heading = "Median wall time";
+    svg.text((time_x.0, 16.0), Anchor::Start, "heading", heading);
+    svg.text(
+        (time_x.0 + text_width(heading) + 10.0, 16.0),
+        Anchor::Start,
+        "dim",
+        "whiskers: fastest–slowest run",
+    );
+    let ratio_heading = if ratios.log {
+        "× fastest (log scale)"
+    } else {
+        "× fastest"
+    };
+    svg.text((ratio_x.0, 16.0), Anchor::Start, "heading", ratio_heading);
+    for (scale, (from, _), show, max) in [
+        (time, time_x, &duration as &dyn Fn(f64) -> String, 5),
+        (ratios, ratio_x, &|r: f64| format::ratio2(r), 3),
+    ] {
+        svg.line((from, TOP - 4.0), (from, bottom), "axis");
+        for tick in scale.ticks(max) {
+            let x = scale.at(tick);
+            svg.line((x, TOP - 4.0), (x, bottom), "grid");
+            svg.text((x, bottom + 16.0), Anchor::Middle, "tick", &show(tick));
+        }
+    }
+    for (i, (label, wall)) in bars.iter().enumerate() {
+        let y = TOP + ROW * i as f64 + (ROW - BAR) / 2.0;
+        let mid = y + BAR / 2.0;
+        svg.text((left - 8.0, mid + 4.0), Anchor::End, "", label);
+        let class = if i == 0 {
+            "mark bar fastest"
+        } else {
+            "mark bar"
+        };
+        let tip = format!(
+            "{label}: median {}, fastest {}, slowest {}",
+            duration(wall.median),
+            duration(wall.min),
+            duration(wall.max)
+        );
+        let end = time.at(wall.median);
+        svg.rect((time_x.0, y), (end - time_x.0, BAR), class, &tip);
+        let (lo, hi) = (time.at(wall.min), time.at(wall.max));
+        svg.rect((lo, mid - 1.0), (hi - lo, 2.0), "mark whisker", &tip);
+        for x in [lo, hi] {
+            svg.rect((x - 0.75, mid - 4.0), (1.5, 8.0), "cap", "");
+        }
+        let text_x = end.max(hi) + 5.0;
+        svg.text(
+            (text_x, mid + 4.0),
+            Anchor::Start,
+            "",
+            &duration(wall.median),
+        );
+        let r = ratio(wall);
+        let r_end = ratios.at(r);
+        let r_tip = format!("{label}: {} the fastest", format::ratio(r));
+        svg.rect(
+            (ratio_x.0, y),
+            (r_end - ratio_x.0, BAR),
+            "mark bar ratio",
+            &r_tip,
+        );
+        svg.text(
+            (r_end.max(ratio_x.0 + 1.0) + 5.0, mid + 4.0),
+            Anchor::Start,
+            "",
+            &format::ratio(r),
+        );
+    }
+    let words: Vec<String> = bars
+        .iter()
+        .map(|(label, w)| {
+            format!(
+                "{label} {} ({})",
+                duration(w.median),
+                format::ratio(ratio(w))
+            )
+        })
+        .collect();
+    let title = format!("{}: median wall time", group_title(group));
+    Some(Chart {
+        place: Place::Group(index),
+        label: format!("{title}, fastest first: {}", words.join(", ")),
+        title,
+        width: width.ceil() as u32,
+        height: height.ceil() as u32,
+        body: svg.finish(),
+        table: None,
+    })
+}

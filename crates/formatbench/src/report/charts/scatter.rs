@@ -1,0 +1,202 @@
+//! Size against time, one chart per dataset: each competitor's file size across, its median
+//! read time up (warm cache when measured), and its median write time as a second series.
+
+use super::{text_width, Anchor, Chart, Place, Scale, Svg};
+use crate::report::format::{bytes, duration};
+use crate::report::pick::{self, Id};
+use crate::report::{group_title, ran};
+use crate::stats::{OpGroup, RunSummary};
+
+const WIDTH: f64 = 700.0;
+const LEFT: f64 = 72.0;
+const PLOT_RIGHT: f64 = 520.0;
+const TOP: f64 = 46.0;
+const PLOT_BOTTOM: f64 = 300.0;
+const HEIGHT: f64 = 344.0;
+
+/// One point: its series (`read` or `write`), competitor, size and median.
+pub(super) struct Point {
+    pub series: &'static str,
+    pub id: Id,
+    pub size: u64,
+    pub median: f64,
+}
+
+pub(super) fn points(
+    summary: &RunSummary,
+    group: Option<&OpGroup>,
+    series: &'static str,
+) -> Vec<Point> {
+    let Some(group) = group else {
+        return Vec::new();
+    };
+    group
+        .cells
+        .iter()
+        .filter(|c| ran(c))
+        .filter_map(|c| {
+            Some(Point {
+                series,
+                id: pick::id(&c.cell),
+                size: pick::size_of(summary, &c.cell).filter(|s| *s > 0)?,
+                median: c.wall?.median,
+            })
+        })
+        .filter(|p| p.median > 0.0)
+        .collect()
+}
+
+pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
+    pick::dataset_names(summary)
+        .into_iter()
+        .filter_map(|d| chart(summary, d))
+        .collect()
+}
+
+fn chart(summary: &RunSummary, dataset: String) -> Option<Chart> {
+    let read = pick::group(summary, &dataset, "read");
+    let write = pick::group(summary, &dataset, "write");
+    let mut all = points(summary, read, "read");
+    all.extend(points(summary, write, "write"));
+    if all.is_empty() {
+        return None;
+    }
+    let mut ids: Vec<Id> = Vec::new();
+    for p in &all {
+        if !ids.contains(&p.id) {
+            ids.push(p.id.clone());
+        }
+    }
+    let labels = pick::labels(&ids);
+    let label = |id: &Id| {
+        ids.iter()
+            .position(|i| i == id)
+            .and_then(|i| labels.get(i))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let range = |values: &[f64]| {
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(0.0, f64::max);
+        (lo, hi)
+    };
+    let sizes: Vec<f64> = all.iter().map(|p| p.size as f64).collect();
+    let times: Vec<f64> = all.iter().map(|p| p.median).collect();
+    let (lo, hi) = range(&sizes);
+    let x = Scale::fit(lo, hi, (LEFT, PLOT_RIGHT));
+    let (lo, hi) = range(&times);
+    let y = Scale::fit(lo, hi, (PLOT_BOTTOM, TOP));
+
+    let mut svg = Svg::default();
+    svg.line((LEFT, TOP), (LEFT, PLOT_BOTTOM), "axis");
+    svg.line((LEFT, PLOT_BOTTOM), (PLOT_RIGHT, PLOT_BOTTOM), "axis");
+    for tick in x.byte_ticks(6) {
+        let px = x.at(tick);
+        svg.line((px, TOP), (px, PLOT_BOTTOM), "grid");
+        svg.text(
+            (px, PLOT_BOTTOM + 16.0),
+            Anchor::Middle,
+            "tick",
+            &bytes(tick.round() as u64),
+        );
+    }
+    for tick in y.ticks(7) {
+        let py = y.at(tick);
+        svg.line((LEFT, py), (PLOT_RIGHT, py), "grid");
+        svg.text((LEFT - 6.0, py + 4.0), Anchor::End, "tick", &duration(tick));
+    }
+    let log = |s: &Scale| if s.log { " (log scale)" } else { "" };
+    svg.text(
+        ((LEFT + PLOT_RIGHT) / 2.0, PLOT_BOTTOM + 34.0),
+        Anchor::Middle,
+        "dim",
+        &format!("size on disk{}", log(&x)),
+    );
+    svg.text(
+        (4.0, TOP - 10.0),
+        Anchor::Start,
+        "dim",
+        &format!("median{}", log(&y)),
+    );
+    // The legend names the group each series comes from.
+    let mut legend_x = 8.0;
+    for (series, group) in [("read", read), ("write", write)] {
+        if !all.iter().any(|p| p.series == series) {
+            continue;
+        }
+        let text = group.map(group_title).unwrap_or_default();
+        let text = text
+            .strip_prefix(&format!("{dataset} · "))
+            .unwrap_or(&text)
+            .to_string();
+        mark(&mut svg, series, (legend_x, 12.0), "swatch", "");
+        svg.text((legend_x + 9.0, 16.0), Anchor::Start, "dim", &text);
+        legend_x += 9.0 + super::text_width(&text) + 24.0;
+    }
+    let mut words = Vec::new();
+    let mut placed: Vec<Box> = Vec::new();
+    for p in &all {
+        let name = label(&p.id);
+        let at = (x.at(p.size as f64), y.at(p.median));
+        let what = format!(
+            "{name}: {} {}, {} on disk",
+            p.series,
+            duration(p.median),
+            bytes(p.size)
+        );
+        mark(&mut svg, p.series, at, "mark point", &what);
+        let spot = place_label(&mut placed, at, text_width(&name));
+        svg.text(spot, Anchor::Start, "", &name);
+        words.push(what);
+    }
+    let title = format!("{dataset}: size on disk against median time");
+    Some(Chart {
+        place: Place::Dataset(dataset),
+        label: format!("{title}. {}", words.join("; ")),
+        title,
+        width: WIDTH as u32,
+        height: HEIGHT as u32,
+        body: svg.finish(),
+        table: None,
+    })
+}
+
+/// A label's box: left, baseline, right.
+type Box = (f64, f64, f64);
+
+/// Where a point's label goes: right of the point, else a line or two up or down, else to its
+/// left, inside the plot and clear of the labels already placed; right of the point when every
+/// choice overlaps.
+fn place_label(placed: &mut Vec<Box>, (x, y): (f64, f64), width: f64) -> (f64, f64) {
+    const LINE: f64 = 13.0;
+    let right = x + 7.0;
+    let left = x - 7.0 - width;
+    let free = |(l, b): (f64, f64)| {
+        (TOP + 4.0..=PLOT_BOTTOM - 2.0).contains(&b)
+            && l >= 0.0
+            && placed
+                .iter()
+                .all(|(pl, pb, pr)| (b - pb).abs() >= LINE || l >= *pr || l + width <= *pl)
+    };
+    let base = y + 4.0;
+    let candidates = [0.0, LINE, -LINE, 2.0 * LINE, -2.0 * LINE]
+        .map(|dy| (right, base + dy))
+        .into_iter()
+        .chain([0.0, LINE, -LINE].map(|dy| (left, base + dy)));
+    let (l, b) = candidates
+        .clone()
+        .find(|c| free(*c))
+        .unwrap_or((right, base));
+    placed.push((l, b, l + width));
+    (l, b)
+}
+
+/// Reads are circles, writes squares, so the series differ in shape as well as colour.
+fn mark(svg: &mut Svg, series: &str, (x, y): (f64, f64), class: &str, tip: &str) {
+    let class = format!("{class} {series}");
+    if series == "write" {
+        svg.rect((x - 4.0, y - 4.0), (8.0, 8.0), &class, tip);
+    } else {
+        svg.circle((x, y), 4.0, &class, tip);
+    }
+}

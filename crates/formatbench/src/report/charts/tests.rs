@@ -1,0 +1,226 @@
+//! Tests of the charts: what each kind draws, the markup contract, and reproducibility.
+
+use super::super::fixture::{fixture, small, sweep, DATASET};
+use super::*;
+
+fn marks(chart: &Chart) -> usize {
+    chart.body.matches("class=\"mark").count()
+}
+
+fn at<'a>(charts: &'a [Chart], place: &Place) -> Vec<&'a Chart> {
+    charts.iter().filter(|c| c.place == *place).collect()
+}
+
+/// The numeric value of `name="…"` in each element that has it.
+fn attributes(svg: &str, name: &str) -> Vec<f64> {
+    let needle = format!(" {name}=\"");
+    svg.match_indices(&needle)
+        .filter_map(|(i, _)| {
+            let rest = &svg[i + needle.len()..];
+            rest.split('"').next()?.parse().ok()
+        })
+        .collect()
+}
+
+/// Every element of the body whose class starts with `mark`.
+fn mark_elements(svg: &str) -> Vec<&str> {
+    svg.lines().filter(|l| l.contains("class=\"mark")).collect()
+}
+
+#[test]
+fn bars_per_group_fastest_first_with_whiskers_and_ratios() {
+    let charts = all(&fixture());
+    // Write, warm read, cold read, scan: every group had a cell that ran.
+    for i in 0..4 {
+        assert_eq!(at(&charts, &Place::Group(i)).len(), 1, "group {i}");
+    }
+    let warm = at(&charts, &Place::Group(1))[0];
+    // Two competitors ran (the csv crash is left out): bar, whisker and ratio bar each.
+    assert_eq!(marks(warm), 6);
+    assert_eq!(warm.body.matches("class=\"mark bar fastest\"").count(), 1);
+    assert_eq!(warm.body.matches("class=\"mark whisker\"").count(), 2);
+    assert_eq!(warm.body.matches("class=\"mark bar ratio\"").count(), 2);
+    assert!(!warm.body.contains("csv"));
+    assert!(warm.body.contains(">1.36×</text>"));
+    // The write group lists ipc first, but npy is faster: the chart sorts by median.
+    let write = at(&charts, &Place::Group(0))[0];
+    let npy = write.body.find(">npy/default</text>");
+    let ipc = write.body.find(">ipc/plain</text>");
+    assert!(npy.is_some() && npy < ipc);
+    assert!(write
+        .body
+        .contains("<title>npy/default: median 850 ns, fastest"));
+    let ys: Vec<f64> = write
+        .body
+        .lines()
+        .filter(|l| l.starts_with("<rect class=\"mark bar"))
+        .filter(|l| !l.contains("ratio"))
+        .flat_map(|l| attributes(l, "y"))
+        .collect();
+    assert_eq!(ys, [35.0, 59.0]);
+    assert!(write
+        .label
+        .ends_with("fastest first: npy/default 850 ns (1.00×), ipc/plain 500 ms (588235×)"));
+}
+
+#[test]
+fn heat_map_per_summary_table_with_a_geomean_column() {
+    let charts = all(&fixture());
+    let heat: Vec<&Chart> = charts
+        .iter()
+        .filter(|c| matches!(c.place, Place::Geo(_)))
+        .collect();
+    assert_eq!(heat.len(), 3);
+    let warm = heat[0];
+    assert_eq!(warm.place, Place::Geo(0));
+    // ipc: read and geomean (it did not scan); parquet: read, scan and geomean.
+    assert_eq!(marks(warm), 5);
+    assert_eq!(warm.body.matches("class=\"na\"").count(), 1);
+    assert!(warm.body.contains(">geomean</text>"));
+    assert!(warm
+        .body
+        .contains("<title>parquet/zstd · geomean: 1.17×</title>"));
+    assert!(warm.body.contains("class=\"mark tile heat-1\""));
+    assert!(warm
+        .body
+        .contains("<title>parquet/zstd · read: 1.36×</title>"));
+    assert_eq!(heatmap::level(1.0), 0);
+    assert_eq!(heatmap::level(1.36), 1);
+    assert_eq!(heatmap::level(3.0), 3);
+    assert_eq!(heatmap::level(50.0), 5);
+}
+
+#[test]
+fn scatter_per_dataset_with_read_and_write_series() {
+    let charts = all(&fixture());
+    let scatter = at(&charts, &Place::Dataset(DATASET.into()));
+    assert_eq!(scatter.len(), 1);
+    let body = &scatter[0].body;
+    // Warm read: ipc and parquet; write: ipc and npy.
+    assert_eq!(marks(scatter[0]), 4);
+    assert_eq!(body.matches("<circle class=\"mark point read\"").count(), 2);
+    assert_eq!(body.matches("<rect class=\"mark point write\"").count(), 2);
+    assert!(body.contains("read · cache warm · threads 2"));
+    // Sizes from 3.9 KiB to 46 MiB: a log axis with round binary ticks.
+    assert!(body.contains(">size on disk (log scale)</text>"));
+    assert!(body.contains(">4.00 KiB</text>") && body.contains(">2.00 MiB</text>"));
+    let small = all(&small("balanced"));
+    let one = at(&small, &Place::Dataset("mixed-100000x10".into()));
+    assert_eq!(marks(one[0]), 10);
+}
+
+#[test]
+fn scaling_lines_only_for_a_sweep() {
+    assert!(at(&all(&fixture()), &Place::Scaling).is_empty());
+    assert!(at(&all(&small("read")), &Place::Scaling).is_empty());
+    let charts = all(&sweep());
+    let scaling = at(&charts, &Place::Scaling);
+    // Write and read, five competitors each with two points and one segment.
+    assert_eq!(scaling.len(), 2);
+    for chart in &scaling {
+        assert_eq!(marks(chart), 15);
+        assert_eq!(chart.body.matches("<polygon class=\"mark line").count(), 5);
+        assert_eq!(chart.body.matches("<circle class=\"mark point").count(), 10);
+    }
+    assert_eq!(
+        scaling[1].title,
+        "mixed-*x10 · read · cache warm · threads 1: median time against rows"
+    );
+    let table = scaling[1]
+        .table
+        .as_ref()
+        .unwrap_or_else(|| panic!("no table"));
+    assert_eq!(table.headers, ["Competitor", "10,000 rows", "100,000 rows"]);
+    assert!(table.rows.contains(&vec![
+        "ipc/mmap".to_string(),
+        "500 µs".to_string(),
+        "5.00 ms".to_string()
+    ]));
+    // A competitor keeps its colour from chart to chart.
+    let colour = |c: &Chart| {
+        c.body
+            .lines()
+            .find(|l| l.contains("<title>ipc/mmap"))
+            .and_then(|l| l.split(' ').nth(3).map(str::to_string))
+    };
+    assert_eq!(colour(scaling[0]), colour(scaling[1]));
+}
+
+#[test]
+fn every_chart_keeps_the_markup_contract() {
+    for summary in [fixture(), small("read"), sweep()] {
+        for chart in all(&summary) {
+            let svg = chart.inline();
+            assert!(svg.starts_with("<svg class=\"chart\" role=\"img\" aria-label=\""));
+            assert!(svg.contains(&format!(
+                "viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\">\n<title>",
+                w = chart.width,
+                h = chart.height
+            )));
+            assert!(chart.width > 100 && chart.height > 50);
+            let elements = mark_elements(&chart.body);
+            assert_eq!(elements.len(), marks(&chart));
+            for element in elements {
+                if element.starts_with("<rect") {
+                    let size = [attributes(element, "width"), attributes(element, "height")];
+                    assert!(
+                        size.iter().all(|v| v.len() == 1 && v[0] >= 1.0),
+                        "{element}"
+                    );
+                } else if element.starts_with("<circle") {
+                    assert!(attributes(element, "r").iter().all(|r| *r >= 3.0));
+                } else {
+                    assert!(element.starts_with("<polygon"), "{element}");
+                }
+            }
+            // Colours come from classes only, so both schemes apply.
+            assert!(!chart.body.contains("fill=") && !chart.body.contains("stroke="));
+            assert!(!chart.body.contains('#'));
+            assert!(!svg.to_ascii_lowercase().contains("<script"));
+        }
+    }
+}
+
+#[test]
+fn standalone_files_carry_both_schemes() {
+    let charts = all(&fixture());
+    let svg = charts[0].standalone();
+    assert!(svg.starts_with(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\""
+    ));
+    assert!(svg.contains("@media (prefers-color-scheme: dark)"));
+    assert!(svg.contains("--accent: #0969da") && svg.contains("--fg: #e6edf3"));
+    assert!(svg.contains("svg.chart .bar { fill: var(--accent); }"));
+    assert!(svg.ends_with("</svg>\n"));
+    assert!(html_style().contains("--heat-5"));
+}
+
+#[test]
+fn same_summary_same_charts() {
+    for summary in [fixture, sweep] {
+        let a: Vec<String> = all(&summary()).iter().map(Chart::standalone).collect();
+        let b: Vec<String> = all(&summary()).iter().map(Chart::standalone).collect();
+        assert_eq!(a, b);
+    }
+    assert!(all(&RunSummary::default()).is_empty());
+}
+
+#[test]
+fn scales_and_ticks() {
+    let log = Scale::fit(1.0, 1000.0, (0.0, 100.0));
+    assert!(log.log);
+    assert_eq!(log.ticks(6), [1.0, 10.0, 100.0, 1000.0]);
+    let linear = Scale::fit(2.0, 10.0, (0.0, 100.0));
+    assert!(!linear.log);
+    assert_eq!(linear.ticks(6), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    assert_eq!(linear.ticks(3), [0.0, 5.0, 10.0]);
+    assert_eq!(linear.at(0.0), 0.0);
+    let bytes = Scale::fit(4096.0, 48e6, (0.0, 100.0));
+    let ticks: Vec<u64> = bytes.byte_ticks(6).iter().map(|t| *t as u64).collect();
+    assert_eq!(ticks, [1 << 12, 1 << 15, 1 << 18, 1 << 21, 1 << 24]);
+    assert_eq!(file_number("chart-12.svg"), Some(12));
+    assert_eq!(file_number("chart-.svg"), None);
+    assert_eq!(file_number("chart-1.svg.bak"), None);
+    assert_eq!(file_name(0), "chart-1.svg");
+}

@@ -1,0 +1,249 @@
+//! One or two sentences naming the competitor to use, for the priority the run was given
+//! (`--prefer read|write|size|balanced`), picked from the Pareto frontier with the figures that
+//! justify it.
+
+use super::format::{bytes, duration, ratio};
+use super::pareto::{frontiers, metric_text, Competitor, Frontier, READ, SIZE, WRITE};
+use crate::stats::RunSummary;
+
+/// What the user cares most about, from the run's `prefer` setting; anything else is balanced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Priority {
+    Read,
+    Write,
+    Size,
+    Balanced,
+}
+
+fn priority(summary: &RunSummary) -> Priority {
+    let prefer = summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.settings.get("prefer"))
+        .map(|p| p.trim().to_ascii_lowercase());
+    match prefer.as_deref() {
+        Some("read") => Priority::Read,
+        Some("write") => Priority::Write,
+        Some("size") => Priority::Size,
+        _ => Priority::Balanced,
+    }
+}
+
+/// The recommendation for the run's priority, from the frontier of its largest dataset;
+/// `None` when nothing ran.
+pub fn recommendation(summary: &RunSummary) -> Option<String> {
+    let all = frontiers(summary);
+    let cells = |f: &Frontier| {
+        super::pick::shape(summary, &f.dataset).map_or(0, |(r, c)| r.saturating_mul(c.max(1)))
+    };
+    // The largest dataset stands for the run; the first of equals wins.
+    let frontier = all
+        .iter()
+        .rev()
+        .max_by_key(|f| cells(f))
+        .filter(|f| !f.members.is_empty())?;
+    let first = match priority(summary) {
+        Priority::Read => by_metric(frontier, READ),
+        Priority::Write => by_metric(frontier, WRITE),
+        Priority::Size => by_metric(frontier, SIZE),
+        Priority::Balanced => None,
+    }
+    .or_else(|| balanced(frontier))?;
+    let context = format!(
+        "Picked from the Pareto frontier of {} ({} of {} competitors).",
+        frontier.dataset,
+        frontier.members.len(),
+        frontier.competitors.len()
+    );
+    Some(format!("{first} {context}"))
+}
+
+fn members(f: &Frontier) -> impl Iterator<Item = &Competitor> {
+    f.members.iter().filter_map(|i| f.competitors.get(*i))
+}
+
+/// Lowest first; ties go to the better geometric mean, then the name.
+fn order(m: usize) -> impl Fn(&&Competitor, &&Competitor) -> std::cmp::Ordering {
+    move |a, b| {
+        let value = |c: &Competitor| c.metrics[m].unwrap_or(f64::INFINITY);
+        let geo = |c: &Competitor| c.geomean.unwrap_or(f64::INFINITY);
+        value(a)
+            .total_cmp(&value(b))
+            .then_with(|| geo(a).total_cmp(&geo(b)))
+            .then_with(|| a.label.cmp(&b.label))
+    }
+}
+
+/// The frontier member best on one metric, against the best other competitor on it.
+fn by_metric(f: &Frontier, m: usize) -> Option<String> {
+    let best = members(f)
+        .filter(|c| c.metrics[m].is_some())
+        .min_by(order(m))?;
+    let value = best.metrics[m]?;
+    let runner_up = f
+        .competitors
+        .iter()
+        .filter(|c| c.id != best.id && c.metrics[m].is_some())
+        .min_by(order(m))
+        .and_then(|c| Some((c, c.metrics[m]?)));
+    let verb = if m == SIZE {
+        "For the smallest files"
+    } else if m == WRITE {
+        "For writing"
+    } else {
+        "For reading"
+    };
+    let margin = match runner_up {
+        Some((c, v)) if m == SIZE && value > 0.0 && v / value >= 1.005 => format!(
+            " (the runner-up {} is {} larger)",
+            c.label,
+            ratio(v / value)
+        ),
+        Some((c, v)) if value > 0.0 && v / value >= 1.005 => format!(
+            " ({} faster than the runner-up {})",
+            ratio(v / value),
+            c.label
+        ),
+        Some((c, _)) => format!(" (level with {})", c.label),
+        None => String::new(),
+    };
+    let size = best.metrics[SIZE].map(|s| format!("{} on disk", bytes(s.round() as u64)));
+    let text = if m == SIZE {
+        let read = best.metrics[READ].map(|r| format!(", read {}", duration(r)));
+        format!(
+            "{verb}, {}: {}{margin}{}.",
+            best.label,
+            size.unwrap_or_default(),
+            read.unwrap_or_default()
+        )
+    } else {
+        let name = if m == WRITE { "write" } else { "read" };
+        let size = size.map(|s| format!(", {s}")).unwrap_or_default();
+        format!(
+            "{verb}, {}: {name} {}{margin}{size}.",
+            best.label,
+            duration(value)
+        )
+    };
+    Some(text)
+}
+
+/// The frontier member with the lowest balanced score, with its figures.
+fn balanced(f: &Frontier) -> Option<String> {
+    let best = members(f).min_by(|a, b| {
+        a.balance
+            .total_cmp(&b.balance)
+            .then_with(|| order(READ)(a, b))
+    })?;
+    let mut parts = Vec::new();
+    if let Some(s) = best.metrics[SIZE] {
+        parts.push(format!("{} on disk", bytes(s.round() as u64)));
+    }
+    for (m, name) in [(WRITE, "write"), (READ, "read")] {
+        if best.metrics[m].is_some() {
+            parts.push(format!("{name} {}", metric_text(m, best.metrics[m])));
+        }
+    }
+    if best.metrics[super::pareto::PEAK].is_some() {
+        parts.push(format!(
+            "peak memory {}",
+            metric_text(super::pareto::PEAK, best.metrics[super::pareto::PEAK])
+        ));
+    }
+    let average = if best.balance.is_finite() {
+        format!(" ({} the best on each, on average)", ratio(best.balance))
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "For a balance of size, speed and memory, {}: {}{average}.",
+        best.label,
+        parts.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{fixture, small};
+    use super::*;
+
+    const CONTEXT: &str =
+        " Picked from the Pareto frontier of mixed-100000x10 (4 of 5 competitors).";
+
+    #[test]
+    fn each_priority_picks_its_own_competitor() {
+        let text = |prefer: &str| recommendation(&small(prefer)).unwrap_or_default();
+        assert_eq!(
+            text("read"),
+            format!(
+                "For reading, ipc/mmap: read 5.00 ms (2.4× faster than the runner-up \
+                 parquet/snappy), 100 MiB on disk.{CONTEXT}"
+            )
+        );
+        assert_eq!(
+            text("write"),
+            format!(
+                "For writing, npy/default: write 20.0 ms (4.0× faster than the runner-up \
+                 parquet/snappy), 90.0 MiB on disk.{CONTEXT}"
+            )
+        );
+        assert_eq!(
+            text("size"),
+            format!(
+                "For the smallest files, parquet/zstd: 20.0 MiB on disk (the runner-up \
+                 parquet/snappy is 1.50× larger), read 60.0 ms.{CONTEXT}"
+            )
+        );
+        let balanced = format!(
+            "For a balance of size, speed and memory, parquet/snappy: 30.0 MiB on disk, \
+             write 80.0 ms, read 12.0 ms, peak memory 180 MiB (1.95× the best on each, on \
+             average).{CONTEXT}"
+        );
+        assert_eq!(text("balanced"), balanced);
+        // Anything else, or no setting at all, is balanced.
+        assert_eq!(text("fastest"), balanced);
+        let mut summary = small("read");
+        summary.environment = None;
+        assert_eq!(recommendation(&summary), Some(balanced));
+    }
+
+    #[test]
+    fn ties_go_to_the_better_geomean() {
+        let mut summary = small("read");
+        // parquet/snappy reads as fast as ipc/mmap, but ipc/mmap's geomean is worse.
+        for cell in &mut summary.groups[1].cells {
+            if cell.cell.profile == "snappy" {
+                if let Some(w) = cell.wall.as_mut() {
+                    w.median = 0.005;
+                }
+            }
+        }
+        for g in &mut summary.geomeans {
+            if g.profile == "mmap" && g.cache == "warm" {
+                g.ratio = 1.5;
+            }
+        }
+        let text = recommendation(&summary).unwrap_or_default();
+        assert!(
+            text.starts_with("For reading, parquet/snappy: read 5.00 ms (level with ipc/mmap)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_main_fixture_and_an_empty_run() {
+        let mut summary = fixture();
+        if let Some(env) = summary.environment.as_mut() {
+            env.settings.insert("prefer".into(), "read".into());
+        }
+        assert_eq!(
+            recommendation(&summary).as_deref(),
+            Some(
+                "For reading, ipc/plain: read 12.3 ms (1.36× faster than the runner-up \
+                 parquet/zstd), 45.8 MiB on disk. Picked from the Pareto frontier of \
+                 mixed-100000x61 (3 of 3 competitors)."
+            )
+        );
+        assert_eq!(recommendation(&RunSummary::default()), None);
+    }
+}

@@ -1,0 +1,234 @@
+//! Tests of the report helpers shared by every renderer, and of the files it writes.
+
+use super::fixture::{self, fixture, DATASET};
+use super::rows::{detail_fields, manifest, rows, shows_residency, Field};
+use super::*;
+
+#[test]
+fn rows_format_numbers_once() {
+    let summary = fixture();
+    let read = &summary.groups[1];
+    let rows = rows(read, &summary.artifacts);
+    assert_eq!(rows[0].median, "12.3 ms");
+    assert_eq!(rows[0].ratio, "1.00×");
+    assert_eq!(rows[0].cpu_short, "1.0×");
+    assert_eq!(rows[1].ratio, "1.36× [1.30–1.41]");
+    assert_eq!(rows[1].cpu_ratio, "0.87× [0.80–0.95]");
+    assert_eq!(rows[1].cpu_short, "0.87×");
+    assert_eq!(rows[1].parallelism, "1.00");
+    assert_eq!(rows[0].parallelism, "1.90");
+    assert_eq!(rows[1].resident, "40 %");
+    assert!(rows[1].noisy && !rows[0].noisy);
+    assert_eq!(rows[2].median, DASH);
+    assert_eq!(rows[2].ratio, DASH);
+    assert_eq!(rows[0].profile, "plain");
+    assert_eq!(rows[1].marked_backend(), "parquet!");
+    assert_eq!(rows[0].marked_backend(), "ipc");
+}
+
+#[test]
+fn untrusted_ratios_show_a_dash() {
+    let summary = fixture();
+    let write = &summary.groups[0];
+    let rows = rows(write, &summary.artifacts);
+    assert_eq!(write.cells[1].status, SampleStatus::Ok);
+    assert_eq!(rows[1].ratio, DASH);
+    assert_eq!(rows[1].cpu_short, DASH);
+    assert_eq!(rows[1].median, "850 ns");
+}
+
+#[test]
+fn titles_and_notes() {
+    let summary = fixture();
+    let titles: Vec<String> = summary.groups.iter().map(group_title).collect();
+    assert_eq!(
+        titles,
+        [
+            format!("{DATASET} · write · threads 1"),
+            format!("{DATASET} · read · cache warm · threads 2"),
+            format!("{DATASET} · read · cache cold · threads 2"),
+            format!("{DATASET} · scan · cache warm · threads 2"),
+        ]
+    );
+    assert_eq!(group_notes(&summary.groups[2]), [NO_CLEAR_WINNER]);
+    assert_eq!(
+        group_notes(&summary.groups[1]),
+        [
+            "warning: competitors differ in measured parallelism (1.00–1.90, highest: \
+          ipc/plain): compare CPU-time ratios too"
+        ]
+    );
+    assert!(group_notes(&summary.groups[3]).is_empty());
+}
+
+#[test]
+fn residency_columns_only_where_they_matter() {
+    let summary = fixture();
+    let has = |i: usize| detail_fields(&summary.groups[i]).contains(&Field::Resident);
+    // Cold always; warm only when some cell was not resident; never for writes here.
+    assert!(has(2) && has(1) && !has(3) && !has(0));
+    assert!(shows_residency(&summary.groups[2]));
+    assert_eq!(
+        detail_fields(&summary.groups[3]).last(),
+        Some(&Field::Settings)
+    );
+}
+
+#[test]
+fn manifest_keeps_the_fairness_keys_in_order() {
+    let summary = fixture();
+    let key = &summary.groups[1].cells[1].cell;
+    assert_eq!(
+        manifest(&summary.artifacts, key),
+        "profile_settings=zstd <level 3> | dictionary off; codecs=ZSTD(3); \
+         encodings=PLAIN RLE; row_groups=2"
+    );
+    let ipc = &summary.groups[1].cells[0].cell;
+    assert_eq!(manifest(&summary.artifacts, ipc), "codec=none; blocks=2");
+    let csv = &summary.groups[1].cells[2].cell;
+    assert_eq!(manifest(&summary.artifacts, csv), DASH);
+}
+
+#[test]
+fn mixed_layouts_are_told_apart() {
+    let summary = fixture();
+    let mut group = summary.groups[1].clone();
+    group.cells[1].cell.layout = "sorted".into();
+    assert_eq!(rows(&group, &summary.artifacts)[1].profile, "zstd · sorted");
+}
+
+#[test]
+fn winner_and_runner_up() {
+    let summary = fixture();
+    assert_eq!(winner(&summary.groups[1]), Some(0));
+    let second = runner_up(&summary.groups[1]).map(|c| c.cell.backend.as_str());
+    assert_eq!(second, Some("parquet"));
+    assert!(runner_up(&summary.groups[3]).is_none());
+    assert_eq!(not_measured(&summary).len(), 2);
+}
+
+#[test]
+fn environment_shows_clock_build_and_schedule() {
+    let rows = environment_rows(&fixture());
+    let get = |k: &str| {
+        rows.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(get("Clock resolution"), Some("20.0 ns"));
+    assert_eq!(get("Worker build"), Some("xxh3:feedbeef"));
+    assert_eq!(get("Schedule hash"), Some("xxh3:0123abcd"));
+    assert_eq!(get("Measured slots"), Some("3"));
+    assert_eq!(get("Schedule blocks"), Some("2"));
+    assert!(environment_rows(&RunSummary::default()).is_empty());
+}
+
+#[test]
+fn every_renderer_is_reproducible() {
+    for render in [terminal, markdown, html] {
+        for summary in [fixture, fixture::sweep] {
+            assert_eq!(render(&summary()).as_bytes(), render(&summary()).as_bytes());
+        }
+    }
+}
+
+#[test]
+fn recommendation_in_every_report() {
+    let summary = fixture::small("size");
+    let text = recommendation(&summary).unwrap_or_default();
+    assert!(text.starts_with("For the smallest files, parquet/zstd: 20.0 MiB on disk"));
+    assert!(terminal(&summary).ends_with(&format!("\nRecommendation: {text}\n")));
+    assert!(markdown(&summary).starts_with(&format!(
+        "# formatbench report\n\n**Recommendation:** {text}\n\n"
+    )));
+    let page = html(&summary);
+    let glance = page
+        .split("<section id=\"environment\">")
+        .next()
+        .unwrap_or_default();
+    assert!(glance.contains(&format!(
+        "<p id=\"recommendation\"><strong>Recommendation:</strong> {}</p>\n</section>",
+        format::html_escape(&text)
+    )));
+    // The glance table and the recommendation come before any chart.
+    assert!(!glance.contains("<svg"));
+    assert!(page.find("</table>") < page.find("<svg"));
+    assert!(!html(&RunSummary::default()).contains("id=\"recommendation\""));
+}
+
+#[test]
+fn html_sections_for_charts() {
+    let page = html(&fixture::sweep());
+    assert!(!page.to_ascii_lowercase().contains("<script"));
+    assert_eq!(
+        page.matches("<svg class=\"chart\" role=\"img\"").count(),
+        12
+    );
+    let scaling = page
+        .split("<section id=\"scaling\">")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(scaling.starts_with(
+        "\n<h2>Scaling with rows</h2>\n<h3>mixed-*x10 · write · threads 1: median time \
+         against rows</h3>\n<figure class=\"scroll\">\n<svg class=\"chart\""
+    ));
+    assert!(scaling.contains("<td>ipc/mmap</td><td class=\"num\">500 µs</td>"));
+    let trade = page
+        .split("<section id=\"tradeoffs\">")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(trade.contains("<h3>mixed-10000x10</h3>\n<figure class=\"scroll\">\n<svg"));
+    assert!(trade.contains("<caption>Pareto frontier (write: threads 1; read: cache warm"));
+    assert!(trade.contains("Off the frontier: csv/default (beaten on every count by"));
+    // Every ok cell of every results table carries its median in seconds.
+    let cells = page.matches("<tr class=\"cell\" data-backend=").count();
+    assert_eq!(cells, 20);
+    assert_eq!(
+        page.matches("<td class=\"median\" data-seconds=\"").count(),
+        20
+    );
+    assert!(page.contains("<td class=\"median\" data-seconds=\"0.0005\">500 µs</td>"));
+    assert!(!fixture::sweep().groups.is_empty() && !html(&fixture()).contains("id=\"scaling\""));
+    let md = markdown(&fixture::sweep());
+    assert!(md.contains(
+        "## Scaling with rows\n\n![mixed-\\*x10 · write · threads 1: median \
+         time against rows](chart-11.svg)\n\n| Competitor | 10,000 rows | 100,000 rows |"
+    ));
+    assert!(md.contains("## Trade-offs\n"));
+}
+
+#[test]
+fn writes_both_reports() -> Result<(), Error> {
+    let dir = tempfile::tempdir().map_err(|e| Error::Io(e.to_string()))?;
+    write_reports(&fixture(), dir.path())?;
+    assert!(dir.path().join("report.md").is_file());
+    assert!(dir.path().join("report.html").is_file());
+    // Four bar charts, three heat maps, one scatter; report.md links each of them.
+    let md = std::fs::read_to_string(dir.path().join("report.md"))
+        .map_err(|e| Error::Io(e.to_string()))?;
+    for n in 1..=8 {
+        let name = format!("chart-{n}.svg");
+        assert!(dir.path().join(&name).is_file(), "{name}");
+        assert_eq!(md.matches(&format!("]({name})")).count(), 1, "{name}");
+    }
+    assert!(!dir.path().join("chart-9.svg").exists());
+    // A sweep writes more charts; the fixture again removes the extra ones.
+    write_reports(&fixture::sweep(), dir.path())?;
+    assert!(dir.path().join("chart-12.svg").is_file());
+    std::fs::write(dir.path().join("chart-notes.svg"), "mine")
+        .map_err(|e| Error::Io(e.to_string()))?;
+    write_reports(&fixture(), dir.path())?;
+    assert!(!dir.path().join("chart-9.svg").exists());
+    assert!(!dir.path().join("chart-12.svg").exists());
+    assert!(dir.path().join("chart-notes.svg").is_file());
+    let again = tempfile::tempdir().map_err(|e| Error::Io(e.to_string()))?;
+    write_reports(&fixture(), again.path())?;
+    for name in ["report.md", "report.html", "chart-1.svg", "chart-8.svg"] {
+        let read = |d: &Path| std::fs::read(d.join(name)).unwrap_or_default();
+        assert_eq!(read(dir.path()), read(again.path()), "{name}");
+    }
+    let missing = dir.path().join("no/such/dir");
+    let err = write_reports(&fixture(), &missing).unwrap_err();
+    assert!(matches!(err, Error::Io(m) if m.starts_with("cannot write")));
+    Ok(())
+}
