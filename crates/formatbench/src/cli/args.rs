@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// build) from earlier runs under --out instead of measuring them again.
     #[arg(long)]
     pub reuse: bool,
+    /// The competitor the report's heat map compares everyone with, as BACKEND/PROFILE
+    /// (default: each operation's fastest).
+    #[arg(long, value_name = "BACKEND/PROFILE")]
+    pub reference: Option<String>,
     /// What the recommendation optimises for: read, write, size or balanced.
     #[arg(long, default_value = "balanced", value_parser = ["read", "write", "size", "balanced"])]
     pub prefer: String,

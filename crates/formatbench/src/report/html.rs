@@ -138,14 +138,20 @@ fn glance(out: &mut String, summary: &RunSummary) {
                     out,
                     &runner_up(group).map_or_else(|| DASH.to_string(), |c| ratio_text(c, false)),
                 );
-                td(
-                    out,
-                    if group.no_clear_winner {
-                        "no clear winner"
-                    } else {
-                        ""
-                    },
-                );
+                let mut notes = Vec::new();
+                if group.no_clear_winner {
+                    notes.push("no clear winner".to_string());
+                }
+                let noisy: Vec<String> = group
+                    .cells
+                    .iter()
+                    .filter(|c| c.wall.is_some_and(|w| w.noisy()))
+                    .map(|c| format!("{}/{}", c.cell.backend, c.cell.profile))
+                    .collect();
+                if !noisy.is_empty() {
+                    notes.push(format!("noisy*: {}", noisy.join(", ")));
+                }
+                td(out, &notes.join("; "));
             }
             None => {
                 out.push_str("<td class=\"muted\" colspan=\"4\">nothing ran</td>");
@@ -336,7 +342,7 @@ mod tests {
             .unwrap_or_default();
         assert!(glance.contains(
             "<td>mixed-100000x61 · read · cache warm · threads 2</td><td>ipc plain</td>\
-             <td class=\"num\">12.3 ms</td><td class=\"num\">1.36× [1.30–1.41]</td><td></td>"
+             <td class=\"num\">12.3 ms</td><td class=\"num\">1.36× [1.30–1.41]</td><td>noisy*: "
         ));
         assert!(glance.contains(
             "<td>mixed-100000x61 · read · cache cold · threads 2</td><td>ipc plain</td>\

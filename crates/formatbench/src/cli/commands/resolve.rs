@@ -142,6 +142,18 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
 }
 
 pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
+    if let Some(reference) = &args.reference {
+        let known = reference.split_once('/').is_some_and(|(b, p)| {
+            catalog()
+                .iter()
+                .any(|i| i.name == b && i.profiles.iter().any(|x| x == p))
+        });
+        if !known {
+            return Err(Error::Input(format!(
+                "--reference {reference}: give BACKEND/PROFILE of a known backend, e.g. parquet/default"
+            )));
+        }
+    }
     if !(args.min_sample_ms >= 0.0 && args.min_sample_ms.is_finite()) {
         return Err(Error::Input(format!(
             "--min-sample-ms {}: give a number ≥ 0",
@@ -196,6 +208,10 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
         ("seed".into(), plan.seed.to_string()),
         ("prefer".into(), args.prefer.clone()),
+        (
+            "reference".into(),
+            args.reference.clone().unwrap_or_default(),
+        ),
         (
             "datasets".into(),
             plan.datasets

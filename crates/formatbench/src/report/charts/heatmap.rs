@@ -31,32 +31,51 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
         .collect()
 }
 
-/// A competitor's ratio to the fastest on one operation of the table, the value the geometric
-/// mean is taken over.
+/// The competitor the user chose as the heat map's reference (`--reference BACKEND/PROFILE`),
+/// stored with the run's settings so the report regenerates from results alone.
+fn reference(summary: &RunSummary) -> Option<(String, String)> {
+    let text = summary.environment.as_ref()?.settings.get("reference")?;
+    let (backend, profile) = text.split_once('/')?;
+    Some((backend.to_string(), profile.to_string()))
+}
+
+/// A competitor's ratio on one operation of the table: to the chosen reference when there is
+/// one (paired by round), else to the fastest; the value the geometric mean is taken over.
 fn ratio(summary: &RunSummary, table: &GeoTable, row: &GeoRow, op: &str) -> Option<f64> {
-    summary
-        .groups
+    let group = summary.groups.iter().find(|g| {
+        (
+            g.dataset.as_str(),
+            g.cache.as_str(),
+            g.threads,
+            g.op.as_str(),
+        ) == (
+            table.dataset.as_str(),
+            table.cache.as_str(),
+            table.threads,
+            op,
+        )
+    })?;
+    let cell = group.cells.iter().find(|c| {
+        let k = &c.cell;
+        (&k.backend, &k.profile, &k.layout, &k.target)
+            == (&row.backend, &row.plain_profile, &row.layout, &row.target)
+    })?;
+    let Some((backend, profile)) = reference(summary) else {
+        return cell.ratio.map(|r| r.estimate).or(cell.ratio_to_best);
+    };
+    let base = group
+        .cells
         .iter()
-        .filter(|g| {
-            (
-                g.dataset.as_str(),
-                g.cache.as_str(),
-                g.threads,
-                g.op.as_str(),
-            ) == (
-                table.dataset.as_str(),
-                table.cache.as_str(),
-                table.threads,
-                op,
-            )
-        })
-        .flat_map(|g| &g.cells)
-        .filter(|c| {
-            let k = &c.cell;
-            (&k.backend, &k.profile, &k.layout, &k.target)
-                == (&row.backend, &row.plain_profile, &row.layout, &row.target)
-        })
-        .find_map(|c| c.ratio.map(|r| r.estimate).or(c.ratio_to_best))
+        .find(|c| c.cell.backend == backend && c.cell.profile == profile && c.wall.is_some())?;
+    cell.wall?;
+    crate::stats::paired_ratio(
+        &cell.rounds,
+        &base.rounds,
+        10_000,
+        crate::stats::BOOTSTRAP_SEED,
+    )
+    .map(|r| r.estimate)
+    .or_else(|| Some(cell.wall?.median / base.wall?.median))
 }
 
 fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
@@ -99,7 +118,13 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
                 )
             })
             .collect();
-        cells.push((geo_x, "geomean", Some(row.value)));
+        let geomean = if reference(summary).is_some() {
+            let values: Vec<f64> = cells.iter().filter_map(|c| c.2).collect();
+            crate::stats::geometric_mean(&values)
+        } else {
+            Some(row.value)
+        };
+        cells.push((geo_x, "geomean", geomean));
         let mut said = Vec::new();
         for (x, op, value) in cells {
             let inner = ((x + 1.0, y + 1.0), (CELL_W - 2.0, CELL_H - 2.0));
@@ -134,7 +159,10 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
         svg.text((x + 18.0, y + 11.0), Anchor::Start, "dim", &text);
         lower = *bound;
     }
-    let title = format!("{}: ratio to the fastest", table.heading());
+    let title = match reference(summary) {
+        Some((backend, profile)) => format!("{}: ratio to {backend}/{profile}", table.heading()),
+        None => format!("{}: ratio to the fastest", table.heading()),
+    };
     Chart {
         place: Place::Geo(index),
         label: format!("{title}, per competitor: {}", words.join("; ")),

@@ -1,6 +1,7 @@
 //! Scaling lines, only for runs that sweep a dataset kind over row counts (`mixed-1000x61`,
-//! `mixed-100000x61`, …): per operation, each competitor's median against rows, both on log
-//! scales.
+//! `mixed-100000x61`, …) or over columns at one row count (`features-2000x260`,
+//! `features-2000x8196`, …): per operation, each competitor's median against the varying
+//! count, both on log scales.
 
 use super::{label_width, Anchor, Chart, Place, Scale, Svg, Table};
 use crate::report::format::{count, duration, DASH};
@@ -15,9 +16,12 @@ const PLOT_BOTTOM: f64 = 290.0;
 /// Series colours `s0` … `s5`, reused in turn.
 const SERIES: usize = 6;
 
-/// Datasets of one kind and column count, with their rows, fewest rows first.
+/// Datasets of one kind that differ in one dimension: rows at a fixed column count, or columns
+/// (features) at a fixed row count; with the varying value, smallest first.
 struct Sweep {
     name: String,
+    /// "rows" or "columns": what the x axis counts.
+    axis: &'static str,
     datasets: Vec<(String, u64)>,
 }
 
@@ -30,13 +34,18 @@ fn sweeps(summary: &RunSummary) -> Vec<Sweep> {
         let Some((rows, cols)) = pick::shape(summary, &dataset) else {
             continue;
         };
-        let name = format!("{kind}-*x{cols}");
-        match sweeps.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.datasets.push((dataset, rows)),
-            None => sweeps.push(Sweep {
-                name,
-                datasets: vec![(dataset, rows)],
-            }),
+        for (name, axis, value) in [
+            (format!("{kind}-*x{cols}"), "rows", rows),
+            (format!("{kind}-{rows}x*"), "columns", cols),
+        ] {
+            match sweeps.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.datasets.push((dataset.clone(), value)),
+                None => sweeps.push(Sweep {
+                    name,
+                    axis,
+                    datasets: vec![(dataset.clone(), value)],
+                }),
+            }
         }
     }
     for s in &mut sweeps {
@@ -159,7 +168,7 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Chart>
         ((LEFT + PLOT_RIGHT) / 2.0, PLOT_BOTTOM + 34.0),
         Anchor::Middle,
         "dim",
-        "rows (log scale)",
+        &format!("{} (log scale)", sweep.axis),
     );
     svg.text(
         (4.0, TOP - 12.0),
@@ -182,17 +191,27 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Chart>
         let at = |(rows, v): (u64, f64)| (x.at(rows as f64), y.at(v));
         for pair in points.windows(2) {
             if let [a, b] = pair {
-                let tip = format!("{label}: {} rows to {} rows", count(a.0), count(b.0));
+                let tip = format!(
+                    "{label}: {} {axis} to {} {axis}",
+                    count(a.0),
+                    count(b.0),
+                    axis = sweep.axis
+                );
                 svg.segment(at(*a), at(*b), &format!("mark line {class}"), &tip);
             }
         }
         for p in &points {
-            let tip = format!("{label}: {} at {} rows", duration(p.1), count(p.0));
+            let tip = format!(
+                "{label}: {} at {} {}",
+                duration(p.1),
+                count(p.0),
+                sweep.axis
+            );
             svg.circle(at(*p), 4.0, &format!("mark point {class}"), &tip);
         }
         let said: Vec<String> = points
             .iter()
-            .map(|(rows, v)| format!("{} at {} rows", duration(*v), count(*rows)))
+            .map(|(rows, v)| format!("{} at {} {}", duration(*v), count(*rows), sweep.axis))
             .collect();
         words.push(format!("{label}: {}", said.join(", ")));
     }
@@ -201,12 +220,15 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Chart>
     let tail = whole
         .strip_prefix(&format!("{dataset} · "))
         .unwrap_or(&whole);
-    let title = format!("{} · {tail}: median time against rows", sweep.name);
+    let title = format!(
+        "{} · {tail}: median time against {}",
+        sweep.name, sweep.axis
+    );
     let mut headers = vec!["Competitor".to_string()];
     headers.extend(
         groups
             .iter()
-            .map(|(rows, _)| format!("{} rows", count(*rows))),
+            .map(|(rows, _)| format!("{} {}", count(*rows), sweep.axis)),
     );
     let rows = series
         .iter()

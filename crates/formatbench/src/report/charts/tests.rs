@@ -1,6 +1,6 @@
 //! Tests of the charts: what each kind draws, the markup contract, and reproducibility.
 
-use super::super::fixture::{fixture, small, sweep, DATASET};
+use super::super::fixture::{feature_sweep, fixture, small, sweep, DATASET};
 use super::*;
 
 fn marks(chart: &Chart) -> usize {
@@ -223,4 +223,54 @@ fn scales_and_ticks() {
     assert_eq!(file_number("chart-.svg"), None);
     assert_eq!(file_number("chart-1.svg.bak"), None);
     assert_eq!(file_name(0), "chart-1.svg");
+}
+
+#[test]
+fn scaling_lines_for_a_sweep_over_columns() {
+    let charts = all(&feature_sweep());
+    let scaling = at(&charts, &Place::Scaling);
+    assert_eq!(scaling.len(), 2, "write and read");
+    assert_eq!(
+        scaling[1].title,
+        "features-2000x* · read · cache warm · threads 1: median time against columns"
+    );
+    let table = scaling[1]
+        .table
+        .as_ref()
+        .unwrap_or_else(|| panic!("no table"));
+    assert_eq!(
+        table.headers,
+        ["Competitor", "260 columns", "1,028 columns"]
+    );
+    assert!(scaling[1].body.contains("columns (log scale)"));
+}
+
+#[test]
+fn heat_map_against_a_chosen_reference() {
+    let mut summary = small("read");
+    if let Some(env) = summary.environment.as_mut() {
+        env.settings.insert("reference".into(), "ipc/mmap".into());
+    }
+    let charts = all(&summary);
+    let heat = at(&charts, &Place::Geo(0));
+    assert_eq!(heat.len(), 1);
+    assert!(
+        heat[0].title.ends_with("ratio to ipc/mmap"),
+        "{}",
+        heat[0].title
+    );
+    // The reference against itself is 1 on every operation and in the geometric mean.
+    // Writes form their own table (their cache state is n/a): ratios to ipc/mmap, not to the fastest.
+    assert!(
+        heat[0]
+            .label
+            .contains("ipc/mmap: write 1.00×, geomean 1.00×"),
+        "{}",
+        heat[0].label
+    );
+    assert!(
+        heat[0].label.contains("npy/default: write 0.20×"),
+        "{}",
+        heat[0].label
+    );
 }
