@@ -52,25 +52,31 @@ pub fn by_groups(
     Ok(parts.into_iter().flatten().collect())
 }
 
-fn run_groups(
-    groups: Vec<Vec<usize>>,
-    decode: &(impl Fn(Vec<usize>) -> Result<Vec<RecordBatch>, WorkerError> + Sync),
-) -> Result<Vec<Vec<RecordBatch>>, WorkerError> {
-    let parts: Vec<Result<Vec<RecordBatch>, WorkerError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .into_iter()
-            .map(|group| scope.spawn(move || decode(group)))
-            .collect();
+/// Runs `work(i)` for `i` in `0..count`, each on its own scoped thread, keeping the order of
+/// results; a panicking thread becomes an error.
+pub fn on_threads<T: Send>(
+    count: usize,
+    work: impl Fn(usize) -> Result<T, WorkerError> + Sync,
+) -> Result<Vec<T>, WorkerError> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count).map(|i| scope.spawn(move || work(i))).collect();
         handles
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(WorkerError::Invalid("a decoding thread panicked".into()))
+                    Err(WorkerError::Invalid("a worker thread panicked".into()))
                 })
             })
             .collect()
-    });
-    parts.into_iter().collect()
+    })
+}
+
+fn run_groups(
+    groups: Vec<Vec<usize>>,
+    decode: &(impl Fn(Vec<usize>) -> Result<Vec<RecordBatch>, WorkerError> + Sync),
+) -> Result<Vec<Vec<RecordBatch>>, WorkerError> {
+    on_threads(groups.len(), |i| decode(groups[i].clone()))
 }
 
 /// Joins column groups batch by batch, in group order.

@@ -134,7 +134,10 @@ impl Backend for Parquet {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
-        let total = open(dir)?.metadata().file_metadata().num_rows() as usize;
+        // Only row selections need the row count; full and projected reads skip that footer parse.
+        let total = || -> Result<usize, WorkerError> {
+            Ok(open(dir)?.metadata().file_metadata().num_rows() as usize)
+        };
         let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
         Ok(match request {
             Request::All => (
@@ -149,6 +152,7 @@ impl Backend for Parquet {
                 )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
+                let total = total()?;
                 let (start, end) = (*start as usize, (*end as usize).min(total));
                 let batches = read_columns(dir, ctx.threads, &all, |builder| {
                     let ranges = std::iter::once(start..end);
@@ -182,6 +186,7 @@ impl Backend for Parquet {
                 )
             }
             Request::Take(rows) => {
+                let total = total()?;
                 let sorted: Vec<usize> = rows
                     .iter()
                     .map(|&r| r as usize)

@@ -216,7 +216,8 @@ impl Runner<'_> {
                 .join("artifacts")
                 .join(&source.name)
                 .join(format!("{}-{}", competitor.backend, competitor.profile));
-            let artifact = cells::prepare_artifact(self, &info, competitor, source, &artifact_dir)?;
+            let artifact =
+                cells::prepare_artifact(self, &info, competitor, source, inputs, &artifact_dir)?;
             for (op, cache) in self.cache_states() {
                 let cell = Cell::new(
                     dataset,

@@ -2,30 +2,14 @@
 //! separate threads; writes format row ranges on separate threads and write them in order.
 
 use crate::backends::{data_file, Context};
+use crate::parallel::on_threads;
+use crate::rows::{batch_rows, position_range};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::csv::{ReaderBuilder, WriterBuilder};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-
-/// Runs `work` for each item on its own scoped thread, keeping the order of results.
-fn on_threads<T: Send>(
-    count: usize,
-    work: impl Fn(usize) -> Result<T, WorkerError> + Sync,
-) -> Result<Vec<T>, WorkerError> {
-    let work = &work;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..count).map(|i| scope.spawn(move || work(i))).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(WorkerError::Invalid("a CSV thread panicked".into())))
-            })
-            .collect()
-    })
-}
 
 /// Offsets that cut `body` into at most `parts` chunks of whole lines.
 fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
@@ -84,14 +68,11 @@ fn format_rows(
 ) -> Result<Vec<u8>, WorkerError> {
     let mut out = Vec::new();
     let mut writer = WriterBuilder::new().with_header(header).build(&mut out);
-    let mut offset = 0;
-    for batch in batches {
-        let (first, n) = (offset, batch.num_rows());
-        offset += n;
-        let (from, to) = (start.max(first), end.min(first + n));
-        if from < to {
-            writer.write(&batch.slice(from - first, to - from))?;
-        }
+    let slices = position_range(&batch_rows(batches), start as u64, end as u64, |i| {
+        Ok(batches[i].clone())
+    })?;
+    for slice in &slices {
+        writer.write(slice)?;
     }
     drop(writer);
     Ok(out)

@@ -71,7 +71,7 @@ fn ratio(summary: &RunSummary, table: &GeoTable, row: &GeoRow, op: &str) -> Opti
     crate::stats::paired_ratio(
         &cell.rounds,
         &base.rounds,
-        10_000,
+        crate::stats::RESAMPLES,
         crate::stats::BOOTSTRAP_SEED,
     )
     .map(|r| r.estimate)

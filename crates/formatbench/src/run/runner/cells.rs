@@ -93,6 +93,7 @@ pub fn prepare_artifact(
     info: &BackendInfo,
     competitor: &Competitor,
     source: &Source,
+    inputs: &OpInputs,
     dir: &Path,
 ) -> Result<ArtifactRecord, Error> {
     let mut record = ArtifactRecord {
@@ -112,7 +113,6 @@ pub fn prepare_artifact(
         record.status = SampleStatus::Unavailable;
         record.reason = Some(reason.clone());
     } else {
-        let inputs = OpInputs::for_source(source, runner.plan.seed)?;
         let cell = Cell::new(
             0,
             source,
@@ -121,7 +121,7 @@ pub fn prepare_artifact(
             None,
             info,
             dir,
-            &inputs,
+            inputs,
             runner.plan.threads,
         );
         let job = runner.job(&cell, dir, None, true, Op::Write);
