@@ -247,3 +247,37 @@ fn parquet_reports_the_encodings_it_wrote() {
         settings[1]
     );
 }
+
+#[test]
+fn quoted_csv_fields_take_the_plain_reader_and_still_round_trip() {
+    use arrow::array::{Int64Array, StringArray};
+    let dir = tempfile::tempdir().unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("index", DataType::Int64, false),
+        Field::new("text", DataType::Utf8, true),
+    ]));
+    let rows = 3_000;
+    let texts = ["a,b", "say \"hi\"", "two\nlines", "plain"];
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+            Arc::new(StringArray::from_iter(
+                (0..rows).map(|i| (i % 7 != 3).then(|| texts[i as usize % texts.len()])),
+            )),
+        ],
+    )
+    .unwrap();
+    let input = dir.path().join("quoted.arrow");
+    formatbench_worker_arrow::source::write_ipc(&input, &schema, &[batch]).unwrap();
+    let source =
+        formatbench::datasets::ingest(&input, Some("index"), &dir.path().join("quoted-src.arrow"))
+            .unwrap();
+    let checked = round_trip_all(&source, dir.path(), 2);
+    for op in ["write", "read", "scan", "project", "range", "take"] {
+        assert!(
+            checked.contains(&format!("csv/default/{op}")),
+            "csv {op}: {checked:?}"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! Parquet through the parquet crate. Profiles: `default` (snappy, dictionary on) and `compact`
 //! (zstd level 3, dictionary off, byte-stream-split floats). Reads load the offset index so
-//! row selections skip pages instead of decoding them.
+//! row selections skip pages instead of decoding them. Writes encode column chunks in parallel.
 
 use super::{column_indices, data_file, Backend, Context, Loaded, Request};
 use crate::rows::index_mask;
@@ -21,6 +21,8 @@ use parquet::schema::types::ColumnPath;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::Path;
+
+mod write;
 
 pub struct Parquet;
 
@@ -120,6 +122,14 @@ impl Backend for Parquet {
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         let props = properties(ctx.profile, ctx.schema)?;
         let file = File::create(data_file(dir, "parquet"))?;
+        let flat = !ctx
+            .schema
+            .fields()
+            .iter()
+            .any(|f| f.data_type().is_nested());
+        if ctx.threads > 1 && flat {
+            return write::write_columns_in_parallel(file, ctx.schema, batches, props, ctx.threads);
+        }
         let mut writer = ArrowWriter::try_new(file, ctx.schema.clone(), Some(props))?;
         for batch in batches {
             writer.write(batch)?;
@@ -222,6 +232,8 @@ impl Backend for Parquet {
         let mut out = BTreeMap::from([
             ("batch_rows".into(), BATCH_ROWS.to_string()),
             ("decode_threads".into(), ctx.threads.to_string()),
+            // Column chunks of flat schemas are encoded in parallel (parquet/write.rs).
+            ("encode_threads".into(), ctx.threads.to_string()),
             ("page_index".into(), "optional (read when present)".into()),
             (
                 "library".into(),

@@ -1,5 +1,6 @@
 //! CSV with the thread cap: the body is cut into chunks of whole lines that are parsed on
 //! separate threads; writes format row ranges on separate threads and write them in order.
+//! Line-based access needs a file without quotes; otherwise the caller uses one plain reader.
 
 use crate::backends::{data_file, Context};
 use crate::parallel::on_threads;
@@ -26,37 +27,56 @@ fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// Parses the file on `ctx.threads` threads. `None` when it holds a quote: a quoted field may
-/// contain a newline, and a chunk could then start inside a record.
-pub fn read(
-    ctx: &Context,
-    dir: &Path,
-    projection: Option<Vec<usize>>,
-    batch_rows: usize,
-) -> Result<Option<Vec<RecordBatch>>, WorkerError> {
-    let file = File::open(data_file(dir, "csv"))?;
-    // SAFETY: the artifact is private to this run and not modified while mapped.
-    let map = unsafe { memmap2::Mmap::map(&file)? };
-    let data: &[u8] = &map;
-    if memchr::memchr(b'"', data).is_some() {
-        return Ok(None);
+/// A CSV artifact mapped into memory, when it holds no quote: a quoted field may contain a
+/// newline, and line-based access (chunks, skipping) could then start inside a record.
+pub struct Unquoted {
+    map: memmap2::Mmap,
+    body_start: usize,
+}
+
+impl Unquoted {
+    pub fn open(dir: &Path) -> Result<Option<Unquoted>, WorkerError> {
+        let file = File::open(data_file(dir, "csv"))?;
+        // SAFETY: the artifact is private to this run and not modified while mapped.
+        // Populated: one fault-in pass by the kernel instead of a fault per page.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+        if memchr::memchr(b'"', &map).is_some() {
+            return Ok(None);
+        }
+        let Some(header_end) = memchr::memchr(b'\n', &map) else {
+            return Ok(None);
+        };
+        Ok(Some(Unquoted {
+            map,
+            body_start: header_end + 1,
+        }))
     }
-    let Some(header_end) = memchr::memchr(b'\n', data) else {
-        return Ok(None);
-    };
-    let body = &data[header_end + 1..];
+
+    /// The data lines, after the header.
+    pub fn body(&self) -> &[u8] {
+        &self.map[self.body_start..]
+    }
+}
+
+/// Parses header-less CSV text on `ctx.threads` threads, each taking a chunk of whole lines.
+pub fn parse(
+    ctx: &Context,
+    body: &[u8],
+    projection: Option<&[usize]>,
+    batch_rows: usize,
+) -> Result<Vec<RecordBatch>, WorkerError> {
     let cuts = line_cuts(body, ctx.threads);
     let parts = on_threads(cuts.len() - 1, |i| {
         let mut builder = ReaderBuilder::new(ctx.schema.clone())
             .with_header(false)
             .with_batch_size(batch_rows);
-        if let Some(projection) = &projection {
-            builder = builder.with_projection(projection.clone());
+        if let Some(projection) = projection {
+            builder = builder.with_projection(projection.to_vec());
         }
         let chunk = &body[cuts[i]..cuts[i + 1]];
         Ok(builder.build(chunk)?.collect::<Result<Vec<_>, _>>()?)
     })?;
-    Ok(Some(parts.into_iter().flatten().collect()))
+    Ok(parts.into_iter().flatten().collect())
 }
 
 /// Formats rows `[start, end)` of `batches` as CSV text.

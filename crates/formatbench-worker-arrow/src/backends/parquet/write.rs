@@ -1,0 +1,96 @@
+//! Parquet writes with the thread cap: the column chunks of each row group are encoded on
+//! separate threads (each thread takes the next unencoded column, so a slow string column does
+//! not hold up a fixed share of the others), then appended to the file in schema order. Same
+//! pages, statistics and metadata as a plain `ArrowWriter`, which it starts from.
+
+use crate::parallel::on_threads;
+use crate::rows::{batch_rows, position_range};
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter};
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+use std::fs::File;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The parquet crate's default row group length, used when the properties set none.
+const DEFAULT_ROW_GROUP_ROWS: usize = 1024 * 1024;
+
+/// Writes `batches` with column chunks encoded on up to `threads` threads. Only flat schemas take
+/// this path (one column writer per field); the caller writes nested ones with one `ArrowWriter`.
+pub fn write_columns_in_parallel(
+    file: File,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+    threads: usize,
+) -> Result<(), WorkerError> {
+    let group_rows = props
+        .max_row_group_row_count()
+        .unwrap_or(DEFAULT_ROW_GROUP_ROWS)
+        .max(1);
+    let (mut file_writer, factory) =
+        ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
+    let total: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let blocks = batch_rows(batches);
+    let mut start = 0;
+    let mut group = 0;
+    while start < total {
+        let end = (start + group_rows).min(total);
+        let slices = position_range(
+            &blocks,
+            start as u64,
+            end as u64,
+            |i| Ok(batches[i].clone()),
+        )?;
+        let writers = factory.create_column_writers(group)?;
+        let chunks = encode(schema, &slices, writers, threads)?;
+        let mut row_group = file_writer.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut row_group)?;
+        }
+        row_group.close()?;
+        start = end;
+        group += 1;
+    }
+    file_writer.close()?;
+    Ok(())
+}
+
+/// Encodes column `i` of every slice with `writers[i]`, columns shared out dynamically.
+fn encode(
+    schema: &SchemaRef,
+    slices: &[RecordBatch],
+    writers: Vec<ArrowColumnWriter>,
+    threads: usize,
+) -> Result<Vec<ArrowColumnChunk>, WorkerError> {
+    let columns = writers.len();
+    let writers: Vec<Mutex<Option<ArrowColumnWriter>>> =
+        writers.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    let next = AtomicUsize::new(0);
+    let per_thread = on_threads(threads.clamp(1, columns.max(1)), |_| {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= columns {
+                return Ok(done);
+            }
+            let taken = writers[i].lock().ok().and_then(|mut w| w.take());
+            let mut writer = taken.ok_or_else(|| {
+                WorkerError::Invalid(format!("parquet column writer {i} was already taken"))
+            })?;
+            let field = schema.field(i);
+            for slice in slices {
+                for leaf in compute_leaves(field, slice.column(i))? {
+                    writer.write(&leaf)?;
+                }
+            }
+            done.push((i, writer.close()?));
+        }
+    })?;
+    let mut chunks: Vec<(usize, ArrowColumnChunk)> = per_thread.into_iter().flatten().collect();
+    chunks.sort_by_key(|(i, _)| *i);
+    Ok(chunks.into_iter().map(|(_, chunk)| chunk).collect())
+}
