@@ -7,7 +7,7 @@ mod commands;
 use crate::run::{LAUNCH_ARG, WORKER_ARG};
 use clap::Parser;
 
-pub use args::{Cli, Command, RunArgs};
+pub use args::{Cli, Command, PeersAction, RunArgs};
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> i32 {

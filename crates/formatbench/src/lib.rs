@@ -10,6 +10,7 @@ pub mod datasets;
 mod environment;
 mod error;
 pub mod export;
+pub mod peers;
 pub mod plan;
 pub mod report;
 pub mod results;

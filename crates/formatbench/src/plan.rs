@@ -35,6 +35,11 @@ pub struct Plan {
     /// Balanced blocks: each is 2n rounds of a group's n competitors, so every competitor takes
     /// every position twice and follows every other twice.
     pub blocks: u32,
+    /// At most this many measured rounds per cell (`--samples`): the design is cut after this
+    /// round, so each round is still a full permutation but positions are balanced only over
+    /// complete blocks. For many competitors, where 2n rounds would take too long.
+    #[serde(default)]
+    pub max_rounds: Option<u32>,
     /// Cache states reads run under (never pooled); writes run once, their input in memory.
     pub caches: Vec<CacheState>,
     /// Each sample repeats a short operation until it lasts this long.

@@ -44,6 +44,11 @@ pub enum Command {
         #[arg(long)]
         allow_dirty: bool,
     },
+    /// Manage the peers (Python and R workers) that run beside the native backends.
+    Peers {
+        #[command(subcommand)]
+        action: PeersAction,
+    },
     /// Check the measurements on this machine: recover a known CPU-time ratio (2×) and a known
     /// allocation (512 MiB) through the normal runner.
     Calibrate {
@@ -54,6 +59,19 @@ pub enum Command {
         #[arg(long, default_value = "formatbench-results")]
         out: PathBuf,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PeersAction {
+    /// Create the Python peers' virtual environment outside the repository (see `peers path`)
+    /// and install the pinned libraries into it; report the R peers.
+    Install {
+        /// The Python 3.11 interpreter that creates the environment.
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
+    /// Print where the peers' environment lives.
+    Path,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -79,12 +97,16 @@ pub struct RunArgs {
     /// Seed of the generators and of the columns and rows operations choose.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Comma-separated backends, or "all".
+    /// Comma-separated backends and groups: all (native and peers), native, peers.
     #[arg(long, value_delimiter = ',')]
     pub backends: Option<Vec<String>>,
     /// Comma-separated profiles (e.g. default,compact), or "all".
     #[arg(long, value_delimiter = ',')]
     pub profiles: Option<Vec<String>>,
+    /// Comma-separated in-memory targets (arrow, pandas, polars), or "all"; by default each
+    /// backend's own (the first it lists).
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Option<Vec<String>>,
     /// Comma-separated operations (write, read, scan, project, range, take), or "all".
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
@@ -92,6 +114,10 @@ pub struct RunArgs {
     /// takes every position twice (a cell gets 2n × K samples).
     #[arg(long)]
     pub rounds: Option<u32>,
+    /// At most this many measured samples per cell: the balanced design is cut after this many
+    /// rounds (each round is still a full permutation). For runs with many competitors.
+    #[arg(long)]
+    pub samples: Option<u32>,
     /// Repeat short operations inside a sample until it lasts this long (cold reads never repeat).
     #[arg(long, default_value_t = 50.0)]
     pub min_sample_ms: f64,

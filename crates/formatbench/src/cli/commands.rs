@@ -4,7 +4,7 @@ mod calibrate;
 mod pool;
 mod resolve;
 
-use super::{Cli, Command, RunArgs};
+use super::{Cli, Command, PeersAction, RunArgs};
 use crate::datasets::DATASET_KINDS;
 use crate::plan::{load_suite, Suite, BUILTIN_SUITES};
 use crate::run::{catalog, execute_plan, install_interrupt_handler, RunOptions};
@@ -41,6 +41,17 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             print_backends();
             Ok(0)
         }
+        Command::Peers { action } => match action {
+            PeersAction::Install { python } => {
+                crate::peers::install(python.as_deref())?;
+                print_backends();
+                Ok(0)
+            }
+            PeersAction::Path => {
+                println!("{}", crate::peers::peers_dir().display());
+                Ok(0)
+            }
+        },
         Command::Calibrate { rounds, out } => calibrate::calibrate(rounds, &out),
         Command::Report {
             run_dirs,
@@ -114,8 +125,8 @@ fn print_datasets() {
 
 fn print_backends() {
     println!(
-        "{:<10} {:<8} {:<22} {:<34} status",
-        "backend", "worker", "profiles", "operations"
+        "{:<24} {:<8} {:<16} {:<22} {:<34} status",
+        "backend", "worker", "version", "profiles", "operations"
     );
     for b in catalog().into_iter().filter(|b| !b.hidden) {
         let ops: Vec<&str> = b.ops.iter().map(|o| o.name()).collect();
@@ -124,12 +135,20 @@ fn print_backends() {
             Err(reason) => format!("unavailable: {reason}"),
         };
         println!(
-            "{:<10} {:<8} {:<22} {:<34} {status}",
+            "{:<24} {:<8} {:<16} {:<22} {:<34} {status}",
             b.name,
             b.worker.name(),
+            b.version.as_deref().unwrap_or(if b.worker.is_peer() {
+                "—"
+            } else {
+                "built in"
+            }),
             b.profiles.join(","),
             ops.join(",")
         );
-        println!("{:<10} {}", "", b.about);
+        println!("{:<24} {} (targets: {})", "", b.about, b.targets.join(", "));
+    }
+    if let Err(reason) = crate::peers::python_backends() {
+        println!("\nPython peers: unavailable: {reason}");
     }
 }

@@ -19,6 +19,9 @@ pub struct OpInputs {
     pub range: RangeSpec,
     /// Distinct row positions in random order.
     pub take: Vec<u64>,
+    /// The dataset's index column, told to every job as option `index` (label-addressed stores
+    /// such as FeatherStore are written with it).
+    pub index: Option<String>,
 }
 
 impl OpInputs {
@@ -60,6 +63,7 @@ impl OpInputs {
             project,
             range,
             take,
+            index: source.index_column.clone(),
         })
     }
 
@@ -70,6 +74,9 @@ impl OpInputs {
             Op::Range => params.range = Some(self.range.clone()),
             Op::Take => params.rows = Some(self.take.clone()),
             Op::Write | Op::Read | Op::Scan => {}
+        }
+        if let Some(index) = &self.index {
+            params.options.insert("index".into(), index.clone());
         }
         params
     }

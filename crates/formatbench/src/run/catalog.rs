@@ -10,6 +10,8 @@ pub enum WorkerKind {
     Arrow,
     /// Known-behaviour workers for tests and calibration, built into this binary.
     Selftest,
+    /// The Python peers (workers/python), run by the peers environment's interpreter.
+    Python,
 }
 
 impl WorkerKind {
@@ -17,11 +19,20 @@ impl WorkerKind {
         match self {
             WorkerKind::Arrow => "arrow",
             WorkerKind::Selftest => "selftest",
+            WorkerKind::Python => "python",
         }
+    }
+
+    /// Workers outside this binary (Python, R), named with a prefix.
+    pub fn is_peer(self) -> bool {
+        matches!(self, WorkerKind::Python)
     }
 
     /// The program and leading arguments that start this worker.
     pub fn command(self) -> Result<(PathBuf, Vec<String>), crate::Error> {
+        if self == WorkerKind::Python {
+            return crate::peers::python_command();
+        }
         let exe = std::env::current_exe()
             .map_err(|e| crate::Error::Io(format!("cannot locate the formatbench binary: {e}")))?;
         Ok((exe, vec![super::WORKER_ARG.into(), self.name().into()]))
@@ -35,9 +46,14 @@ pub struct BackendInfo {
     pub profiles: Vec<String>,
     /// Operations the backend does natively.
     pub ops: Vec<Op>,
+    /// The in-memory objects it reads into and writes from (arrow, pandas, polars); the first
+    /// is its own and the default.
+    pub targets: Vec<String>,
     /// Round trips may change floats (text formats): verification allows a tolerance.
     pub lossy: bool,
     pub about: String,
+    /// The library's version, for peers.
+    pub version: Option<String>,
     /// Not part of "all" (self-test backends).
     pub hidden: bool,
     /// `Err(reason)` when it cannot run on this machine.
@@ -54,6 +70,8 @@ pub fn catalog() -> Vec<BackendInfo> {
             ops: b.ops().to_vec(),
             lossy: b.lossy(),
             about: b.about().into(),
+            targets: vec!["arrow".into()],
+            version: None,
             hidden: false,
             available: Ok(()),
         });
@@ -69,10 +87,16 @@ pub fn catalog() -> Vec<BackendInfo> {
             ops: formatbench_protocol::ALL_OPS.to_vec(),
             lossy: false,
             about: "self-test worker with known behaviour".into(),
+            targets: vec!["arrow".into()],
+            version: None,
             hidden: true,
             available: Ok(()),
         });
-    native.chain(selftest).collect()
+    let peers = match crate::peers::python_backends() {
+        Ok(backends) => backends.clone(),
+        Err(_) => Vec::new(),
+    };
+    native.chain(selftest).chain(peers).collect()
 }
 
 pub fn find(name: &str) -> Option<BackendInfo> {

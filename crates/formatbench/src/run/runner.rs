@@ -391,7 +391,11 @@ impl Runner<'_> {
         }
         let mut slots = Vec::new();
         for (g, members) in groups.values().enumerate() {
-            for slot in crate::plan::slots(members.len(), self.plan.blocks) {
+            let cap = self.plan.max_rounds.unwrap_or(u32::MAX);
+            for slot in crate::plan::slots(members.len(), self.plan.blocks)
+                .into_iter()
+                .filter(|s| s.round <= cap)
+            {
                 slots.push((
                     slot.round,
                     g,

@@ -89,9 +89,30 @@ fn allowed_representation(expected: &DataType, actual: &DataType) -> bool {
             (expected, actual),
             (
                 DataType::Date32 | DataType::Date64,
-                DataType::Date32 | DataType::Date64
+                DataType::Date32 | DataType::Date64 | DataType::Timestamp(_, None)
             )
         )
+}
+
+/// The type both sides are compared in: the finer of two timestamp units, and a timestamp for
+/// a date read back as one (pandas and Polars datetimes), so that no cast loses precision and a
+/// wrong sub-second part cannot be truncated away.
+fn comparison_type(expected: &DataType, actual: &DataType) -> DataType {
+    use arrow::datatypes::TimeUnit;
+    let rank = |u: &TimeUnit| match u {
+        TimeUnit::Second => 0,
+        TimeUnit::Millisecond => 1,
+        TimeUnit::Microsecond => 2,
+        TimeUnit::Nanosecond => 3,
+    };
+    match (expected, actual) {
+        (DataType::Timestamp(e, tz), DataType::Timestamp(a, _)) => {
+            let unit = if rank(a) > rank(e) { a } else { e };
+            DataType::Timestamp(*unit, tz.clone())
+        }
+        (DataType::Date32 | DataType::Date64, DataType::Timestamp(_, None)) => actual.clone(),
+        _ => expected.clone(),
+    }
 }
 
 fn value_text(array: &ArrayRef, row: usize) -> String {
@@ -207,12 +228,16 @@ pub fn compare(
                     break;
                 };
                 for (i, field) in expected_schema.fields().iter().enumerate() {
-                    let want = e_chunk.column(i);
-                    let got = if a_chunk.column(i).data_type() == want.data_type() {
-                        a_chunk.column(i).clone()
-                    } else {
-                        cast(a_chunk.column(i), want.data_type())?
+                    let (want, got) = (e_chunk.column(i), a_chunk.column(i));
+                    let common = comparison_type(want.data_type(), got.data_type());
+                    let as_common = |a: &ArrayRef| -> Result<ArrayRef, Error> {
+                        Ok(if a.data_type() == &common {
+                            a.clone()
+                        } else {
+                            cast(a, &common)?
+                        })
                     };
+                    let (want, got) = (&as_common(want)?, as_common(got)?);
                     if let Some(at) = first_difference(want, &got, float_tolerance) {
                         return Ok(Verification::failed(
                             format!(

@@ -47,6 +47,7 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         ],
         ops: vec![Op::Read],
         blocks,
+        max_rounds: None,
         caches: vec![CacheState::Warm],
         min_sample_s: 0.0,
         warmup: 1,

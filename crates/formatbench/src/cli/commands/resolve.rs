@@ -79,15 +79,31 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
         .clone()
         .or_else(|| suite.map(|s| s.backends.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
-    let names: Vec<String> = if is_all(&wanted) {
-        known
+    // Groups: "all" (native and peers), "native" (built in) and "peers" (py-*, r-*).
+    let mut names: Vec<String> = Vec::new();
+    for w in &wanted {
+        let group: Vec<String> = known
             .iter()
             .filter(|b| !b.hidden)
+            .filter(|b| match w.as_str() {
+                "all" => true,
+                "native" => !b.worker.is_peer(),
+                "peers" => b.worker.is_peer(),
+                _ => false,
+            })
             .map(|b| b.name.clone())
-            .collect()
-    } else {
-        wanted
-    };
+            .collect();
+        let group = if group.is_empty() && !matches!(w.as_str(), "all" | "native" | "peers") {
+            vec![w.clone()]
+        } else {
+            group
+        };
+        for name in group {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
     let profiles = args
         .profiles
         .clone()
@@ -106,19 +122,28 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
                 listed.join(", ")
             ))
         })?;
+        let targets: Vec<&String> = match &args.targets {
+            None => info.targets.iter().take(1).collect(),
+            Some(wanted) if is_all(wanted) => info.targets.iter().collect(),
+            Some(wanted) => info.targets.iter().filter(|t| wanted.contains(t)).collect(),
+        };
         for profile in &info.profiles {
             if is_all(&profiles) || profiles.contains(profile) {
-                out.push(Competitor {
-                    backend: info.name.clone(),
-                    profile: profile.clone(),
-                    layout: "wide".into(),
-                    target: "arrow".into(),
-                });
+                for target in &targets {
+                    out.push(Competitor {
+                        backend: info.name.clone(),
+                        profile: profile.clone(),
+                        layout: "wide".into(),
+                        target: target.to_string(),
+                    });
+                }
             }
         }
     }
     if out.is_empty() {
-        return Err(Error::Input("no backend and profile selected".into()));
+        return Err(Error::Input(
+            "no backend, profile and target selected".into(),
+        ));
     }
     Ok(out)
 }
@@ -172,9 +197,9 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         .or(quick_rounds)
         .or_else(|| suite.and_then(|s| s.rounds))
         .unwrap_or(DEFAULT_BLOCKS);
-    if blocks == 0 {
+    if blocks == 0 || args.samples == Some(0) {
         return Err(Error::Input(
-            "--rounds 0: at least one measured sample per cell is needed".into(),
+            "--rounds 0 or --samples 0: at least one measured sample per cell is needed".into(),
         ));
     }
     Ok(Plan {
@@ -183,6 +208,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         competitors: competitors(suite, args)?,
         ops: ops(suite, args)?,
         blocks,
+        max_rounds: args.samples,
         caches: crate::run::parse_cache(&args.cache)?,
         min_sample_s: args.min_sample_ms / 1000.0,
         warmup: args
@@ -201,6 +227,10 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("suite".into(), plan.suite.clone()),
         ("quick".into(), args.quick.to_string()),
         ("blocks".into(), plan.blocks.to_string()),
+        (
+            "max_rounds".into(),
+            plan.max_rounds.map_or_else(String::new, |r| r.to_string()),
+        ),
         ("cache".into(), args.cache.clone()),
         ("min_sample_s".into(), plan.min_sample_s.to_string()),
         ("warmup".into(), plan.warmup.to_string()),

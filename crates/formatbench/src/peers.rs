@@ -1,0 +1,63 @@
+//! Peers: workers outside this binary (Python, R) that speak the same protocol. Their programs
+//! are embedded in the binary and written out on use, so a run always uses the worker that
+//! matches the runner; their libraries live in an environment outside the repository, made by
+//! `formatbench peers install`.
+
+mod install;
+mod python;
+
+pub use install::install;
+pub use python::{python_backends, python_command};
+
+use std::path::{Path, PathBuf};
+
+/// Where peer environments and worker programs live: `$FORMATBENCH_PEERS`, else
+/// `$XDG_CACHE_HOME/formatbench/peers`, else `~/.cache/formatbench/peers`.
+pub fn peers_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("FORMATBENCH_PEERS") {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("formatbench").join("peers")
+}
+
+/// Writes embedded files under `dir` (a directory named by their content hash, so concurrent
+/// runs and older binaries never see a half-written or different program).
+fn materialize(kind: &str, files: &[(&str, &str)]) -> Result<PathBuf, crate::Error> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for (path, text) in files {
+        hasher.update(path.as_bytes());
+        hasher.update(text.as_bytes());
+    }
+    let dir = peers_dir().join(format!("{kind}-worker-{:016x}", hasher.digest()));
+    if dir.join(".complete").exists() {
+        return Ok(dir);
+    }
+    let staging = dir.with_extension(format!("tmp{}", std::process::id()));
+    let io = |e: std::io::Error, p: &Path| {
+        crate::Error::Io(format!(
+            "cannot write the {kind} worker to {}: {e}",
+            p.display()
+        ))
+    };
+    for (path, text) in files {
+        let target = staging.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(e, parent))?;
+        }
+        std::fs::write(&target, text).map_err(|e| io(e, &target))?;
+    }
+    std::fs::write(staging.join(".complete"), "").map_err(|e| io(e, &staging))?;
+    match std::fs::rename(&staging, &dir) {
+        Ok(()) => Ok(dir),
+        // Another process finished first: its copy is identical.
+        Err(_) if dir.join(".complete").exists() => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Ok(dir)
+        }
+        Err(e) => Err(io(e, &dir)),
+    }
+}

@@ -1,0 +1,164 @@
+//! The Python worker: its embedded program, the interpreter that runs it, and the backends it
+//! describes.
+
+use super::{materialize, peers_dir};
+use crate::run::{BackendInfo, WorkerKind};
+use formatbench_protocol::Op;
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The worker's files, relative to its directory.
+pub const WORKER_FILES: &[(&str, &str)] = &[
+    (
+        "worker.py",
+        include_str!("../../../../workers/python/worker.py"),
+    ),
+    (
+        "formatbench_worker/__init__.py",
+        include_str!("../../../../workers/python/formatbench_worker/__init__.py"),
+    ),
+    (
+        "formatbench_worker/__main__.py",
+        include_str!("../../../../workers/python/formatbench_worker/__main__.py"),
+    ),
+    (
+        "formatbench_worker/job.py",
+        include_str!("../../../../workers/python/formatbench_worker/job.py"),
+    ),
+    (
+        "formatbench_worker/measure.py",
+        include_str!("../../../../workers/python/formatbench_worker/measure.py"),
+    ),
+    (
+        "formatbench_worker/tables.py",
+        include_str!("../../../../workers/python/formatbench_worker/tables.py"),
+    ),
+    (
+        "formatbench_worker/threads.py",
+        include_str!("../../../../workers/python/formatbench_worker/threads.py"),
+    ),
+    (
+        "formatbench_worker/backends/__init__.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/__init__.py"),
+    ),
+    (
+        "formatbench_worker/backends/base.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/base.py"),
+    ),
+    (
+        "formatbench_worker/backends/pyarrow_formats.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/pyarrow_formats.py"),
+    ),
+    (
+        "formatbench_worker/backends/frames.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/frames.py"),
+    ),
+    (
+        "formatbench_worker/backends/engines.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/engines.py"),
+    ),
+    (
+        "formatbench_worker/backends/arrays.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/arrays.py"),
+    ),
+    (
+        "formatbench_worker/backends/stores.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/stores.py"),
+    ),
+];
+
+/// The pinned requirements, installed by `formatbench peers install`.
+pub const REQUIREMENTS: &str = include_str!("../../../../workers/python/requirements.txt");
+
+/// The virtual environment `peers install` makes.
+pub fn venv_dir() -> PathBuf {
+    peers_dir().join("python")
+}
+
+/// The interpreter: `$FORMATBENCH_PYTHON`, else the peers environment's, else `python3` from
+/// PATH (which can describe the backends and say they are not installed).
+fn interpreter() -> PathBuf {
+    if let Some(python) = std::env::var_os("FORMATBENCH_PYTHON") {
+        return PathBuf::from(python);
+    }
+    let venv = venv_dir().join("bin").join("python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+/// The program and leading arguments that start the Python worker.
+pub fn python_command() -> Result<(PathBuf, Vec<String>), crate::Error> {
+    let dir = materialize("python", WORKER_FILES)?;
+    Ok((
+        interpreter(),
+        vec![dir.join("worker.py").to_string_lossy().into_owned()],
+    ))
+}
+
+#[derive(Deserialize)]
+struct Described {
+    #[serde(default)]
+    backends: Vec<DescribedBackend>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DescribedBackend {
+    name: String,
+    profiles: Vec<String>,
+    ops: Vec<Op>,
+    targets: Vec<String>,
+    lossy: bool,
+    about: String,
+    version: Option<String>,
+    unavailable: Option<String>,
+}
+
+/// The Python backends, or why there are none (no interpreter, a broken worker). Asked once per
+/// process: describing costs an interpreter start.
+pub fn python_backends() -> &'static Result<Vec<BackendInfo>, String> {
+    static DESCRIBED: OnceLock<Result<Vec<BackendInfo>, String>> = OnceLock::new();
+    DESCRIBED.get_or_init(describe)
+}
+
+fn describe() -> Result<Vec<BackendInfo>, String> {
+    let (program, args) = python_command().map_err(|e| e.to_string())?;
+    let output = std::process::Command::new(&program)
+        .args(&args)
+        .arg("--describe")
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().last().unwrap_or("no message");
+        return Err(format!(
+            "the Python worker failed to describe itself: {last}"
+        ));
+    }
+    let described: Described = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("the Python worker's description is not valid: {e}"))?;
+    if let Some(error) = described.error {
+        return Err(error);
+    }
+    Ok(described
+        .backends
+        .into_iter()
+        .map(|b| BackendInfo {
+            name: b.name,
+            worker: WorkerKind::Python,
+            profiles: b.profiles,
+            ops: b.ops,
+            targets: b.targets,
+            lossy: b.lossy,
+            about: b.about,
+            version: b.version,
+            hidden: false,
+            available: b.unavailable.map_or(Ok(()), Err),
+        })
+        .collect())
+}

@@ -1,0 +1,10 @@
+"""Every Python backend, by name."""
+
+from . import arrays, engines, frames, pyarrow_formats, stores
+
+BACKENDS = [*pyarrow_formats.BACKENDS, *frames.BACKENDS, *engines.BACKENDS, *stores.BACKENDS,
+            *arrays.BACKENDS]
+
+
+def find(name):
+    return next((b for b in BACKENDS if b.name == name), None)

@@ -1,0 +1,89 @@
+"""What every Python backend declares, and the request a read carries."""
+
+import os
+from dataclasses import dataclass, field
+
+
+class Unsupported(Exception):
+    """The backend cannot do this natively (or cannot store this data): recorded, not failed."""
+
+
+@dataclass
+class Request:
+    """What a read-type operation asks for; `kind` is all, columns, range or take."""
+
+    kind: str
+    columns: list = None
+    range: dict = None
+    rows: list = None
+    #: Index labels of the rows a range or take selects, for label-addressed stores
+    #: (FeatherStore); computed from the source before the timer.
+    labels: list = None
+
+
+@dataclass
+class Context:
+    profile: str
+    target: str
+    threads: int
+    schema: object  # the source's pyarrow schema
+    index_column: str = None
+    settings: dict = field(default_factory=dict)
+
+
+class Backend:
+    name = ""
+    about = ""
+    #: Distributions that must be installed; the first one's version names the backend.
+    dists = ()
+    profiles = ("default",)
+    ops = ("write", "read", "scan", "project", "range", "take")
+    #: The in-memory objects it reads into and writes from; the first is its own.
+    targets = ("arrow",)
+    lossy = False
+    #: Whether two writes of the same data give the same bytes; if not, a write's digest is
+    #: taken from what it reads back.
+    deterministic_files = True
+
+    #: Modules the backend uses, imported before the timer (imports are start-up, not work).
+    modules = ()
+
+    def probe(self):
+        """None, or why the installed libraries cannot run this backend (checked by
+        --describe after the packages are found, without importing them)."""
+        return None
+
+    def can_store(self, schema):
+        """None, or why the format cannot hold this schema."""
+        return None
+
+    def prepare_input(self, data, ctx):
+        """Turns the loaded source (already in the target type) into what a write takes;
+        untimed."""
+        return data
+
+    def write(self, data, directory, ctx):
+        raise NotImplementedError
+
+    def read(self, directory, request, ctx):
+        """Returns (result, method): the result in ctx.target's type."""
+        raise NotImplementedError
+
+
+def data_file(directory, extension):
+    return os.path.join(directory, f"data.{extension}")
+
+
+def range_bounds(request):
+    """(column, start, end) for an index range, or (None, start, end) by position."""
+    spec = request.range
+    if spec["by"] == "index":
+        return spec["column"], int(spec["start"]), int(spec["end"])
+    return None, int(spec["start"]), int(spec["end"])
+
+
+def reorder(sorted_rows, rows):
+    """Positions into the result of a selection made in file order that give request order."""
+    import numpy as np
+
+    return np.searchsorted(np.asarray(sorted_rows), np.asarray(rows))

@@ -1,0 +1,163 @@
+"""DuckDB, on its own table file and on Parquet, with the thread cap set on the connection.
+Results are fetched into the target as a DuckDB user does: .arrow() (read in full), .df(), .pl()."""
+
+try:  # importable without pyarrow, so that --describe can say it is missing
+    import pyarrow as pa
+except ImportError:
+    pa = None
+
+import os
+
+from .base import Backend, Unsupported, data_file, range_bounds
+
+
+def _connect(path, ctx, read_only):
+    import duckdb
+
+    con = duckdb.connect(path, read_only=read_only)
+    con.execute(f"SET threads = {int(ctx.threads)}")
+    return con
+
+
+def _fetch(relation, ctx):
+    if ctx.target == "pandas":
+        return relation.df()
+    if ctx.target == "polars":
+        return relation.pl()
+    return relation.to_arrow_table()
+
+
+def _quote(name):
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _select(request):
+    if request.kind == "columns":
+        return ", ".join(_quote(c) for c in request.columns)
+    return "*"
+
+
+class DuckdbBase(Backend):
+    modules = ("duckdb",)
+    dists = ("duckdb",)
+    targets = ("arrow", "pandas", "polars")
+
+    def relation_source(self, directory):
+        raise NotImplementedError
+
+    def connection(self, directory, ctx):
+        raise NotImplementedError
+
+    def take_query(self, source, rows):
+        raise NotImplementedError
+
+    def read(self, directory, request, ctx):
+        con = self.connection(directory, ctx)
+        source = self.relation_source(directory)
+        try:
+            if request.kind in ("all", "columns"):
+                query, method = f"SELECT {_select(request)} FROM {source}", "SELECT"
+            elif request.kind == "range":
+                column, lo, hi = range_bounds(request)
+                if column is None:
+                    query = f"SELECT * FROM {source} LIMIT {hi - lo} OFFSET {lo}"
+                    method = "LIMIT … OFFSET (insertion order)"
+                else:
+                    c = _quote(column)
+                    query = f"SELECT * FROM {source} WHERE {c} >= {lo} AND {c} < {hi}"
+                    method = "WHERE on the index column"
+            else:
+                query, method = self.take_query(source, request.rows)
+            return _fetch(con.sql(query), ctx), method
+        finally:
+            con.close()
+
+
+class Duckdb(DuckdbBase):
+    deterministic_files = False
+    name = "py-duckdb"
+    about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes)"
+
+    def relation_source(self, directory):
+        return "t"
+
+    def connection(self, directory, ctx):
+        return _connect(data_file(directory, "duckdb"), ctx, read_only=True)
+
+    def write(self, data, directory, ctx):
+        con = _connect(data_file(directory, "duckdb"), ctx, read_only=False)
+        try:
+            con.register("source_frame", data)
+            con.execute("CREATE TABLE t AS SELECT * FROM source_frame")
+            con.unregister("source_frame")
+        finally:
+            con.close()  # checkpoints: the file is complete when the timer stops
+
+    def take_query(self, source, rows):
+        values = ", ".join(f"({r}, {i})" for i, r in enumerate(rows))
+        query = (f"SELECT t.* FROM {source} t JOIN (VALUES {values}) q(r, o) ON t.rowid = q.r "
+                 "ORDER BY q.o")
+        return query, "rowid join, request order"
+
+
+class DuckdbParquet(DuckdbBase):
+    name = "py-duckdb-parquet"
+    about = "DuckDB reading and writing Parquet (COPY … TO, read_parquet)"
+    profiles = ("default", "compact")
+
+    def relation_source(self, directory):
+        path = data_file(directory, "parquet").replace("'", "''")
+        return f"read_parquet('{path}')"
+
+    def connection(self, directory, ctx):
+        return _connect(":memory:", ctx, read_only=False)
+
+    def write(self, data, directory, ctx):
+        con = _connect(":memory:", ctx, read_only=False)
+        codec = "zstd, COMPRESSION_LEVEL 3" if ctx.profile == "compact" else "snappy"
+        path = data_file(directory, "parquet").replace("'", "''")
+        try:
+            con.register("source_frame", data)
+            con.execute(f"COPY source_frame TO '{path}' (FORMAT parquet, COMPRESSION {codec})")
+        finally:
+            con.close()
+
+    def take_query(self, source, rows):
+        values = ", ".join(f"({r}, {i})" for i, r in enumerate(rows))
+        inner = source[:-1] + ", file_row_number = true)"
+        query = (f"SELECT * EXCLUDE (file_row_number, r, o) FROM {inner} p "
+                 f"JOIN (VALUES {values}) q(r, o) ON p.file_row_number = q.r ORDER BY q.o")
+        return query, "file_row_number join, request order"
+
+
+BACKENDS = [Duckdb(), DuckdbParquet()]
+
+
+class Daft(Backend):
+    deterministic_files = False
+    name = "py-daft"
+    about = "Daft: write_parquet / read_parquet into Arrow (native runner)"
+    dists = ("daft",)
+    modules = ("daft",)
+    ops = ("write", "read", "scan", "project", "range")
+
+    def write(self, data, directory, ctx):
+        import daft
+
+        daft.from_arrow(data).write_parquet(os.path.join(directory, "daft"))
+
+    def read(self, directory, request, ctx):
+        import daft
+
+        frame = daft.read_parquet(os.path.join(directory, "daft", "*.parquet"))
+        if request.kind == "columns":
+            frame = frame.select(*request.columns)
+        elif request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            if column is None:
+                raise Unsupported("Daft has no positional row access")
+            frame = frame.where((daft.col(column) >= lo) & (daft.col(column) < hi))
+        return frame.to_arrow(), "DataFrame.to_arrow()"
+
+
+BACKENDS.append(Daft())

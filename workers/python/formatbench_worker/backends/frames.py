@@ -1,0 +1,200 @@
+"""pandas and Polars with their own readers and writers: CSV, pickle, Parquet and IPC. The
+source schema is passed to CSV readers, as the native CSV reader gets it."""
+
+try:  # importable without pyarrow, so that --describe can say it is missing
+    import pyarrow as pa
+except ImportError:
+    pa = None
+
+from .base import Backend, Unsupported, data_file, range_bounds, reorder
+
+
+def _no_nested(schema):
+    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+    return f"CSV cannot store the nested column '{nested[0]}'" if nested else None
+
+
+def _pandas_csv_types(schema):
+    """dtype and parse_dates arguments of read_csv for the source schema."""
+    dtypes, dates = {}, []
+    for f in schema:
+        t = f.type
+        if pa.types.is_timestamp(t) or pa.types.is_date(t):
+            dates.append(f.name)
+        elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            dtypes[f.name] = "str"
+        elif pa.types.is_boolean(t):
+            dtypes[f.name] = "bool"
+        else:
+            dtypes[f.name] = t.to_pandas_dtype()
+    return dtypes, dates
+
+
+class PandasCsv(Backend):
+    name = "py-pandas-csv"
+    about = "pandas.read_csv / DataFrame.to_csv (C engine, dtypes given)"
+    modules = ("pandas",)
+    dists = ("pandas",)
+    targets = ("pandas",)
+    lossy = True
+
+    def can_store(self, schema):
+        return _no_nested(schema)
+
+    def write(self, data, directory, ctx):
+        data.to_csv(data_file(directory, "csv"), index=False)
+
+    def read(self, directory, request, ctx):
+        import pandas as pd
+
+        path = data_file(directory, "csv")
+        dtypes, dates = _pandas_csv_types(ctx.schema)
+        if request.kind == "columns":
+            wanted = set(request.columns)
+            frame = pd.read_csv(path, usecols=request.columns,
+                                dtype={k: v for k, v in dtypes.items() if k in wanted},
+                                parse_dates=[d for d in dates if d in wanted])
+            return frame, "read_csv(usecols=…)"
+        if request.kind == "range" and request.range["by"] == "position":
+            _, lo, hi = range_bounds(request)
+            frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates,
+                                skiprows=range(1, lo + 1), nrows=hi - lo)
+            return frame, "read_csv(skiprows, nrows)"
+        frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates)
+        if request.kind == "all":
+            return frame, "read_csv"
+        if request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            keep = (frame[column] >= lo) & (frame[column] < hi)
+            return frame[keep].reset_index(drop=True), "full parse + boolean mask"
+        return frame.iloc[request.rows].reset_index(drop=True), "full parse + iloc"
+
+
+class PandasPickle(Backend):
+    name = "py-pandas-pickle"
+    about = "pandas.to_pickle / read_pickle (whole frames only)"
+    modules = ("pandas",)
+    dists = ("pandas",)
+    targets = ("pandas",)
+    ops = ("write", "read", "scan")
+
+    def write(self, data, directory, ctx):
+        data.to_pickle(data_file(directory, "pkl"))
+
+    def read(self, directory, request, ctx):
+        import pandas as pd
+
+        return pd.read_pickle(data_file(directory, "pkl")), "read_pickle"
+
+
+def _polars_schema(schema):
+    import polars as pl
+
+    empty = pl.from_arrow(pa.Table.from_batches([], schema=schema))
+    return empty.schema
+
+
+class PolarsFormat(Backend):
+    """Shared by the Polars CSV, Parquet and IPC backends: eager reads, lazy scans with
+    pushdown for ranges, and a row index for takes."""
+
+    modules = ("polars", "numpy")
+    dists = ("polars",)
+    targets = ("polars",)
+    extension = ""
+
+    def scan(self, path, ctx):
+        raise NotImplementedError
+
+    def read_all(self, path, columns, ctx):
+        raise NotImplementedError
+
+    def read(self, directory, request, ctx):
+        import polars as pl
+
+        path = data_file(directory, self.extension)
+        if request.kind in ("all", "columns"):
+            return self.read_all(path, request.columns, ctx), f"pl.read_{self.extension}"
+        if request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            lazy = self.scan(path, ctx)
+            if column is None:
+                return lazy.slice(lo, hi - lo).collect(), f"pl.scan_{self.extension}().slice()"
+            frame = lazy.filter((pl.col(column) >= lo) & (pl.col(column) < hi)).collect()
+            return frame, f"pl.scan_{self.extension}().filter(): predicate pushdown"
+        wanted = sorted(request.rows)
+        frame = (self.scan(path, ctx).with_row_index("__row")
+                 .filter(pl.col("__row").is_in(wanted)).drop("__row").collect())
+        return frame[reorder(wanted, request.rows)], \
+            f"pl.scan_{self.extension}() row index filter + reorder"
+
+
+class PolarsCsv(PolarsFormat):
+    name = "py-polars-csv"
+    about = "polars.read_csv / write_csv (schema given)"
+    extension = "csv"
+    lossy = True
+
+    def can_store(self, schema):
+        return _no_nested(schema)
+
+    def write(self, data, directory, ctx):
+        data.write_csv(data_file(directory, "csv"))
+
+    def scan(self, path, ctx):
+        import polars as pl
+
+        return pl.scan_csv(path, schema=_polars_schema(ctx.schema))
+
+    def read_all(self, path, columns, ctx):
+        import polars as pl
+
+        return pl.read_csv(path, schema=_polars_schema(ctx.schema), columns=columns)
+
+
+class PolarsParquet(PolarsFormat):
+    name = "py-polars-parquet"
+    about = "polars.read_parquet / write_parquet (default: snappy; compact: zstd-3)"
+    profiles = ("default", "compact")
+    extension = "parquet"
+
+    def write(self, data, directory, ctx):
+        if ctx.profile == "compact":
+            data.write_parquet(data_file(directory, "parquet"), compression="zstd",
+                               compression_level=3)
+        else:
+            data.write_parquet(data_file(directory, "parquet"), compression="snappy")
+
+    def scan(self, path, ctx):
+        import polars as pl
+
+        return pl.scan_parquet(path)
+
+    def read_all(self, path, columns, ctx):
+        import polars as pl
+
+        return pl.read_parquet(path, columns=columns)
+
+
+class PolarsIpc(PolarsFormat):
+    name = "py-polars-ipc"
+    about = "polars.read_ipc / write_ipc (default: uncompressed; lz4; zstd; reads memory-mapped)"
+    profiles = ("default", "lz4", "zstd")
+    extension = "ipc"
+
+    def write(self, data, directory, ctx):
+        compression = "uncompressed" if ctx.profile == "default" else ctx.profile
+        data.write_ipc(data_file(directory, "ipc"), compression=compression)
+
+    def scan(self, path, ctx):
+        import polars as pl
+
+        return pl.scan_ipc(path)
+
+    def read_all(self, path, columns, ctx):
+        import polars as pl
+
+        return pl.read_ipc(path, columns=columns)
+
+
+BACKENDS = [PandasCsv(), PandasPickle(), PolarsCsv(), PolarsParquet(), PolarsIpc()]

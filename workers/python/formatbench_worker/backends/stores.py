@@ -1,0 +1,143 @@
+"""Table stores and lakehouse formats: FeatherStore (partitioned Feather, the FeatherStore
+study's subject), Lance and Delta Lake (delta-rs)."""
+
+import os
+
+try:  # importable without pyarrow, so that --describe can say it is missing
+    import pyarrow as pa
+    import pyarrow.compute as pc
+except ImportError:
+    pa = pc = None
+
+from .base import Backend, Unsupported, range_bounds
+
+
+def _to_target(table, ctx):
+    if ctx.target == "pandas":
+        return table.to_pandas()
+    if ctx.target == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    return table
+
+
+class FeatherStore(Backend):
+    """FeatherStore 0.2.1: index-labelled rows; ranges as {'between': [a, b]} (inclusive), takes
+    as label lists; no mmap argument (it memory-maps on Linux)."""
+
+    deterministic_files = False
+    name = "py-featherstore"
+    about = "FeatherStore 0.2.1: partitioned Feather files with an index (128 MiB partitions)"
+    modules = ("featherstore",)
+    dists = ("featherstore",)
+    targets = ("arrow", "pandas", "polars")
+
+    def _table(self, directory):
+        import featherstore as fs
+
+        fs.connect(os.path.join(directory, "db"))
+        return fs.Store("s").select_table("t")
+
+    def prepare_input(self, data, ctx):
+        if ctx.target == "pandas" and ctx.index_column:
+            return data.set_index(ctx.index_column)  # pandas users hand FeatherStore an index
+        return data
+
+    def write(self, data, directory, ctx):
+        import featherstore as fs
+
+        db = os.path.join(directory, "db")
+        fs.create_database(db, errors="ignore", connect=True)
+        if not fs.store_exists("s"):
+            fs.create_store("s")
+        index = ctx.index_column if ctx.target != "pandas" else None
+        fs.Store("s").write_table("t", data, index=index, errors="ignore", warnings="ignore")
+
+    def read(self, directory, request, ctx):
+        table = self._table(directory)
+        readers = {"arrow": table.read_arrow, "pandas": table.read_pandas,
+                   "polars": table.read_polars}
+        read = readers[ctx.target]
+        if request.kind == "all":
+            return read(), f"read_{ctx.target}()"
+        if request.kind == "columns":
+            result = read(cols=list(request.columns))
+            if ctx.target != "pandas" and ctx.index_column not in request.columns:
+                # FeatherStore always returns the index column; the projection did not ask for it.
+                result = result.drop([ctx.index_column]) if ctx.target == "arrow" \
+                    else result.drop(ctx.index_column)
+            return result, f"read_{ctx.target}(cols=[…])"
+        if request.labels is None:
+            raise Unsupported("FeatherStore addresses rows by index label; this table has no index")
+        if request.kind == "range":
+            if not request.labels:
+                raise Unsupported("an empty range has no labels to bound")
+            bounds = [request.labels[0], request.labels[-1]]
+            return read(rows={"between": bounds}), f"read_{ctx.target}(rows={{'between': [a, b]}})"
+        return read(rows=list(request.labels)), f"read_{ctx.target}(rows=[labels])"
+
+
+class Lance(Backend):
+    deterministic_files = False
+    name = "py-lance"
+    about = "pylance: Lance dataset (to_table with filter / offset+limit, take)"
+    modules = ("lance",)
+    dists = ("pylance",)
+    targets = ("arrow",)
+
+    def write(self, data, directory, ctx):
+        import lance
+
+        lance.write_dataset(data, os.path.join(directory, "data.lance"))
+
+    def read(self, directory, request, ctx):
+        import lance
+
+        dataset = lance.dataset(os.path.join(directory, "data.lance"))
+        if request.kind in ("all", "columns"):
+            return dataset.to_table(columns=request.columns), "to_table"
+        if request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            if column is None:
+                return dataset.to_table(offset=lo, limit=hi - lo), "to_table(offset, limit)"
+            table = dataset.to_table(filter=f"{column} >= {lo} AND {column} < {hi}")
+            return table, "to_table(filter=…)"
+        return dataset.take(list(request.rows)), "take(indices)"
+
+
+class DeltaRs(Backend):
+    deterministic_files = False
+    name = "py-deltalake"
+    about = "deltalake (delta-rs): write_deltalake, DeltaTable.to_pyarrow_table(filters=…)"
+    modules = ("deltalake",)
+    dists = ("deltalake",)
+    targets = ("arrow",)
+    ops = ("write", "read", "scan", "project", "range")
+
+    def can_store(self, schema):
+        unsigned = [f for f in schema if pa.types.is_unsigned_integer(f.type)]
+        if unsigned:
+            return (f"Delta Lake has no unsigned integer types (column '{unsigned[0].name}' is "
+                    f"{unsigned[0].type})")
+        return None
+
+    def write(self, data, directory, ctx):
+        from deltalake import write_deltalake
+
+        write_deltalake(os.path.join(directory, "delta"), data)
+
+    def read(self, directory, request, ctx):
+        from deltalake import DeltaTable
+
+        table = DeltaTable(os.path.join(directory, "delta"))
+        if request.kind in ("all", "columns"):
+            return table.to_pyarrow_table(columns=request.columns), "to_pyarrow_table"
+        column, lo, hi = range_bounds(request)
+        if column is None:
+            raise Unsupported("a Delta table has no row positions to range over")
+        result = table.to_pyarrow_table(filters=[(column, ">=", lo), (column, "<", hi)])
+        return result, "to_pyarrow_table(filters=…): file statistics, then filter"
+
+
+BACKENDS = [FeatherStore(), Lance(), DeltaRs()]

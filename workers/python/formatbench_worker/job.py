@@ -1,0 +1,255 @@
+"""One job: check it, load what the operation needs before the timer, time only the operation,
+then digest, verify output and answer (docs/protocol.md §3–6)."""
+
+import gc
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from importlib import metadata
+
+from . import PROTOCOL_VERSION, threads
+
+REPEAT_PREFIX = ".repeat-"
+LAYOUT_WIDE = "wide"
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def _version(dist):
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def describe():
+    versions = {"python": platform.python_version()}
+    entries = []
+    try:
+        from .backends import BACKENDS
+    except ImportError as e:  # pyarrow itself is missing
+        return json.dumps({"worker": "python", "versions": versions, "backends": [],
+                           "error": f"the worker cannot start: {e}"})
+    for backend in BACKENDS:
+        missing = [d for d in backend.dists if _version(d) is None]
+        problem = None if missing else backend.probe()
+        for d in backend.dists:
+            if _version(d):
+                versions[d] = _version(d)
+        entry = {"name": backend.name, "profiles": list(backend.profiles),
+                 "ops": list(backend.ops), "targets": list(backend.targets),
+                 "lossy": backend.lossy, "about": backend.about,
+                 "version": _version(backend.dists[0]) if backend.dists else None}
+        if missing:
+            entry["unavailable"] = (f"Python package {', '.join(missing)} is not installed "
+                                    "(run `formatbench peers install`)")
+        elif problem:
+            entry["unavailable"] = problem
+        entries.append(entry)
+    return json.dumps({"worker": "python", "versions": versions, "backends": entries})
+
+
+def _answer_path(job):
+    return job["answer"]
+
+
+def _write_answer(path, answer):
+    answer = {"protocol": PROTOCOL_VERSION, **answer}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(answer, f)
+    os.replace(tmp, path)
+
+
+def run(job_path):
+    try:
+        with open(job_path) as f:
+            job = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"worker error: cannot read the job {job_path}: {e}", file=sys.stderr)
+        return 3
+    if job.get("protocol") != PROTOCOL_VERSION:
+        print(f"worker error: the job speaks protocol {job.get('protocol')}, this worker speaks "
+              f"{PROTOCOL_VERSION}", file=sys.stderr)
+        return 3
+    # The cap goes into the environment before any library is imported.
+    cap = max(int(job.get("threads", 1)), 1)
+    threads.cap_environment(cap)
+    try:
+        answer = execute(job, cap)
+    except Exception as e:  # a library error inside a valid job is an answer, not a crash
+        from .backends.base import Unsupported
+
+        status = "unsupported" if isinstance(e, Unsupported) else "failed"
+        answer = {"status": status, "reason": f"{type(e).__name__}: {e}".strip()[:2000]}
+    try:
+        _write_answer(_answer_path(job), answer)
+    except OSError as e:
+        print(f"worker error: cannot write the answer: {e}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def _request(job, ctx, source_table):
+    from .backends.base import Request
+
+    op, params = job["op"], job.get("params") or {}
+    if op in ("read", "scan"):
+        return Request("all")
+    if op == "project":
+        return Request("columns", columns=list(params["columns"]))
+    request = Request("range", range=params.get("range")) if op == "range" \
+        else Request("take", rows=[int(r) for r in params["rows"]])
+    if ctx.index_column and source_table is not None:
+        index = source_table[ctx.index_column].to_pylist()
+        if op == "take":
+            request.labels = [index[r] for r in request.rows]
+        elif request.range["by"] == "position":
+            request.labels = index[int(request.range["start"]):int(request.range["end"])]
+        else:
+            lo, hi = int(request.range["start"]), int(request.range["end"])
+            request.labels = sorted(v for v in index if v is not None and lo <= v < hi)
+    return request
+
+
+def _files_digest(directory):
+    from .measure import files_under
+
+    h = hashlib.blake2b(digest_size=8)
+    for path in files_under(directory):
+        h.update(os.path.relpath(path, directory).encode())
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return "files-blake2b:" + h.hexdigest()
+
+
+def execute(job, cap):
+    from .backends import find
+    from .backends.base import Context, Unsupported
+
+    backend = find(job["backend"])
+    if backend is None:
+        return {"status": "failed", "reason": f"unknown backend '{job['backend']}'"}
+    op, target = job["op"], job.get("target", "arrow")
+    if op not in backend.ops and not (op == "write" and job.get("prepare")):
+        raise Unsupported(f"{backend.name} does not do '{op}' natively")
+    if target not in backend.targets:
+        raise Unsupported(f"{backend.name} does not read into or write from '{target}'")
+    if job.get("layout", LAYOUT_WIDE) != LAYOUT_WIDE:
+        raise Unsupported(f"layout '{job['layout']}' is not implemented by {backend.name}")
+    if job["profile"] not in backend.profiles:
+        return {"status": "failed", "reason": f"{backend.name} has no profile '{job['profile']}'"}
+
+    threads.cap_pyarrow(cap)
+    import importlib
+
+    # Imports are start-up: the backend's modules, the target's library and the compute kernels
+    # are loaded before the timer.
+    import pyarrow.compute  # noqa: F401
+
+    for module in (*backend.modules, {"pandas": "pandas", "polars": "polars"}.get(target)):
+        if module:
+            importlib.import_module(module)
+    from . import tables
+    from .measure import files_under, measure, resident_fraction
+
+    source_path = job["source"]
+    options = (job.get("params") or {}).get("options") or {}
+    load_start = time.perf_counter()
+    needs_source = op == "write" or (backend.name == "py-featherstore" and op in ("range", "take"))
+    source_table = tables.load_source(source_path) if needs_source else None
+    schema = source_table.schema if source_table is not None else _schema(source_path)
+    ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
+                  index_column=options.get("index"))
+    reason = backend.can_store(schema)
+    if reason:
+        raise Unsupported(reason)
+    artifact = job["artifact"]
+    min_s, max_calls = float(job.get("min_sample_s", 0)), int(job.get("max_calls", 1000))
+
+    if op == "write":
+        data = backend.prepare_input(tables.from_arrow(source_table, target), ctx)
+        load_s = time.perf_counter() - load_start
+        if os.path.exists(artifact):
+            shutil.rmtree(artifact)
+        os.makedirs(artifact)
+
+        def write(call):
+            directory = artifact
+            if call > 1:
+                directory = os.path.join(artifact, f"{REPEAT_PREFIX}{call}")
+                os.makedirs(directory)
+            backend.write(data, directory, ctx)
+
+        gc.collect()
+        _, measured = measure(write, min_s, max_calls)
+        for entry in os.listdir(artifact):
+            if entry.startswith(REPEAT_PREFIX):
+                shutil.rmtree(os.path.join(artifact, entry))
+        rows, columns = source_table.num_rows, source_table.num_columns
+        del data, source_table
+        answer = {"status": "ok", **measured.answer_fields(), "rows": rows, "columns": columns,
+                  "size_bytes": sum(os.path.getsize(p) for p in files_under(artifact))}
+        answer["phases"].insert(0, {"name": "load", "seconds": load_s})
+        answer["digest"] = _files_digest(artifact) if backend.deterministic_files else None
+        result = None
+        if job.get("verify_out") or not backend.deterministic_files:
+            from .backends.base import Request
+
+            result, _ = backend.read(artifact, Request("all"), ctx)
+            table = tables.to_arrow(result)
+            if not backend.deterministic_files:
+                # Files differ run to run (ids, timestamps): what they hold is digested instead.
+                answer["digest"] = "read-back:" + tables.digest(table)
+            if job.get("verify_out"):
+                tables.write_ipc(job["verify_out"], table)
+        answer["settings"] = _settings(backend, ctx, "write")
+        return answer
+
+    request = _request(job, ctx, source_table)
+    del source_table
+    resident = resident_fraction(files_under(artifact))
+    scan = op == "scan"
+
+    def read(call):
+        result, method = backend.read(artifact, request, ctx)
+        return result, method, (tables.fold(result) if scan else None)
+
+    gc.collect()
+    (result, method, folded), measured = measure(read, min_s, max_calls)
+    rows, columns = tables.shape(result)
+    wanted = request.columns if request.kind == "columns" else None
+    table = tables.to_arrow(result, wanted)
+    answer = {"status": "ok", **measured.answer_fields(), "rows": rows,
+              "columns": table.num_columns, "resident_fraction": resident,
+              "result_bytes": table.nbytes, "digest": tables.digest(table)}
+    answer["settings"] = _settings(backend, ctx, method)
+    if folded is not None:
+        answer["settings"]["scan_fold"] = f"{folded:016x}"
+    if job.get("verify_out"):
+        tables.write_ipc(job["verify_out"], table)
+    return answer
+
+
+def _schema(path):
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    with pa.memory_map(str(path)) as source:
+        return ipc.open_file(source).schema
+
+
+def _settings(backend, ctx, method):
+    settings = {"library": " ".join(f"{d} {_version(d)}" for d in backend.dists),
+                "python": platform.python_version(), "threads": str(ctx.threads),
+                "thread_caps": threads.described(ctx.threads), "target": ctx.target}
+    if method != "write":
+        settings["method"] = method
+    return settings

@@ -1,0 +1,149 @@
+"""The timed region and the process accounting around it, as in the Rust protocol crate:
+VmHWM reset through clear_refs, getrusage and /proc/self/io deltas, a monotonic clock."""
+
+import ctypes
+import mmap
+import os
+import resource
+import time
+
+
+def _status():
+    out = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
+                    out[key] = int(value.split()[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+def _io():
+    out = {}
+    try:
+        with open("/proc/self/io") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                out[key.strip()] = int(value)
+    except OSError:
+        pass
+    return out
+
+
+def _reset_peak():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+class Measured:
+    def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset):
+        self.seconds = seconds
+        self.calls = calls
+        self.first_call_s = first_call_s
+        self.counters = counters
+        self.before = before
+        self.after = after
+        self.peak_reset = peak_reset
+
+    def answer_fields(self):
+        fields = {
+            "op_s": self.seconds / max(self.calls, 1),
+            "phases": [{"name": "op", "seconds": self.seconds}],
+            "calls": self.calls,
+            "first_call_s": self.first_call_s,
+            "counters": self.counters,
+            "peak_scope": "operation" if self.peak_reset else "process",
+        }
+        for key, field in (
+            ("VmHWM", "peak_rss_bytes"),
+            ("RssAnon", "rss_anon_bytes"),
+            ("RssFile", "rss_file_bytes"),
+        ):
+            if key in self.after:
+                fields[field] = self.after[key]
+        if "VmRSS" in self.before:
+            fields["rss_before_bytes"] = self.before["VmRSS"]
+        return fields
+
+
+def measure(op, min_seconds, max_calls):
+    """Runs `op` once, then again until the calls together last `min_seconds` (at most
+    `max_calls`). The last result stays alive until the clock stops, as a caller holds it."""
+    peak_reset = _reset_peak()
+    before = _status()
+    io_before = _io()
+    usage_before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    value = op(1)
+    first_call_s = time.perf_counter() - start
+    calls = 1
+    while calls < max(max_calls, 1) and time.perf_counter() - start < min_seconds:
+        value = None
+        calls += 1
+        value = op(calls)
+    elapsed = time.perf_counter() - start
+    usage_after = resource.getrusage(resource.RUSAGE_SELF)
+    io_after = _io()
+    after = _status()
+    counters = {
+        "cpu_user_s": usage_after.ru_utime - usage_before.ru_utime,
+        "cpu_sys_s": usage_after.ru_stime - usage_before.ru_stime,
+        "minflt": usage_after.ru_minflt - usage_before.ru_minflt,
+        "majflt": usage_after.ru_majflt - usage_before.ru_majflt,
+        "nvcsw": usage_after.ru_nvcsw - usage_before.ru_nvcsw,
+        "nivcsw": usage_after.ru_nivcsw - usage_before.ru_nivcsw,
+    }
+    for key in ("read_bytes", "write_bytes", "rchar", "wchar"):
+        if key in io_before and key in io_after:
+            counters[key] = io_after[key] - io_before[key]
+    return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset)
+
+
+def files_under(path):
+    if os.path.isfile(path):
+        return [path]
+    out = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".repeat-")]
+        out.extend(os.path.join(root, f) for f in files)
+    return sorted(out)
+
+
+def resident_fraction(paths):
+    """Byte-weighted share of `paths` in the page cache, from mincore on a fresh mapping that
+    is never touched (touching would fault pages in)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    page = mmap.PAGESIZE
+    resident = total = 0
+    for path in paths:
+        size = os.path.getsize(path)
+        if size == 0:
+            continue
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+            if addr in (None, ctypes.c_void_p(-1).value):
+                return None
+            pages = (size + page - 1) // page
+            vec = ctypes.create_string_buffer(pages)
+            ok = libc.mincore(addr, size, vec) == 0
+            libc.munmap(addr, size)
+            if not ok:
+                return None
+            resident += sum(b & 1 for b in vec.raw) * page
+            total += pages * page
+        finally:
+            os.close(fd)
+    return resident / total if total else None
