@@ -5,21 +5,9 @@
 
 mod common;
 
-use common::{formatbench, run_dir, stderr};
+use common::{available, formatbench, run_dir, stderr};
 use std::path::Path;
 use std::process::Command;
-
-/// Skips (returns false) with a printed reason, or fails when every optional part is required.
-fn available(what: &str, present: bool) -> bool {
-    if present {
-        return true;
-    }
-    if std::env::var("FORMATBENCH_REQUIRE_ALL").as_deref() == Ok("1") {
-        panic!("required but missing: {what}");
-    }
-    eprintln!("skipped: {what} is missing");
-    false
-}
 
 #[test]
 fn report_renders_in_headless_chromium() {

@@ -8,29 +8,29 @@ import resource
 import time
 
 
-def _status():
+def _proc_fields(path, parse):
+    """`key: value` lines of a /proc file, parsed by `parse(key, value)` (None drops a line)."""
     out = {}
     try:
-        with open("/proc/self/status") as f:
+        with open(path) as f:
             for line in f:
                 key, _, value = line.partition(":")
-                if key in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
-                    out[key] = int(value.split()[0]) * 1024
+                parsed = parse(key.strip(), value)
+                if parsed is not None:
+                    out[key.strip()] = parsed
     except OSError:
         pass
     return out
+
+
+def _status():
+    memory = ("VmHWM", "VmRSS", "RssAnon", "RssFile")
+    return _proc_fields("/proc/self/status",
+                        lambda k, v: int(v.split()[0]) * 1024 if k in memory else None)
 
 
 def _io():
-    out = {}
-    try:
-        with open("/proc/self/io") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                out[key.strip()] = int(value)
-    except OSError:
-        pass
-    return out
+    return _proc_fields("/proc/self/io", lambda k, v: int(v))
 
 
 def _reset_peak():

@@ -266,3 +266,70 @@ pub fn compare(
         rows: row,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Date32Array, TimestampNanosecondArray, TimestampSecondArray};
+    use arrow::datatypes::{Field, Schema, TimeUnit};
+    use std::sync::Arc;
+
+    fn one_column(array: ArrayRef) -> (SchemaRef, BatchStream) {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "t",
+            array.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
+        (schema, Box::new(std::iter::once(Ok(batch))))
+    }
+
+    fn check(expected: ArrayRef, actual: ArrayRef) -> Verification {
+        let (es, e) = one_column(expected);
+        let (as_, a) = one_column(actual);
+        compare(&es, e, &as_, a, None).unwrap()
+    }
+
+    #[test]
+    fn finer_timestamp_units_compare_without_truncation() {
+        let seconds = Arc::new(TimestampSecondArray::from(vec![1, 2]));
+        let same = Arc::new(TimestampNanosecondArray::from(vec![
+            1_000_000_000,
+            2_000_000_000,
+        ]));
+        let verdict = check(seconds.clone(), same);
+        assert!(verdict.ok, "{verdict:?}");
+        assert_eq!(
+            verdict.representation,
+            vec!["t: Timestamp(ns) (source Timestamp(s))".to_string()]
+        );
+        // Half a second off: a cast of the actual to seconds would truncate it away.
+        let off = Arc::new(TimestampNanosecondArray::from(vec![
+            1_000_000_000,
+            2_500_000_000,
+        ]));
+        assert!(!check(seconds, off).ok);
+    }
+
+    #[test]
+    fn dates_may_come_back_as_midnight_timestamps() {
+        let dates = Arc::new(Date32Array::from(vec![0, 19_000]));
+        let midnight = Arc::new(TimestampNanosecondArray::from(vec![
+            0,
+            19_000 * 86_400 * 1_000_000_000,
+        ]));
+        assert!(check(dates.clone(), midnight).ok);
+        let noon = Arc::new(TimestampNanosecondArray::from(vec![
+            43_200 * 1_000_000_000,
+            0,
+        ]));
+        assert!(!check(dates, noon).ok);
+        assert_eq!(
+            comparison_type(
+                &DataType::Timestamp(TimeUnit::Second, None),
+                &DataType::Timestamp(TimeUnit::Millisecond, None)
+            ),
+            DataType::Timestamp(TimeUnit::Millisecond, None)
+        );
+    }
+}

@@ -64,3 +64,16 @@ pub fn samples(run_dir: &Path) -> Vec<SampleRecord> {
         })
         .collect()
 }
+
+/// Skips (returns false) with a printed reason, or fails when every optional part is required
+/// (FORMATBENCH_REQUIRE_ALL=1, as in CI).
+pub fn available(what: &str, present: bool) -> bool {
+    if present {
+        return true;
+    }
+    if std::env::var("FORMATBENCH_REQUIRE_ALL").as_deref() == Ok("1") {
+        panic!("required but missing: {what}");
+    }
+    eprintln!("skipped: {what} is missing");
+    false
+}
