@@ -1,3 +1,10 @@
+// Workers run inside this binary (`__worker`), so their allocator is this one. glibc's malloc
+// unmaps every large block on free, and each repeated call inside a sample then pays page faults
+// and kernel zeroing again; mimalloc reuses them, as the peers' allocators (jemalloc in pyarrow
+// and Polars, mimalloc in DuckDB's wheels) do.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     std::process::exit(formatbench::cli::main());
 }
