@@ -86,8 +86,10 @@ def run(job_path):
     except Exception as e:  # a library error inside a valid job is an answer, not a crash
         from .backends.base import Unsupported
 
-        status = "unsupported" if isinstance(e, Unsupported) else "failed"
-        answer = {"status": status, "reason": f"{type(e).__name__}: {e}".strip()[:2000]}
+        if isinstance(e, Unsupported):
+            answer = {"status": "unsupported", "reason": str(e)[:2000]}
+        else:
+            answer = {"status": "failed", "reason": f"{type(e).__name__}: {e}".strip()[:2000]}
     try:
         _write_answer(_answer_path(job), answer)
     except OSError as e:
