@@ -206,7 +206,11 @@ fn npy_refuses_strings_with_a_reason() {
 #[test]
 fn parquet_reports_the_encodings_it_wrote() {
     let dir = tempfile::tempdir().unwrap();
-    let source = common::mixed_source(&dir.path().join("src"), 1_000);
+    // The long table: low-cardinality strings (states, letters) that the default profile
+    // dictionary-encodes, beside all-distinct floats that it does not.
+    let source = common::generated(formatbench::datasets::DatasetKind::Long, 1_000, 0, 0, 42)
+        .materialize(&dir.path().join("src"))
+        .unwrap();
     let inputs = OpInputs::for_source(&source, 42).unwrap();
     let mut settings = Vec::new();
     for profile in ["default", "compact"] {

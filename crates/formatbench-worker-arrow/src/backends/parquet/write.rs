@@ -94,3 +94,71 @@ fn encode(
     chunks.sort_by_key(|(i, _)| *i);
     Ok(chunks.into_iter().map(|(_, chunk)| chunk).collect())
 }
+
+/// Rows sampled from the start of the table to judge a column's cardinality.
+const CARDINALITY_SAMPLE_ROWS: usize = 8_192;
+/// Above this share of distinct values in the sample, a dictionary costs more than it saves:
+/// every value is hashed into a dictionary that ends as large as the data.
+const DICTIONARY_MAX_DISTINCT_SHARE: f64 = 0.5;
+
+/// Columns whose sampled values are mostly distinct: the default profile writes them without a
+/// dictionary, as Polars and DuckDB decide per column (arrow-rs would dictionary-encode every
+/// column, and a profile showed a third of the write in its interner).
+pub fn high_cardinality_columns(batches: &[RecordBatch]) -> Result<Vec<String>, WorkerError> {
+    use arrow::row::{RowConverter, SortField};
+    let Some(first) = batches.first() else {
+        return Ok(Vec::new());
+    };
+    let rows = first.num_rows().min(CARDINALITY_SAMPLE_ROWS);
+    if rows == 0 {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (field, column) in first.schema().fields().iter().zip(first.columns()) {
+        if field.data_type().is_nested() {
+            continue;
+        }
+        let converter = RowConverter::new(vec![SortField::new(field.data_type().clone())])?;
+        let encoded = converter.convert_columns(&[column.slice(0, rows)])?;
+        let distinct: std::collections::HashSet<Vec<u8>> =
+            encoded.iter().map(|row| row.as_ref().to_vec()).collect();
+        if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * rows as f64 {
+            out.push(field.name().clone());
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, Int64Array, StringArray};
+    use std::sync::Arc;
+
+    #[test]
+    fn only_mostly_distinct_columns_lose_their_dictionary() {
+        let n = 10_000;
+        let batch = RecordBatch::try_from_iter([
+            (
+                "distinct",
+                Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+            ),
+            (
+                "three",
+                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i % 3))),
+            ),
+            (
+                "letters",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| ["a", "b"][i as usize % 2]),
+                )),
+            ),
+        ])
+        .unwrap();
+        assert_eq!(
+            high_cardinality_columns(&[batch]).unwrap(),
+            vec!["distinct".to_string()]
+        );
+        assert!(high_cardinality_columns(&[]).unwrap().is_empty());
+    }
+}
