@@ -98,7 +98,7 @@ def run(job_path):
     return 0
 
 
-def _request(job, ctx, source_table):
+def _request(job, backend, ctx, source_table):
     from .backends.base import Request
 
     op, params = job["op"], job.get("params") or {}
@@ -108,7 +108,7 @@ def _request(job, ctx, source_table):
         return Request("columns", columns=list(params["columns"]))
     request = Request("range", range=params.get("range")) if op == "range" \
         else Request("take", rows=[int(r) for r in params["rows"]])
-    if ctx.index_column and source_table is not None:
+    if backend.needs_labels and ctx.index_column and source_table is not None:
         index = source_table[ctx.index_column].to_pylist()
         if op == "take":
             request.labels = [index[r] for r in request.rows]
@@ -165,7 +165,7 @@ def execute(job, cap):
     source_path = job["source"]
     options = (job.get("params") or {}).get("options") or {}
     load_start = time.perf_counter()
-    needs_source = op == "write" or (backend.name == "py-featherstore" and op in ("range", "take"))
+    needs_source = op == "write" or (backend.needs_labels and op in ("range", "take"))
     source_table = tables.load_source(source_path) if needs_source else None
     schema = source_table.schema if source_table is not None else _schema(source_path)
     ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
@@ -215,7 +215,7 @@ def execute(job, cap):
         answer["settings"] = _settings(backend, ctx, "write")
         return answer
 
-    request = _request(job, ctx, source_table)
+    request = _request(job, backend, ctx, source_table)
     del source_table
     resident = resident_fraction(files_under(artifact))
     scan = op == "scan"

@@ -91,7 +91,7 @@ impl Csv {
                     .then(|| lines.where_integer_in(field, *start, *end));
                 match matched.flatten() {
                     Some(matched) => {
-                        let text = lines.gather(runs(&matched).into_iter().flat_map(|(a, b)| a..b));
+                        let text = lines.gather_spans(runs(&matched));
                         (
                             Loaded::Table(parse(&text, None, Some(matched.len()))?),
                             "index field read from every line, only matching lines parsed",

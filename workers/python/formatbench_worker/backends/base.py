@@ -45,6 +45,9 @@ class Backend:
     #: taken from what it reads back.
     deterministic_files = True
 
+    #: Whether ranges and takes are asked by index label (Request.labels), computed from the
+    #: source before the timer.
+    needs_labels = False
     #: Modules the backend uses, imported before the timer (imports are start-up, not work).
     modules = ()
 

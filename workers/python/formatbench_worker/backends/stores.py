@@ -27,6 +27,7 @@ class FeatherStore(Backend):
     as label lists; no mmap argument (it memory-maps on Linux)."""
 
     deterministic_files = False
+    needs_labels = True
     name = "py-featherstore"
     about = "FeatherStore 0.2.1: partitioned Feather files with an index (128 MiB partitions)"
     modules = ("featherstore",)

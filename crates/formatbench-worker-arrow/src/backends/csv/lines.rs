@@ -45,9 +45,15 @@ impl<'a> Lines<'a> {
 
     /// The lines at `positions`, in that order, each ending with a newline.
     pub fn gather(&self, positions: impl IntoIterator<Item = usize>) -> Vec<u8> {
+        self.gather_spans(positions.into_iter().map(|i| (i, i + 1)))
+    }
+
+    /// The line spans `[start, end)`, in that order, each copied in one piece and ending with a
+    /// newline.
+    pub fn gather_spans(&self, spans: impl IntoIterator<Item = (usize, usize)>) -> Vec<u8> {
         let mut out = Vec::new();
-        for i in positions {
-            out.extend_from_slice(self.span(i, i + 1));
+        for (start, end) in spans {
+            out.extend_from_slice(self.span(start, end));
             if out.last() != Some(&b'\n') {
                 out.push(b'\n');
             }

@@ -120,8 +120,9 @@ pub fn high_cardinality_columns(batches: &[RecordBatch]) -> Result<Vec<String>, 
         }
         let converter = RowConverter::new(vec![SortField::new(field.data_type().clone())])?;
         let encoded = converter.convert_columns(&[column.slice(0, rows)])?;
-        let distinct: std::collections::HashSet<Vec<u8>> =
-            encoded.iter().map(|row| row.as_ref().to_vec()).collect();
+        let distinct: std::collections::HashSet<&[u8]> = (0..encoded.num_rows())
+            .map(|i| encoded.row(i).data())
+            .collect();
         if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * rows as f64 {
             out.push(field.name().clone());
         }
