@@ -108,6 +108,10 @@ pub struct Job {
     pub source: PathBuf,
     /// The file or directory the backend writes (for `write`) or reads (for every other op).
     pub artifact: PathBuf,
+    /// For workers without an Arrow reader (R): the source as CSV, with its typed schema at
+    /// `<source_text>.schema.json` (docs/protocol.md §6b).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_text: Option<PathBuf>,
     /// Where the worker writes its [`crate::Answer`] as JSON.
     pub answer: PathBuf,
     /// When set, the worker writes what the operation returned to this Arrow IPC file after the

@@ -37,6 +37,7 @@ fn job(
         artifact: artifact.to_path_buf(),
         answer: dir.join("answer.json"),
         verify_out: Some(dir.join(format!("{backend}-{profile}-{op}.arrow"))),
+        source_text: None,
         params: inputs.params(op),
         threads,
         prepare: false,

@@ -1,22 +1,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! The Python peers through the real runner: every available peer runs every operation it
+//! The peers through the real runner: every available Python and R peer runs every operation it
 //! claims, into every target it offers, on two small tables, and each result is verified
-//! against the source; a table a format cannot store is refused with a reason, never failed. Needs `formatbench peers install`; skipped without it unless
-//! FORMATBENCH_REQUIRE_ALL=1.
+//! against the source; a table a format cannot store is refused with a reason, never failed.
+//! The Python peers need `formatbench peers install`, the R peers Debian's R packages; each
+//! test is skipped without them unless FORMATBENCH_REQUIRE_ALL=1.
 
 mod common;
 
-use common::{available, formatbench, run_dir, samples, stderr, stdout};
+use common::{available, formatbench, run_dir, stderr, stdout};
 use formatbench::results::{read_records, Record, SampleStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `formatbench backends` rows of Python peers: name → (status is available, operations).
-fn python_peers() -> BTreeMap<String, (bool, Vec<String>)> {
+/// `formatbench backends` rows of the peers named `prefix…`: name → (available, operations).
+fn peers(prefix: &str) -> BTreeMap<String, (bool, Vec<String>)> {
     let out = formatbench(&["backends"]);
     assert!(out.status.success(), "{}", stderr(&out));
     stdout(&out)
         .lines()
-        .filter(|l| l.starts_with("py-"))
+        .filter(|l| l.starts_with(prefix))
         .map(|l| {
             let words: Vec<&str> = l.split_whitespace().collect();
             let ops = words[4].split(',').map(str::to_string).collect();
@@ -27,20 +28,38 @@ fn python_peers() -> BTreeMap<String, (bool, Vec<String>)> {
 
 #[test]
 fn every_available_python_peer_round_trips_a_small_table() {
-    let peers = python_peers();
+    // Each peer's default profile: the Python peers are many and start slowly.
+    round_trip(
+        "py-",
+        "default",
+        "the Python peers (run `formatbench peers install`)",
+        false,
+    );
+}
+
+#[test]
+fn every_available_r_peer_round_trips_a_small_table() {
+    round_trip(
+        "r-",
+        "all",
+        "the R peers (apt-get install r-base-core r-cran-data.table r-cran-bit64 r-cran-vroom \
+         r-cran-jsonlite r-cran-yaml)",
+        true,
+    );
+}
+
+fn round_trip(prefix: &str, profiles: &str, what: &str, position_ranges: bool) {
+    let peers = peers(prefix);
     let ready: Vec<&String> = peers
         .iter()
         .filter(|(_, (ok, _))| *ok)
         .map(|(n, _)| n)
         .collect();
-    if !available(
-        "the Python peers (run `formatbench peers install`)",
-        !ready.is_empty(),
-    ) {
+    if !available(what, !ready.is_empty()) {
         return;
     }
+    let names: Vec<&str> = ready.iter().map(|n| n.as_str()).collect();
     let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
     // Two tables: the mixed one (timestamps, uint64, bools) and the long one (dates, no unsigned
     // columns), which formats without unsigned integers (Delta Lake) can store.
     let suite = dir.path().join("peers.toml");
@@ -62,37 +81,71 @@ rows = 2_000
 "#,
     )
     .unwrap();
-    let out = formatbench(&[
-        "suite",
-        suite.to_str().unwrap(),
-        "--backends",
-        "peers",
-        "--targets",
-        "all",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--threads",
-        "2",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(out.status.success(), "run failed: {}", stderr(&out));
-    let run = run_dir(&out_dir);
-
-    let verified: BTreeSet<(String, String, String)> = read_records(&run.join("results.jsonl"))
-        .unwrap()
-        .into_iter()
-        .filter_map(|r| match r {
-            Record::Verification(v) if v.status == SampleStatus::Ok => {
-                Some((v.cell.backend, v.cell.target, v.cell.op))
-            }
-            _ => None,
-        })
-        .collect();
-    let samples = samples(&run);
+    let common = |out: &std::path::Path| -> Vec<String> {
+        [
+            "--backends",
+            &names.join(","),
+            "--profiles",
+            profiles,
+            "--targets",
+            "all",
+            "--samples",
+            "1",
+            "--min-sample-ms",
+            "0",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
+    };
+    let mut runs = vec![("suite", dir.path().join("out"))];
+    let mut args = vec!["suite".to_string(), suite.to_str().unwrap().to_string()];
+    args.extend(common(&runs[0].1));
+    let mut invocations = vec![args];
+    if position_ranges {
+        // A file without an index column: `range` then selects rows by position, which is all
+        // that readers without a filter (fread, vroom) can do natively.
+        let csv = dir.path().join("plain.csv");
+        let mut text = String::from("n,name,x\n");
+        for i in 0..500 {
+            text.push_str(&format!("{},item {i},{}\n", i * 7 % 13, f64::from(i) / 8.0));
+        }
+        std::fs::write(&csv, text).unwrap();
+        runs.push(("plain", dir.path().join("out-plain")));
+        let mut args = vec![
+            "run".to_string(),
+            "--input".into(),
+            csv.to_str().unwrap().into(),
+        ];
+        args.extend(["--ops".to_string(), "range".into()]);
+        args.extend(common(&runs[1].1));
+        invocations.push(args);
+    }
+    let mut verified: BTreeSet<(String, String, String)> = BTreeSet::new();
+    let mut samples = Vec::new();
+    for ((_, out_dir), args) in runs.iter().zip(&invocations) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = formatbench(&args);
+        assert!(out.status.success(), "run failed: {}", stderr(&out));
+        let run = run_dir(out_dir);
+        verified.extend(
+            read_records(&run.join("results.jsonl"))
+                .unwrap()
+                .into_iter()
+                .filter_map(|r| match r {
+                    Record::Verification(v) if v.status == SampleStatus::Ok => {
+                        Some((v.cell.backend, v.cell.target, v.cell.op))
+                    }
+                    _ => None,
+                }),
+        );
+        samples.extend(common::samples(&run));
+    }
     for s in &samples {
         assert!(
             matches!(

@@ -151,4 +151,7 @@ fn print_backends() {
     if let Err(reason) = crate::peers::python_backends() {
         println!("\nPython peers: unavailable: {reason}");
     }
+    if let Err(reason) = crate::peers::r_backends() {
+        println!("\nR peers: unavailable: {reason}");
+    }
 }

@@ -48,5 +48,19 @@ pub fn install(python: Option<&Path>) -> Result<(), Error> {
         ],
     )?;
     eprintln!("formatbench: Python peers installed in {}", venv.display());
+    // R's packages come from the system's package manager, which this command does not drive.
+    match super::r_backends() {
+        Ok(backends) => {
+            let ready = backends.iter().filter(|b| b.available.is_ok()).count();
+            eprintln!(
+                "formatbench: R peers: {ready} of {} available (the rest need CRAN packages)",
+                backends.len()
+            );
+        }
+        Err(reason) => eprintln!(
+            "formatbench: R peers unavailable: {reason}\n  install them with: apt-get install {}",
+            super::DEBIAN_PACKAGES
+        ),
+    }
     Ok(())
 }

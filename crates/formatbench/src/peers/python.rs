@@ -3,8 +3,6 @@
 
 use super::{materialize, peers_dir};
 use crate::run::{BackendInfo, WorkerKind};
-use formatbench_protocol::Op;
-use serde::Deserialize;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -99,66 +97,17 @@ pub fn python_command() -> Result<(PathBuf, Vec<String>), crate::Error> {
     ))
 }
 
-#[derive(Deserialize)]
-struct Described {
-    #[serde(default)]
-    backends: Vec<DescribedBackend>,
-    #[serde(default)]
-    error: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DescribedBackend {
-    name: String,
-    profiles: Vec<String>,
-    ops: Vec<Op>,
-    targets: Vec<String>,
-    lossy: bool,
-    about: String,
-    version: Option<String>,
-    unavailable: Option<String>,
-}
-
 /// The Python backends, or why there are none (no interpreter, a broken worker). Asked once per
 /// process: describing costs an interpreter start.
 pub fn python_backends() -> &'static Result<Vec<BackendInfo>, String> {
     static DESCRIBED: OnceLock<Result<Vec<BackendInfo>, String>> = OnceLock::new();
-    DESCRIBED.get_or_init(describe)
-}
-
-fn describe() -> Result<Vec<BackendInfo>, String> {
-    let (program, args) = python_command().map_err(|e| e.to_string())?;
-    let output = std::process::Command::new(&program)
-        .args(&args)
-        .arg("--describe")
-        .output()
-        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().last().unwrap_or("no message");
-        return Err(format!(
-            "the Python worker failed to describe itself: {last}"
-        ));
-    }
-    let described: Described = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("the Python worker's description is not valid: {e}"))?;
-    if let Some(error) = described.error {
-        return Err(error);
-    }
-    Ok(described
-        .backends
-        .into_iter()
-        .map(|b| BackendInfo {
-            name: b.name,
-            worker: WorkerKind::Python,
-            profiles: b.profiles,
-            ops: b.ops,
-            targets: b.targets,
-            lossy: b.lossy,
-            about: b.about,
-            version: b.version,
-            hidden: false,
-            available: b.unavailable.map_or(Ok(()), Err),
-        })
-        .collect())
+    DESCRIBED.get_or_init(|| {
+        let (program, args) = python_command().map_err(|e| e.to_string())?;
+        super::describe_worker(
+            &program,
+            &args,
+            WorkerKind::Python,
+            "(run `formatbench peers install`)",
+        )
+    })
 }

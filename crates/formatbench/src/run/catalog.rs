@@ -12,6 +12,8 @@ pub enum WorkerKind {
     Selftest,
     /// The Python peers (workers/python), run by the peers environment's interpreter.
     Python,
+    /// The R peers (workers/r), run by `Rscript`; they exchange tables as CSV.
+    R,
 }
 
 impl WorkerKind {
@@ -20,18 +22,26 @@ impl WorkerKind {
             WorkerKind::Arrow => "arrow",
             WorkerKind::Selftest => "selftest",
             WorkerKind::Python => "python",
+            WorkerKind::R => "r",
         }
     }
 
     /// Workers outside this binary (Python, R), named with a prefix.
     pub fn is_peer(self) -> bool {
-        matches!(self, WorkerKind::Python)
+        matches!(self, WorkerKind::Python | WorkerKind::R)
+    }
+
+    /// Workers without Arrow: they get the source as CSV and return their results as CSV.
+    pub fn exchanges_text(self) -> bool {
+        self == WorkerKind::R
     }
 
     /// The program and leading arguments that start this worker.
     pub fn command(self) -> Result<(PathBuf, Vec<String>), crate::Error> {
-        if self == WorkerKind::Python {
-            return crate::peers::python_command();
+        match self {
+            WorkerKind::Python => return crate::peers::python_command(),
+            WorkerKind::R => return crate::peers::r_command(),
+            WorkerKind::Arrow | WorkerKind::Selftest => {}
         }
         let exe = std::env::current_exe()
             .map_err(|e| crate::Error::Io(format!("cannot locate the formatbench binary: {e}")))?;
@@ -92,10 +102,10 @@ pub fn catalog() -> Vec<BackendInfo> {
             hidden: true,
             available: Ok(()),
         });
-    let peers = match crate::peers::python_backends() {
-        Ok(backends) => backends.clone(),
-        Err(_) => Vec::new(),
-    };
+    let peers = [crate::peers::python_backends(), crate::peers::r_backends()]
+        .into_iter()
+        .filter_map(|described| described.as_ref().ok())
+        .flat_map(|backends| backends.iter().cloned());
     native.chain(selftest).chain(peers).collect()
 }
 

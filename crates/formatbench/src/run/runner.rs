@@ -4,6 +4,7 @@
 mod cells;
 mod identity;
 mod resume;
+mod verification;
 
 use super::{prepare_cache, run_job, CacheState, SampleOutcome, WorkerKind};
 use crate::datasets::Source;
@@ -16,7 +17,7 @@ use crate::results::{
 use crate::stats::{summarize_run, RunSummary};
 use crate::Error;
 use cells::Cell;
-use formatbench_protocol::{Job, Op, PROTOCOL_VERSION};
+use formatbench_protocol::{Answer, Job, Op, PROTOCOL_VERSION};
 use identity::{clock_resolution, schedule_hash, worker_build};
 use resume::{read_resumed, reusable_samples};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -60,6 +61,9 @@ struct Runner<'a> {
     /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
     reusable: HashMap<ScheduleSlot, SampleRecord>,
     reused: usize,
+    /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
+    /// source cannot be rendered.
+    renditions: HashMap<PathBuf, Result<PathBuf, String>>,
 }
 
 use super::progress::{detail, say, Progress};
@@ -111,6 +115,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         resumed_schedule: None,
         reusable,
         reused: 0,
+        renditions: HashMap::new(),
     };
     match resumed {
         Some(resumed) => {
@@ -297,6 +302,7 @@ impl Runner<'_> {
             artifact: artifact.to_path_buf(),
             answer: PathBuf::new(),
             verify_out,
+            source_text: None,
             params: cell.params.clone(),
             threads: self.plan.threads,
             prepare,
@@ -311,6 +317,17 @@ impl Runner<'_> {
         let n = self.jobs_started;
         let jobs = self.scratch.join("jobs");
         job.answer = jobs.join(format!("{n:06}.answer.json"));
+        if worker.exchanges_text() {
+            match self.rendition(&job.source)? {
+                Ok(csv) => job.source_text = Some(csv),
+                Err(reason) => {
+                    return Ok(SampleOutcome {
+                        answer: Ok(Answer::unsupported(reason)),
+                        process: None,
+                    })
+                }
+            }
+        }
         let outcome = run_job(
             &worker.command()?,
             &job,
@@ -319,48 +336,6 @@ impl Runner<'_> {
             self.plan.timeout,
         )?;
         Ok(outcome)
-    }
-
-    /// The first warmup: run the cell, check its result against the source, remember the digest.
-    fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
-        let verify_out = self
-            .scratch
-            .join("verify")
-            .join(format!("{}.arrow", self.jobs_started + 1));
-        let artifact = self.artifact_for(cell, 0);
-        let job = self.job(cell, &artifact, Some(verify_out.clone()), false, cell.op);
-        let outcome = self.spawn(cell.info.worker, job)?;
-        let tolerance = cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE);
-        let record = cells::verification_record(self, cell, &outcome, &verify_out, tolerance)?;
-        let _ = std::fs::remove_file(&verify_out);
-        self.cleanup_write(cell, &artifact);
-        let ok = record.status == SampleStatus::Ok;
-        cell.digest = record.digest.clone();
-        self.results.append(&Record::Verification(record.clone()))?;
-        if !ok {
-            say(&format!(
-                "{}: {} — {}",
-                cell.label(),
-                record.status.name(),
-                record.reason.clone().unwrap_or_default()
-            ));
-            let record = SampleRecord::bare(
-                &self.run_id,
-                cell.key.clone(),
-                None,
-                record.status,
-                record.reason,
-            );
-            self.results.append(&Record::Sample(Box::new(record)))?;
-            return Ok(false);
-        }
-        for _ in 1..self.plan.warmup {
-            let artifact = self.artifact_for(cell, 0);
-            let job = self.job(cell, &artifact, None, false, cell.op);
-            self.spawn(cell.info.worker, job)?;
-            self.cleanup_write(cell, &artifact);
-        }
-        Ok(true)
     }
 
     /// Where a sample reads from, or for a write, a fresh directory it writes into.

@@ -81,9 +81,14 @@ impl Cursor {
     }
 }
 
-/// Whether an actual column type may stand for the expected one (compared after a cast).
+/// Whether an actual column type may stand for the expected one (compared after a cast to the
+/// expected type, which must then give equal values: an integer that does not fit casts to null
+/// and fails). Readers without 64-bit or unsigned integers (R) return other integer widths;
+/// readers without float32 (R, text formats) return float64, which must round to the source.
 fn allowed_representation(expected: &DataType, actual: &DataType) -> bool {
     canonical_type(expected) == canonical_type(actual)
+        || (expected.is_integer() && actual.is_integer())
+        || matches!((expected, actual), (DataType::Float32, DataType::Float64))
         || matches!((expected, actual), (DataType::Timestamp(_, a), DataType::Timestamp(_, b)) if a == b)
         || matches!(
             (expected, actual),
@@ -331,5 +336,33 @@ mod tests {
             ),
             DataType::Timestamp(TimeUnit::Millisecond, None)
         );
+    }
+
+    #[test]
+    fn other_integer_widths_pass_only_with_equal_values() {
+        use arrow::array::{Float32Array, Float64Array, Int32Array, Int64Array, UInt64Array};
+        let wide = Arc::new(UInt64Array::from(vec![1, 2_000_000_000]));
+        assert!(
+            check(
+                wide.clone(),
+                Arc::new(Int32Array::from(vec![1, 2_000_000_000]))
+            )
+            .ok
+        );
+        assert!(
+            check(
+                wide.clone(),
+                Arc::new(Int64Array::from(vec![1, 2_000_000_000]))
+            )
+            .ok
+        );
+        // A negative value does not fit the unsigned source type: it casts to null and fails.
+        assert!(!check(wide, Arc::new(Int64Array::from(vec![-1, 2_000_000_000]))).ok);
+        let big = Arc::new(Int64Array::from(vec![5_000_000_000]));
+        assert!(!check(big, Arc::new(Int32Array::from(vec![705_032_704]))).ok);
+        // float32 read back as the float64 nearest to its text must round to the same float32.
+        let single = Arc::new(Float32Array::from(vec![0.1f32, 3.5]));
+        assert!(check(single.clone(), Arc::new(Float64Array::from(vec![0.1, 3.5]))).ok);
+        assert!(!check(single, Arc::new(Float64Array::from(vec![0.1001, 3.5]))).ok);
     }
 }

@@ -1,0 +1,78 @@
+//! Each cell's first run: its result is checked against the source before any of its samples
+//! counts. Workers without Arrow (R) get the source as CSV and return CSV, converted here.
+
+use super::{cells, Cell, Runner, LOSSY_FLOAT_TOLERANCE};
+use crate::peers::exchange;
+use crate::results::{Record, SampleRecord, SampleStatus};
+use crate::run::progress::say;
+use crate::Error;
+use formatbench_protocol::AnswerStatus;
+use std::path::{Path, PathBuf};
+
+impl Runner<'_> {
+    /// The source as CSV for workers without Arrow, written once per run and source.
+    pub(super) fn rendition(&mut self, source: &Path) -> Result<Result<PathBuf, String>, Error> {
+        if let Some(known) = self.renditions.get(source) {
+            return Ok(known.clone());
+        }
+        let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+        let dir = self.scratch.join("exchange");
+        std::fs::create_dir_all(&dir)?;
+        let csv = dir.join(format!("{stem}-{}.csv", self.renditions.len()));
+        let made = exchange::write_rendition(source, &csv)?.map(|()| csv);
+        self.renditions.insert(source.to_path_buf(), made.clone());
+        Ok(made)
+    }
+
+    /// The first warmup: run the cell, check its result against the source, remember the digest.
+    pub(super) fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
+        let verify_out = self
+            .scratch
+            .join("verify")
+            .join(format!("{}.arrow", self.jobs_started + 1));
+        // Workers without Arrow return CSV, converted here before the check.
+        let text = cell.info.worker.exchanges_text();
+        let returned = verify_out.with_extension(if text { "csv" } else { "arrow" });
+        let artifact = self.artifact_for(cell, 0);
+        let job = self.job(cell, &artifact, Some(returned.clone()), false, cell.op);
+        let mut outcome = self.spawn(cell.info.worker, job)?;
+        if text && matches!(&outcome.answer, Ok(a) if a.status == AnswerStatus::Ok) {
+            if let Err(reason) = exchange::returned_to_ipc(&returned, &verify_out) {
+                outcome.answer = Err(format!("the worker's returned table: {reason}"));
+            }
+            let _ = std::fs::remove_file(exchange::schema_path(&returned));
+            let _ = std::fs::remove_file(&returned);
+        }
+        let tolerance = cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE);
+        let record = cells::verification_record(self, cell, &outcome, &verify_out, tolerance)?;
+        let _ = std::fs::remove_file(&verify_out);
+        self.cleanup_write(cell, &artifact);
+        let ok = record.status == SampleStatus::Ok;
+        cell.digest = record.digest.clone();
+        self.results.append(&Record::Verification(record.clone()))?;
+        if !ok {
+            say(&format!(
+                "{}: {} — {}",
+                cell.label(),
+                record.status.name(),
+                record.reason.clone().unwrap_or_default()
+            ));
+            let record = SampleRecord::bare(
+                &self.run_id,
+                cell.key.clone(),
+                None,
+                record.status,
+                record.reason,
+            );
+            self.results.append(&Record::Sample(Box::new(record)))?;
+            return Ok(false);
+        }
+        for _ in 1..self.plan.warmup {
+            let artifact = self.artifact_for(cell, 0);
+            let job = self.job(cell, &artifact, None, false, cell.op);
+            self.spawn(cell.info.worker, job)?;
+            self.cleanup_write(cell, &artifact);
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,124 @@
+# Data crosses into and out of R as CSV with a typed JSON schema beside it (`<csv>.schema.json`),
+# because R has no Arrow reader or writer here. Floats travel as hexadecimal both ways in
+# (exact, where R's decimal parsers are off by an ulp now and then) and as 17 significant digits
+# out (exact for the runner's correctly rounded parser); nulls are `\N`.
+
+NULL_TEXT <- "\\N"
+
+read_schema <- function(csv) {
+  jsonlite::fromJSON(paste0(csv, ".schema.json"), simplifyVector = FALSE)$columns
+}
+
+from_text <- function(x, type, name) {
+  epoch <- "1970-01-01"
+  switch(type,
+    int8 = , int16 = , int32 = , uint8 = , uint16 = as.integer(x),
+    int64 = , uint32 = , uint64 = bit64::as.integer64(x),
+    float32 = , float64 = as.numeric(x),
+    bool = as.logical(x),
+    utf8 = x,
+    categorical = factor(x),
+    date32 = as.Date(as.integer(x), origin = epoch),
+    "timestamp[s]" = as.POSIXct(as.numeric(x), origin = epoch, tz = "UTC"),
+    "timestamp[ms]" = as.POSIXct(as.numeric(x) / 1e3, origin = epoch, tz = "UTC"),
+    "timestamp[us]" = as.POSIXct(as.numeric(x) / 1e6, origin = epoch, tz = "UTC"),
+    "timestamp[ns]" = as.POSIXct(as.numeric(x) / 1e9, origin = epoch, tz = "UTC"),
+    stop("column '", name, "' has type '", type, "', which the R worker cannot load"))
+}
+
+# The source as a data.table with R's types: integer64 for 64-bit integers, POSIXct, Date.
+load_source <- function(csv, threads) {
+  schema <- read_schema(csv)
+  names <- vapply(schema, function(col) col$name, "")
+  table <- data.table::fread(csv, colClasses = list(character = names), na.strings = NULL_TEXT,
+                             strip.white = FALSE, encoding = "UTF-8", nThread = threads, showProgress = FALSE)
+  for (col in schema) {
+    data.table::set(table, j = col$name, value = from_text(table[[col$name]], col$type, col$name))
+  }
+  table
+}
+
+source_names <- function(csv) vapply(read_schema(csv), function(col) col$name, "")
+
+# Each column as text in the exchange form, with its type name; what verification reads and
+# what the digest covers, so two samples agree exactly when their values do.
+returned_columns <- function(df) {
+  columns <- list()
+  types <- character()
+  for (name in names(df)) {
+    x <- df[[name]]
+    missing <- is.na(x)
+    if (inherits(x, "integer64")) {
+      type <- "int64"
+      text <- as.character(x)
+    } else if (is.factor(x)) {
+      type <- "categorical"
+      text <- as.character(x)
+    } else if (inherits(x, "POSIXct")) {
+      type <- "timestamp[us]"
+      text <- sprintf("%.0f", round(unclass(x) * 1e6))
+    } else if (inherits(x, "Date")) {
+      type <- "date32"
+      text <- sprintf("%.0f", floor(unclass(x)))
+    } else if (is.logical(x)) {
+      type <- "bool"
+      text <- ifelse(x, "true", "false")
+    } else if (is.integer(x)) {
+      type <- "int32"
+      text <- as.character(x)
+    } else if (is.double(x)) {
+      type <- "float64"
+      text <- sprintf("%.17g", x)
+      text[is.nan(x)] <- "NaN"
+      text[x == Inf] <- "inf"
+      text[x == -Inf] <- "-inf"
+      missing <- missing & !is.nan(x)
+    } else if (is.character(x)) {
+      type <- "utf8"
+      text <- x[seq_along(x)]
+    } else {
+      stop("column '", name, "' has R class '", paste(class(x), collapse = "/"),
+           "', which the R worker cannot return")
+    }
+    text[missing] <- NA_character_
+    columns[[name]] <- text
+    types[[name]] <- type
+  }
+  list(columns = columns, types = types)
+}
+
+write_returned <- function(returned, path, threads) {
+  table <- data.table::as.data.table(returned$columns)
+  data.table::setnames(table, names(returned$columns))
+  data.table::fwrite(table, path, na = NULL_TEXT, quote = TRUE, nThread = threads,
+                     showProgress = FALSE)
+  schema <- lapply(names(returned$types), function(name) {
+    list(name = name, type = returned$types[[name]])
+  })
+  writeLines(to_json(list(columns = schema)), paste0(path, ".schema.json"), useBytes = TRUE)
+}
+
+digest_returned <- function(returned) {
+  if (!installed("rlang")) return(NULL)
+  paste0("rlang-xxh128:", rlang::hash(list(returned$types, unname(returned$columns))))
+}
+
+digest_files <- function(directory) {
+  if (!installed("rlang")) return(NULL)
+  files <- files_under(directory)
+  relative <- substring(files, nchar(directory) + 2L)
+  paste0("files-xxh128:", rlang::hash(list(relative, unname(rlang::hash_file(files)))))
+}
+
+# A cheap fold over every value, so a scan cannot skip materializing lazy (ALTREP) columns.
+fold_values <- function(df) {
+  total <- 0
+  for (x in df) {
+    total <- total + if (is.character(x) || is.factor(x)) {
+      sum(nchar(as.character(x)), na.rm = TRUE)
+    } else {
+      sum(as.numeric(x) %% 65521, na.rm = TRUE)
+    }
+  }
+  total
+}
