@@ -17,6 +17,22 @@ use formatbench_protocol::Op;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// Why a peer's backends cannot even be listed, for a name with that peer's prefix (`py-`, `r-`)
+/// when its worker does not start: no interpreter, no jsonlite.
+pub fn missing_worker(name: &str) -> Option<String> {
+    let (language, described) = if name.starts_with("py-") {
+        ("Python", python_backends())
+    } else if name.starts_with("r-") {
+        ("R", r_backends())
+    } else {
+        return None;
+    };
+    described
+        .as_ref()
+        .err()
+        .map(|reason| format!("the {language} peers cannot start: {reason}"))
+}
+
 /// Where peer environments and worker programs live: `$FORMATBENCH_PEERS`, else
 /// `$XDG_CACHE_HOME/formatbench/peers`, else `~/.cache/formatbench/peers`.
 pub fn peers_dir() -> PathBuf {

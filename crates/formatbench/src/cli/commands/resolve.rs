@@ -112,6 +112,9 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
     let mut out = Vec::new();
     for name in names {
         let info = known.iter().find(|b| b.name == name).ok_or_else(|| {
+            if let Some(reason) = crate::peers::missing_worker(&name) {
+                return Error::Input(format!("backend '{name}' is unavailable: {reason}"));
+            }
             let listed: Vec<&str> = known
                 .iter()
                 .filter(|b| !b.hidden)
