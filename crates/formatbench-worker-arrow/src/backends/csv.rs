@@ -8,15 +8,16 @@ use super::{column_indices, data_file, Backend, Context, Loaded, Request};
 use crate::rows::{batch_rows, filter_index_range, take_positions};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
-use arrow::csv::{ReaderBuilder, WriterBuilder};
+use arrow::csv::ReaderBuilder;
 use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::BufReader;
 use std::path::Path;
 
 mod lines;
 mod parallel;
+mod text;
 
 use lines::{runs, Lines};
 use parallel::Unquoted;
@@ -169,14 +170,7 @@ impl Backend for Csv {
         if ctx.threads > 1 {
             return parallel::write(ctx.threads, batches, &data_file(dir, "csv"));
         }
-        let file = BufWriter::with_capacity(1 << 20, File::create(data_file(dir, "csv"))?);
-        let mut writer = WriterBuilder::new().with_header(true).build(file);
-        for batch in batches {
-            writer.write(batch)?;
-        }
-        let file = writer.into_inner();
-        file.into_inner().map_err(|e| e.into_error())?;
-        Ok(())
+        text::write(batches, ctx.schema, File::create(data_file(dir, "csv"))?)
     }
 
     fn read(

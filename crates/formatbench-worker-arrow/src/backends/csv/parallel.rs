@@ -7,7 +7,7 @@ use crate::parallel::on_threads;
 use crate::rows::{batch_rows, position_range};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
-use arrow::csv::{ReaderBuilder, WriterBuilder};
+use arrow::csv::ReaderBuilder;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -87,14 +87,15 @@ fn format_rows(
     header: bool,
 ) -> Result<Vec<u8>, WorkerError> {
     let mut out = Vec::new();
-    let mut writer = WriterBuilder::new().with_header(header).build(&mut out);
     let slices = position_range(&batch_rows(batches), start as u64, end as u64, |i| {
         Ok(batches[i].clone())
     })?;
-    for slice in &slices {
-        writer.write(slice)?;
+    if let (true, Some(first)) = (header, batches.first()) {
+        super::text::push_header(first.schema_ref(), &mut out);
     }
-    drop(writer);
+    for slice in &slices {
+        super::text::push_rows(slice, &mut out)?;
+    }
     Ok(out)
 }
 
