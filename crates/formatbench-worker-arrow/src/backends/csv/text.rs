@@ -18,8 +18,7 @@ const SECONDS_PER_DAY: i64 = 86_400;
 
 /// Appends a field, quoted when it holds a delimiter, a quote or a line break.
 fn push_text(out: &mut Vec<u8>, text: &[u8]) {
-    if memchr::memchr3(b',', b'"', b'\n', text).is_none() && memchr::memchr(b'\r', text).is_none()
-    {
+    if memchr::memchr3(b',', b'"', b'\n', text).is_none() && memchr::memchr(b'\r', text).is_none() {
         out.extend_from_slice(text);
         return;
     }
@@ -172,9 +171,9 @@ impl<'a> Column<'a> {
                     b"false"
                 }
             }
-            Values::Utf8(v) => return Ok(push_text(out, v.value(row).as_bytes())),
-            Values::LargeUtf8(v) => return Ok(push_text(out, v.value(row).as_bytes())),
-            Values::Utf8View(v) => return Ok(push_text(out, v.value(row).as_bytes())),
+            Values::Utf8(v) => v.value(row).as_bytes(),
+            Values::LargeUtf8(v) => v.value(row).as_bytes(),
+            Values::Utf8View(v) => v.value(row).as_bytes(),
             Values::Date32(v) => {
                 if push_date(out, i64::from(v[row])).is_some() {
                     return Ok(());
@@ -189,7 +188,14 @@ impl<'a> Column<'a> {
             }
             Values::Other => return self.push_fallback(row, out, scratch),
         };
-        out.extend_from_slice(text);
+        if matches!(
+            self.values,
+            Values::Utf8(_) | Values::LargeUtf8(_) | Values::Utf8View(_)
+        ) {
+            push_text(out, text);
+        } else {
+            out.extend_from_slice(text);
+        }
         Ok(())
     }
 
@@ -274,30 +280,60 @@ mod tests {
     #[test]
     fn rows_are_byte_for_byte_what_arrow_csv_writes() {
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(Int64Array::from(vec![Some(-5), None, Some(i64::MAX), Some(0)])),
-            Arc::new(UInt64Array::from(vec![Some(0), Some(u64::MAX), None, Some(7)])),
+            Arc::new(Int64Array::from(vec![
+                Some(-5),
+                None,
+                Some(i64::MAX),
+                Some(0),
+            ])),
+            Arc::new(UInt64Array::from(vec![
+                Some(0),
+                Some(u64::MAX),
+                None,
+                Some(7),
+            ])),
             Arc::new(Float64Array::from(vec![
                 Some(0.1),
                 Some(1e300),
                 Some(f64::NAN),
                 Some(-2.0),
             ])),
-            Arc::new(Float32Array::from(vec![Some(0.1f32), None, Some(1e-7), Some(3.0)])),
-            Arc::new(BooleanArray::from(vec![Some(true), Some(false), None, Some(true)])),
+            Arc::new(Float32Array::from(vec![
+                Some(0.1f32),
+                None,
+                Some(1e-7),
+                Some(3.0),
+            ])),
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])),
             Arc::new(StringArray::from(vec![
                 Some(" lead"),
                 Some("a,b"),
                 Some("say \"hi\"\nthere"),
                 None,
             ])),
-            Arc::new(Date32Array::from(vec![Some(0), Some(-719_528), Some(19_000), None])),
+            Arc::new(Date32Array::from(vec![
+                Some(0),
+                Some(-719_528),
+                Some(19_000),
+                None,
+            ])),
             Arc::new(TimestampSecondArray::from(vec![
                 Some(0),
                 Some(-1),
                 Some(1_700_000_000),
                 Some(253_402_300_800),
             ])),
-            Arc::new(TimestampMillisecondArray::from(vec![Some(1), None, Some(-1500), Some(0)])),
+            Arc::new(TimestampMillisecondArray::from(vec![
+                Some(1),
+                None,
+                Some(-1500),
+                Some(0),
+            ])),
         ];
         let fields: Vec<Field> = columns
             .iter()
