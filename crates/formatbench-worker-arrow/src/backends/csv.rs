@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
+mod decode;
 mod lines;
 mod parallel;
 mod text;

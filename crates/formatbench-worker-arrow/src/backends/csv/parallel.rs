@@ -67,13 +67,16 @@ pub fn parse(
 ) -> Result<Vec<RecordBatch>, WorkerError> {
     let cuts = line_cuts(body, ctx.threads);
     let parts = on_threads(cuts.len() - 1, |i| {
+        let chunk = &body[cuts[i]..cuts[i + 1]];
+        if let Some(batches) = super::decode::decode(ctx.schema, chunk, projection, batch_rows) {
+            return Ok(batches);
+        }
         let mut builder = ReaderBuilder::new(ctx.schema.clone())
             .with_header(false)
             .with_batch_size(batch_rows);
         if let Some(projection) = projection {
             builder = builder.with_projection(projection.to_vec());
         }
-        let chunk = &body[cuts[i]..cuts[i + 1]];
         Ok(builder.build(chunk)?.collect::<Result<Vec<_>, _>>()?)
     })?;
     Ok(parts.into_iter().flatten().collect())
