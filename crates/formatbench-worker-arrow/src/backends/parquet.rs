@@ -35,6 +35,7 @@ fn properties(
     profile: &str,
     schema: &Schema,
     batches: &[RecordBatch],
+    threads: usize,
 ) -> Result<WriterProperties, WorkerError> {
     let builder = WriterProperties::builder().set_created_by(CREATED_BY.into());
     Ok(match profile {
@@ -53,7 +54,7 @@ fn properties(
         }
         _ => {
             let mut builder = builder.set_compression(Compression::SNAPPY);
-            for name in write::high_cardinality_columns(batches)? {
+            for name in write::high_cardinality_columns(batches, threads)? {
                 builder = builder.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
             }
             builder.build()
@@ -131,7 +132,7 @@ impl Backend for Parquet {
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
-        let props = properties(ctx.profile, ctx.schema, batches)?;
+        let props = properties(ctx.profile, ctx.schema, batches, ctx.threads)?;
         let file = File::create(data_file(dir, "parquet"))?;
         let flat = !ctx
             .schema

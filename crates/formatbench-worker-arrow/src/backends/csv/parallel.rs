@@ -4,7 +4,6 @@
 
 use crate::backends::{data_file, Context};
 use crate::parallel::on_threads;
-use crate::rows::{batch_rows, position_range};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::csv::ReaderBuilder;
@@ -82,32 +81,12 @@ pub fn parse(
     Ok(parts.into_iter().flatten().collect())
 }
 
-/// Formats rows `[start, end)` of `batches` as CSV text.
-fn format_rows(
-    batches: &[RecordBatch],
-    start: usize,
-    end: usize,
-    header: bool,
-) -> Result<Vec<u8>, WorkerError> {
-    let mut out = Vec::new();
-    let slices = position_range(&batch_rows(batches), start as u64, end as u64, |i| {
-        Ok(batches[i].clone())
-    })?;
-    if let (true, Some(first)) = (header, batches.first()) {
-        super::text::push_header(first.schema_ref(), &mut out);
-    }
-    for slice in &slices {
-        super::text::push_rows(slice, &mut out)?;
-    }
-    Ok(out)
-}
-
 /// Formats `threads` row ranges in parallel, then writes them in order.
 pub fn write(threads: usize, batches: &[RecordBatch], path: &Path) -> Result<(), WorkerError> {
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     let parts = threads.clamp(1, rows.max(1));
     let texts = on_threads(parts, |p| {
-        format_rows(batches, rows * p / parts, rows * (p + 1) / parts, p == 0)
+        super::text::rows_text(batches, rows * p / parts, rows * (p + 1) / parts, p == 0)
     })?;
     let mut file = File::create(path)?;
     for text in texts {

@@ -104,30 +104,47 @@ const DICTIONARY_MAX_DISTINCT_SHARE: f64 = 0.5;
 /// Columns whose sampled values are mostly distinct: the default profile writes them without a
 /// dictionary, as Polars and DuckDB decide per column (arrow-rs would dictionary-encode every
 /// column, and a profile showed a third of the write in its interner).
-pub fn high_cardinality_columns(batches: &[RecordBatch]) -> Result<Vec<String>, WorkerError> {
+pub fn high_cardinality_columns(
+    batches: &[RecordBatch],
+    threads: usize,
+) -> Result<Vec<String>, WorkerError> {
     use arrow::row::{RowConverter, SortField};
     let Some(first) = batches.first() else {
         return Ok(Vec::new());
     };
     let rows = first.num_rows().min(CARDINALITY_SAMPLE_ROWS);
-    if rows == 0 {
+    let columns = first.num_columns();
+    if rows == 0 || columns == 0 {
         return Ok(Vec::new());
     }
-    let mut out = Vec::new();
-    for (field, column) in first.schema().fields().iter().zip(first.columns()) {
-        if field.data_type().is_nested() {
-            continue;
+    let schema = first.schema();
+    // Columns are judged on separate threads (every `threads`-th column each): the sample is
+    // part of the timed write.
+    let threads = threads.clamp(1, columns);
+    let judged = on_threads(threads, |t| {
+        let mut mostly_distinct = Vec::new();
+        for i in (t..columns).step_by(threads) {
+            let field = schema.field(i);
+            if field.data_type().is_nested() {
+                continue;
+            }
+            let converter = RowConverter::new(vec![SortField::new(field.data_type().clone())])?;
+            let encoded = converter.convert_columns(&[first.column(i).slice(0, rows)])?;
+            let distinct: std::collections::HashSet<&[u8]> = (0..encoded.num_rows())
+                .map(|r| encoded.row(r).data())
+                .collect();
+            if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * rows as f64 {
+                mostly_distinct.push(i);
+            }
         }
-        let converter = RowConverter::new(vec![SortField::new(field.data_type().clone())])?;
-        let encoded = converter.convert_columns(&[column.slice(0, rows)])?;
-        let distinct: std::collections::HashSet<&[u8]> = (0..encoded.num_rows())
-            .map(|i| encoded.row(i).data())
-            .collect();
-        if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * rows as f64 {
-            out.push(field.name().clone());
-        }
-    }
-    Ok(out)
+        Ok(mostly_distinct)
+    })?;
+    let mut indices: Vec<usize> = judged.into_iter().flatten().collect();
+    indices.sort_unstable();
+    Ok(indices
+        .into_iter()
+        .map(|i| schema.field(i).name().clone())
+        .collect())
 }
 
 #[cfg(test)]
@@ -157,9 +174,13 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(
-            high_cardinality_columns(&[batch]).unwrap(),
+            high_cardinality_columns(std::slice::from_ref(&batch), 1).unwrap(),
             vec!["distinct".to_string()]
         );
-        assert!(high_cardinality_columns(&[]).unwrap().is_empty());
+        assert_eq!(
+            high_cardinality_columns(&[batch], 2).unwrap(),
+            vec!["distinct".to_string()]
+        );
+        assert!(high_cardinality_columns(&[], 2).unwrap().is_empty());
     }
 }
