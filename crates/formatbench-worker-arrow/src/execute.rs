@@ -63,9 +63,26 @@ fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
     Ok(answer)
 }
 
+/// Writes run without transparent huge pages (the source, loaded before, keeps them). The
+/// allocator's arenas are 2 MiB-aligned, so with THP the first touch of each short-lived
+/// encoding buffer zeroes a whole huge page, and may wait for the kernel to compact memory for
+/// one: a Parquet write at 2 threads measured 105–175 ms with a 137 MiB peak, and 108–125 ms with
+/// 95 MiB without. Reads keep them: they stream into large long-lived buffers, where huge pages
+/// save faults and TLB misses (a full IPC read: 8 ms with, 9.4 ms without).
+fn without_huge_pages() -> &'static str {
+    // SAFETY: PR_SET_THP_DISABLE only sets a flag on this process.
+    let done = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+    if done == 0 {
+        "off"
+    } else {
+        "system default"
+    }
+}
+
 fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> {
     let load_start = Instant::now();
     let (schema, batches) = source::read_all(&job.source)?;
+    let huge_pages = without_huge_pages();
     let load_s = load_start.elapsed().as_secs_f64();
     backend
         .can_store(&schema)
@@ -121,6 +138,9 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         write_verify_output(out, &schema, loaded)?;
     }
     answer.settings = backend.settings(&ctx, &job.artifact);
+    answer
+        .settings
+        .insert("transparent_huge_pages".into(), huge_pages.into());
     Ok(answer)
 }
 
