@@ -263,6 +263,13 @@ pub fn decode(
         }
     }
     let start_of = |i: usize| if i == 0 { 0 } else { ends[i - 1] as usize + 1 };
+    // Every kept column needs a fast builder; checked before any parsing is spent.
+    if kept
+        .iter()
+        .any(|&c| Builder::new(schema.field(c).data_type(), 0).is_none())
+    {
+        return None;
+    }
     // Pass 2: each kept column of each batch, one type at a time.
     let mut batches = Vec::with_capacity(rows.div_ceil(batch_rows));
     for first in (0..rows).step_by(batch_rows) {

@@ -171,9 +171,18 @@ impl<'a> Column<'a> {
                     b"false"
                 }
             }
-            Values::Utf8(v) => v.value(row).as_bytes(),
-            Values::LargeUtf8(v) => v.value(row).as_bytes(),
-            Values::Utf8View(v) => v.value(row).as_bytes(),
+            Values::Utf8(v) => {
+                push_text(out, v.value(row).as_bytes());
+                return Ok(());
+            }
+            Values::LargeUtf8(v) => {
+                push_text(out, v.value(row).as_bytes());
+                return Ok(());
+            }
+            Values::Utf8View(v) => {
+                push_text(out, v.value(row).as_bytes());
+                return Ok(());
+            }
             Values::Date32(v) => {
                 if push_date(out, i64::from(v[row])).is_some() {
                     return Ok(());
@@ -188,14 +197,7 @@ impl<'a> Column<'a> {
             }
             Values::Other => return self.push_fallback(row, out, scratch),
         };
-        if matches!(
-            self.values,
-            Values::Utf8(_) | Values::LargeUtf8(_) | Values::Utf8View(_)
-        ) {
-            push_text(out, text);
-        } else {
-            out.extend_from_slice(text);
-        }
+        out.extend_from_slice(text);
         Ok(())
     }
 
