@@ -20,8 +20,19 @@ pub enum Op {
     Range,
     /// Read rows at given positions, returned in request order.
     Take,
+    /// Feature matrices: every feature as one N × D row-major float32 buffer.
+    Matrix,
+    /// Feature matrices: the features of given rows (sorted positions), as a matrix.
+    RandomRows,
+    /// Feature matrices: a few features of every row, as a matrix.
+    FeatureProject,
+    /// Feature matrices: the metadata columns plus a few features of given rows.
+    Mixed,
+    /// Feature matrices: the matrix, then each row's L2 norm.
+    VectorNorm,
 }
 
+/// The table operations: what "all" means for a suite or `--ops`.
 pub const ALL_OPS: [Op; 6] = [
     Op::Write,
     Op::Read,
@@ -29,6 +40,16 @@ pub const ALL_OPS: [Op; 6] = [
     Op::Project,
     Op::Range,
     Op::Take,
+];
+
+/// The operations on feature matrices (the layout study's), run on `features` datasets; `--ops
+/// matrix` names them all.
+pub const MATRIX_OPS: [Op; 5] = [
+    Op::Matrix,
+    Op::RandomRows,
+    Op::FeatureProject,
+    Op::Mixed,
+    Op::VectorNorm,
 ];
 
 impl Op {
@@ -40,7 +61,17 @@ impl Op {
             Op::Project => "project",
             Op::Range => "range",
             Op::Take => "take",
+            Op::Matrix => "matrix",
+            Op::RandomRows => "random_rows",
+            Op::FeatureProject => "feature_project",
+            Op::Mixed => "mixed",
+            Op::VectorNorm => "vector_norm",
         }
+    }
+
+    /// True for the operations on feature matrices.
+    pub fn is_matrix(self) -> bool {
+        MATRIX_OPS.contains(&self)
     }
 }
 
@@ -55,10 +86,15 @@ impl FromStr for Op {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ALL_OPS
             .iter()
+            .chain(MATRIX_OPS.iter())
             .copied()
             .find(|op| op.name() == s)
             .ok_or_else(|| {
-                let known: Vec<&str> = ALL_OPS.iter().map(|op| op.name()).collect();
+                let known: Vec<&str> = ALL_OPS
+                    .iter()
+                    .chain(MATRIX_OPS.iter())
+                    .map(|op| op.name())
+                    .collect();
                 format!("unknown operation '{s}' (known: {})", known.join(", "))
             })
     }
@@ -81,13 +117,13 @@ pub enum RangeSpec {
 /// Parameters of the operation; only the ones the operation needs are set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OpParams {
-    /// `project`: the column names to return, in stored order.
+    /// `project`, `feature_project`, `mixed`: the column names to return, in stored order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub columns: Option<Vec<String>>,
     /// `range`: which rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<RangeSpec>,
-    /// `take`: row positions, distinct, in request order.
+    /// `take`, `random_rows`, `mixed`: row positions, distinct, in request order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<u64>>,
     /// Backend-specific knobs (e.g. the self-test worker's allocation size).

@@ -7,10 +7,11 @@ mod parquet;
 
 pub use npy::matrix_to_batch;
 
+use crate::layout::{self, ArrayForm};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
-use formatbench_protocol::{Op, RangeSpec};
+use formatbench_protocol::{Op, RangeSpec, MATRIX_OPS};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -20,7 +21,8 @@ pub enum Request<'a> {
     All,
     Columns(&'a [String]),
     Range(&'a RangeSpec),
-    Take(&'a [u64]),
+    /// Rows at positions, in request order; only the named columns (in stored order) if given.
+    Take(&'a [u64], Option<&'a [String]>),
 }
 
 /// A row-major matrix: the in-memory object of array formats such as .npy.
@@ -59,6 +61,43 @@ pub trait Backend: Sync {
     fn profiles(&self) -> &'static [&'static str];
     /// The operations this backend does natively; the runner marks the rest `unsupported`.
     fn ops(&self) -> &'static [Op];
+    /// How the format holds the array layout's field; `None` when it has only the wide layout.
+    fn array_form(&self) -> Option<ArrayForm> {
+        None
+    }
+    /// The layouts it stores, and the operations it does natively on each.
+    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
+        let mut wide = self.ops().to_vec();
+        if wide.contains(&Op::Project) && wide.contains(&Op::Take) {
+            wide.extend(MATRIX_OPS);
+        }
+        let mut out = vec![(layout::WIDE, wide)];
+        match self.array_form() {
+            Some(ArrayForm::Bare) => out.push((
+                layout::ARRAY,
+                vec![
+                    Op::Write,
+                    Op::Matrix,
+                    Op::RandomRows,
+                    Op::FeatureProject,
+                    Op::VectorNorm,
+                ],
+            )),
+            Some(_) => {
+                let mut ops = vec![Op::Write, Op::Read, Op::Scan];
+                ops.extend(MATRIX_OPS);
+                out.push((layout::ARRAY, ops));
+            }
+            None => {}
+        }
+        // A reader of another backend's files (ipc-mmap) writes only to prepare them.
+        if !self.ops().contains(&Op::Write) {
+            for (_, ops) in &mut out {
+                ops.retain(|op| *op != Op::Write);
+            }
+        }
+        out
+    }
     /// True when a round trip may change float values (text formats); verification then allows a
     /// relative tolerance.
     fn lossy(&self) -> bool {

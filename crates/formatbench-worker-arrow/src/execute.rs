@@ -1,6 +1,8 @@
 //! Runs one job: the untimed preparation, the timed operation, the untimed digest and output.
 
 use crate::backends::{Context, Loaded, Request};
+use crate::layout::matrix::{MatrixPlan, MatrixResult};
+use crate::layout::{self, ArrayForm};
 use crate::{digest, find_backend, source, WorkerError};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
@@ -13,9 +15,6 @@ use std::time::Instant;
 
 /// Directories that repeated write calls use inside the artifact directory.
 const REPEAT_PREFIX: &str = ".repeat-";
-
-/// The only layout the table backends store: one column per field.
-pub const LAYOUT_WIDE: &str = "wide";
 
 pub fn execute(job: &Job) -> Answer {
     match try_execute(job) {
@@ -34,8 +33,15 @@ fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
             job.backend, job.profile
         )));
     }
+    let layouts = backend.layouts();
+    let Some((_, layout_ops)) = layouts.iter().find(|(name, _)| *name == job.layout) else {
+        return Err(WorkerError::Unsupported(format!(
+            "layout '{}' is not implemented by {}",
+            job.layout, job.backend
+        )));
+    };
     let preparing = job.prepare && job.op == Op::Write;
-    if !preparing && !backend.ops().contains(&job.op) {
+    if !preparing && !layout_ops.contains(&job.op) {
         return Err(WorkerError::Unsupported(format!(
             "{} does not do '{}' natively",
             job.backend, job.op
@@ -45,12 +51,6 @@ fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
         return Err(WorkerError::Unsupported(format!(
             "native backends read into Arrow only, not '{}'",
             job.target
-        )));
-    }
-    if job.layout != LAYOUT_WIDE {
-        return Err(WorkerError::Unsupported(format!(
-            "layout '{}' is not implemented by {}",
-            job.layout, job.backend
         )));
     }
     let mut answer = match job.op {
@@ -81,7 +81,21 @@ fn without_huge_pages() -> &'static str {
 
 fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> {
     let load_start = Instant::now();
-    let (schema, batches) = source::read_all(&job.source)?;
+    let (source_schema, batches) = source::read_all(&job.source)?;
+    // The array layout is the in-memory table the write starts from, as a wide one is.
+    let form = array_form(job, backend)?;
+    let (schema, batches) = match form {
+        Some(form) => {
+            let schema = layout::array_schema(form, &source_schema)?;
+            let batches = batches
+                .iter()
+                .map(|b| layout::to_array(form, &schema, b))
+                .collect::<Result<Vec<_>, _>>()?;
+            (schema, batches)
+        }
+        None => (source_schema.clone(), batches),
+    };
+    let feature_names = layout::feature_names(&source_schema);
     let huge_pages = without_huge_pages();
     let load_s = load_start.elapsed().as_secs_f64();
     backend
@@ -91,6 +105,17 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         profile: &job.profile,
         schema: &schema,
         threads: job.threads.max(1) as usize,
+    };
+    // Layouts that drop the feature names keep them beside the data (the bare matrix's own
+    // writer already does).
+    let write_all = |dir: &Path| -> Result<(), WorkerError> {
+        backend.write(&ctx, &batches, dir)?;
+        match form {
+            Some(ArrayForm::FixedList | ArrayForm::PackedText) => {
+                layout::write_sidecar(dir, &feature_names)
+            }
+            _ => Ok(()),
+        }
     };
     if job.artifact.exists() {
         std::fs::remove_dir_all(&job.artifact)?;
@@ -102,11 +127,11 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
         call += 1;
         if call == 1 {
-            return backend.write(&ctx, &batches, &job.artifact);
+            return write_all(&job.artifact);
         }
         let dir = job.artifact.join(format!("{REPEAT_PREFIX}{call}"));
         std::fs::create_dir_all(&dir)?;
-        backend.write(&ctx, &batches, &dir)
+        write_all(&dir)
     })?;
     for entry in std::fs::read_dir(&job.artifact)? {
         let path = entry?.path();
@@ -135,7 +160,7 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     if let Some(out) = &job.verify_out {
         // What the write produced is verified by reading it back with the same backend.
         let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
-        write_verify_output(out, &schema, loaded)?;
+        write_verify_output(out, &schema, loaded, form.map(|_| source_schema.as_ref()))?;
     }
     answer.settings = backend.settings(&ctx, &job.artifact);
     answer
@@ -144,8 +169,27 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     Ok(answer)
 }
 
+/// The array form of the job's layout; `None` for the wide layout.
+fn array_form(job: &Job, backend: &dyn crate::Backend) -> Result<Option<ArrayForm>, WorkerError> {
+    if job.layout == layout::WIDE {
+        return Ok(None);
+    }
+    backend.array_form().map(Some).ok_or_else(|| {
+        WorkerError::Unsupported(format!("{} has no '{}' layout", job.backend, job.layout))
+    })
+}
+
 fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> {
-    let schema = source::schema(&job.source)?;
+    let source_schema = source::schema(&job.source)?;
+    let form = array_form(job, backend)?;
+    let schema = match form {
+        Some(form) => layout::array_schema(form, &source_schema)?,
+        None => source_schema.clone(),
+    };
+    if job.op.is_matrix() {
+        let plan = MatrixPlan::new(job.op, form, &source_schema, &job.params)?;
+        return matrix_read(job, backend, &schema, &plan);
+    }
     let ctx = Context {
         profile: &job.profile,
         schema: &schema,
@@ -162,8 +206,13 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
                 .ok_or_else(|| missing("columns"))?,
         ),
         Op::Range => Request::Range(params.range.as_ref().ok_or_else(|| missing("a range"))?),
-        Op::Take => Request::Take(params.rows.as_deref().ok_or_else(|| missing("rows"))?),
-        Op::Write => return Err(WorkerError::Invalid("write is not a read".into())),
+        Op::Take => Request::Take(params.rows.as_deref().ok_or_else(|| missing("rows"))?, None),
+        _ => {
+            return Err(WorkerError::Invalid(format!(
+                "'{}' is not a table read",
+                job.op
+            )))
+        }
     };
     let scan = job.op == Op::Scan;
     // The proof of the cache state, taken just before the clock starts.
@@ -204,6 +253,59 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
             .insert("scan_fold".into(), format!("{fold:016x}"));
     }
     if let Some(out) = &job.verify_out {
+        match form {
+            Some(_) => write_verify_output(
+                out,
+                &result_schema,
+                Loaded::Table(batches),
+                Some(&source_schema),
+            )?,
+            None => crate::source::write_ipc(out, &result_schema, &batches)?,
+        }
+    }
+    Ok(answer)
+}
+
+/// A matrix operation: planned before the timer, run inside it, its result converted to a
+/// table (for the digest and verification) after.
+fn matrix_read(
+    job: &Job,
+    backend: &dyn crate::Backend,
+    schema: &SchemaRef,
+    plan: &MatrixPlan,
+) -> Result<Answer, WorkerError> {
+    let ctx = Context {
+        profile: &job.profile,
+        schema,
+        threads: job.threads.max(1) as usize,
+    };
+    let resident = resident_fraction(&files_under(&job.artifact));
+    let ((result, method), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
+        plan.run(backend, &ctx, &job.artifact)
+    })?;
+    let mut answer = Answer::ok().with_measurement(&measured);
+    answer.resident_fraction = resident;
+    let batches = match result {
+        MatrixResult::Matrix(matrix, names) => vec![matrix.to_batch(&names)?],
+        MatrixResult::Table(batches) => batches,
+    };
+    let Some(result_schema) = batches.first().map(|b| b.schema()) else {
+        return Err(WorkerError::Invalid(
+            "the matrix operation returned nothing".into(),
+        ));
+    };
+    answer.result_bytes = Some(
+        batches
+            .iter()
+            .map(|b| b.get_array_memory_size() as u64)
+            .sum(),
+    );
+    answer.rows = Some(batches.iter().map(|b| b.num_rows() as u64).sum());
+    answer.columns = Some(result_schema.fields().len() as u64);
+    answer.digest = Some(digest::digest_batches(&result_schema, &batches)?);
+    answer.settings = backend.settings(&ctx, &job.artifact);
+    answer.settings.insert("method".into(), method);
+    if let Some(out) = &job.verify_out {
         crate::source::write_ipc(out, &result_schema, &batches)?;
     }
     Ok(answer)
@@ -230,8 +332,21 @@ fn to_batches(loaded: Loaded) -> Result<Vec<RecordBatch>, WorkerError> {
     }
 }
 
-fn write_verify_output(out: &Path, schema: &SchemaRef, loaded: Loaded) -> Result<(), WorkerError> {
-    let batches = to_batches(loaded)?;
+/// Writes a result for verification; a read of the array layout is first put back in the
+/// source's wide shape (`source`), outside the timer.
+fn write_verify_output(
+    out: &Path,
+    schema: &SchemaRef,
+    loaded: Loaded,
+    source: Option<&arrow::datatypes::Schema>,
+) -> Result<(), WorkerError> {
+    let mut batches = to_batches(loaded)?;
+    if let Some(source) = source {
+        batches = batches
+            .iter()
+            .map(|b| layout::to_wide(b, source))
+            .collect::<Result<_, _>>()?;
+    }
     let schema = batches
         .first()
         .map_or_else(|| schema.clone(), |b| b.schema());

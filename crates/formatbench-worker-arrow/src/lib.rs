@@ -7,6 +7,7 @@
 pub mod backends;
 pub mod digest;
 mod execute;
+pub mod layout;
 mod parallel;
 pub mod rows;
 pub mod source;
@@ -40,6 +41,9 @@ pub fn describe() -> serde_json::Value {
                 "name": b.name(),
                 "profiles": b.profiles(),
                 "ops": b.ops().iter().map(|op| op.name()).collect::<Vec<_>>(),
+                "layouts": b.layouts().iter().map(|(name, ops)| {
+                    (name.to_string(), serde_json::json!(ops.iter().map(|op| op.name()).collect::<Vec<_>>()))
+                }).collect::<serde_json::Map<String, serde_json::Value>>(),
                 "lossy": b.lossy(),
                 "about": b.about(),
             })

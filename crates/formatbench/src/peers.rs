@@ -97,6 +97,9 @@ struct DescribedBackend {
     name: String,
     profiles: Vec<String>,
     ops: Vec<Op>,
+    /// Layouts with their operations; a worker that names none stores only `wide`.
+    #[serde(default)]
+    layouts: std::collections::BTreeMap<String, Vec<Op>>,
     targets: Vec<String>,
     lossy: bool,
     about: String,
@@ -141,6 +144,14 @@ fn describe_worker(
             name: b.name,
             worker,
             profiles: b.profiles,
+            layouts: if b.layouts.is_empty() {
+                vec![("wide".into(), b.ops.clone())]
+            } else {
+                let mut layouts: Vec<(String, Vec<Op>)> = b.layouts.into_iter().collect();
+                // `wide` first: it is the default layout.
+                layouts.sort_by_key(|(name, _)| name != "wide");
+                layouts
+            },
             ops: b.ops,
             targets: b.targets,
             lossy: b.lossy,

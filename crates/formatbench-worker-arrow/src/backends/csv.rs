@@ -110,7 +110,7 @@ impl Csv {
                     ),
                 }
             }
-            Request::Take(rows) => {
+            Request::Take(rows, columns) => {
                 let lines = Lines::new(body);
                 if let Some(&row) = rows.iter().find(|&&r| r as usize >= lines.count()) {
                     return Err(WorkerError::Invalid(format!(
@@ -119,8 +119,11 @@ impl Csv {
                     )));
                 }
                 let text = lines.gather(rows.iter().map(|&r| r as usize));
+                let projection = columns
+                    .map(|names| column_indices(ctx.schema, names))
+                    .transpose()?;
                 (
-                    Loaded::Table(parse(&text, None, Some(rows.len()))?),
+                    Loaded::Table(parse(&text, projection.as_deref(), Some(rows.len()))?),
                     "lines located by a newline scan, only the requested lines parsed",
                 )
             }
@@ -146,6 +149,9 @@ impl Backend for Csv {
     }
     fn about(&self) -> &'static str {
         "CSV text via arrow-csv (header, schema given, 1 Ki-row batches)"
+    }
+    fn array_form(&self) -> Option<crate::layout::ArrayForm> {
+        Some(crate::layout::ArrayForm::PackedText)
     }
     fn profiles(&self) -> &'static [&'static str] {
         &["default"]
@@ -213,8 +219,11 @@ impl Backend for Csv {
                 )?),
                 "full parse + filter on the index column (quoted fields)",
             ),
-            Request::Take(rows) => {
-                let batches = self.reader(ctx, dir, None, None)?;
+            Request::Take(rows, columns) => {
+                let projection = columns
+                    .map(|names| column_indices(ctx.schema, names))
+                    .transpose()?;
+                let batches = self.reader(ctx, dir, projection, None)?;
                 let taken =
                     take_positions(&batch_rows(&batches), rows, |i| Ok(batches[i].clone()))?;
                 (

@@ -293,8 +293,11 @@ impl Ipc {
                 }
                 Ok(out)
             }
-            Request::Take(rows) => {
-                let decoder = mapped.decoder(None)?;
+            Request::Take(rows, columns) => {
+                let projection = columns
+                    .map(|names| column_indices(ctx.schema, names))
+                    .transpose()?;
+                let decoder = mapped.decoder(projection)?;
                 Ok(
                     take_positions(&mapped.layout.rows, rows, |i| mapped.decode(&decoder, i))?
                         .into_iter()
@@ -364,8 +367,11 @@ impl Ipc {
                 }
                 Ok(out)
             }
-            Request::Take(rows) => {
-                let mut reader = plain.reader(None)?;
+            Request::Take(rows, columns) => {
+                let projection = columns
+                    .map(|names| column_indices(ctx.schema, names))
+                    .transpose()?;
+                let mut reader = plain.reader(projection)?;
                 Ok(
                     take_positions(&plain.layout.rows, rows, |i| Plain::decode(&mut reader, i))?
                         .into_iter()
@@ -390,6 +396,9 @@ impl Backend for Ipc {
         } else {
             "Arrow IPC file (Feather v2) via arrow-ipc with buffered reads (uncompressed, lz4, zstd)"
         }
+    }
+    fn array_form(&self) -> Option<crate::layout::ArrayForm> {
+        Some(crate::layout::ArrayForm::FixedList)
     }
     fn profiles(&self) -> &'static [&'static str] {
         if self.mmap {

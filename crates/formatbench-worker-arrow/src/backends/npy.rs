@@ -201,6 +201,9 @@ impl Backend for Npy {
     fn about(&self) -> &'static str {
         "NumPy .npy, one C-order float matrix: the floor for all-float tables"
     }
+    fn array_form(&self) -> Option<crate::layout::ArrayForm> {
+        Some(crate::layout::ArrayForm::Bare)
+    }
     fn profiles(&self) -> &'static [&'static str] {
         &["default"]
     }
@@ -307,7 +310,12 @@ impl Backend for Npy {
                     ".npy stores no index column; ranges are by position".into(),
                 ))
             }
-            Request::Take(wanted) => {
+            Request::Take(_, Some(_)) => {
+                return Err(WorkerError::Unsupported(
+                    ".npy takes whole rows; the matrix operations select columns after".into(),
+                ))
+            }
+            Request::Take(wanted, None) => {
                 let mut parts = Vec::with_capacity(wanted.len());
                 for &row in wanted {
                     if row as usize >= header.rows {

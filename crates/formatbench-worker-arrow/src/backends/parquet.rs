@@ -22,6 +22,7 @@ use parquet::schema::types::ColumnPath;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 mod write;
 
@@ -124,6 +125,9 @@ impl Backend for Parquet {
     fn about(&self) -> &'static str {
         "Apache Parquet via the parquet crate (default: snappy, dictionary where it pays; compact: zstd-3, no dictionary, BSS floats)"
     }
+    fn array_form(&self) -> Option<crate::layout::ArrayForm> {
+        Some(crate::layout::ArrayForm::FixedList)
+    }
     fn profiles(&self) -> &'static [&'static str] {
         &["default", "compact"]
     }
@@ -207,8 +211,16 @@ impl Backend for Parquet {
                     "row groups pruned by statistics + filter on the index column",
                 )
             }
-            Request::Take(rows) => {
+            Request::Take(rows, columns) => {
                 let total = total()?;
+                let (indices, schema) = match columns {
+                    Some(names) => {
+                        let indices = column_indices(ctx.schema, names)?;
+                        let schema = Arc::new(ctx.schema.project(&indices)?);
+                        (indices, schema)
+                    }
+                    None => (all.clone(), ctx.schema.clone()),
+                };
                 let sorted: Vec<usize> = rows
                     .iter()
                     .map(|&r| r as usize)
@@ -220,12 +232,12 @@ impl Backend for Parquet {
                         "row {past} is past the end ({total} rows)"
                     )));
                 }
-                let found = read_columns(dir, ctx.threads, &all, |builder| {
+                let found = read_columns(dir, ctx.threads, &indices, |builder| {
                     let ranges = sorted.iter().map(|&r| r..r + 1);
                     Ok(builder
                         .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
                 })?;
-                let found = concat_batches(ctx.schema, &found)?;
+                let found = concat_batches(&schema, &found)?;
                 // Rows come back sorted; put them in the requested order.
                 let order: Vec<u32> = rows
                     .iter()

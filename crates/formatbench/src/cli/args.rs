@@ -107,7 +107,12 @@ pub struct RunArgs {
     /// backend's own (the first it lists).
     #[arg(long, value_delimiter = ',')]
     pub targets: Option<Vec<String>>,
-    /// Comma-separated operations (write, read, scan, project, range, take), or "all".
+    /// Comma-separated layouts (wide, array), or "all"; by default the suite's, else wide.
+    #[arg(long, value_delimiter = ',')]
+    pub layouts: Option<Vec<String>>,
+    /// Comma-separated operations (write, read, scan, project, range, take; matrix,
+    /// random_rows, feature_project, mixed, vector_norm), "all" (the table operations) or
+    /// "features" (the five on feature matrices).
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
     /// Balanced blocks to measure: each is 2n rounds for n competitors, so every competitor

@@ -147,6 +147,16 @@ fn print_backends() {
             ops.join(",")
         );
         println!("{:<24} {} (targets: {})", "", b.about, b.targets.join(", "));
+        if b.layouts.len() > 1
+            || b.layouts
+                .iter()
+                .any(|(_, ops)| ops.iter().any(|o| o.is_matrix()))
+        {
+            for (layout, ops) in &b.layouts {
+                let ops: Vec<&str> = ops.iter().map(|o| o.name()).collect();
+                println!("{:<24} layout {layout}: {}", "", ops.join(","));
+            }
+        }
     }
     if let Err(reason) = crate::peers::python_backends() {
         println!("\nPython peers: unavailable: {reason}");

@@ -8,8 +8,10 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type};
 use formatbench_protocol::{Op, OpParams, RangeSpec};
 
-/// How many rows `take` asks for.
+/// How many rows `take`, `random_rows` and `mixed` ask for.
 pub const TAKE_ROWS: u64 = 128;
+/// How many features `feature_project` and `mixed` ask for (the layout study's 8, whatever D).
+pub const PICKED_FEATURES: u64 = 8;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpInputs {
@@ -22,6 +24,14 @@ pub struct OpInputs {
     /// The dataset's index column, told to every job as option `index` (label-addressed stores
     /// such as FeatherStore are written with it).
     pub index: Option<String>,
+    /// Feature matrices: the float32 columns, the matrix's features, in stored order.
+    pub features: Vec<String>,
+    /// Feature matrices: the columns besides the index and the features (`mixed` returns them).
+    pub metadata: Vec<String>,
+    /// Feature matrices: sorted distinct positions for `random_rows` and `mixed`.
+    pub sorted_rows: Vec<u64>,
+    /// Feature matrices: a few features, in stored order, for `feature_project` and `mixed`.
+    pub picked_features: Vec<String>,
 }
 
 impl OpInputs {
@@ -59,11 +69,46 @@ impl OpInputs {
         };
         let mut take_rng = Rng::new(seed, 0x7A4E);
         let take = take_rng.distinct(TAKE_ROWS.min(n), n);
+        // Feature matrices, as the layout study asks: sorted rows and features, the same count
+        // whatever the width.
+        let features: Vec<String> = source
+            .schema
+            .fields()
+            .iter()
+            .filter(|f| f.data_type() == &DataType::Float32)
+            .map(|f| f.name().clone())
+            .collect();
+        let metadata = data
+            .iter()
+            .filter(|n| !features.contains(n))
+            .cloned()
+            .collect();
+        let mut sorted_rows = Rng::new(seed, 0x50_4F_57).distinct(TAKE_ROWS.min(n), n);
+        sorted_rows.sort_unstable();
+        let width = features.len() as u64;
+        let mut picks = Rng::new(seed, 0xFEA7).distinct(PICKED_FEATURES.min(width), width);
+        picks.sort_unstable();
+        let picked_features = picks
+            .iter()
+            .filter_map(|&i| features.get(i as usize).cloned())
+            .collect();
         Ok(OpInputs {
             project,
             range,
             take,
             index: source.index_column.clone(),
+            features,
+            metadata,
+            sorted_rows,
+            picked_features,
+        })
+    }
+
+    /// Why the operations on feature matrices cannot run on this dataset, if they cannot.
+    pub fn matrix_refusal(&self) -> Option<String> {
+        self.features.is_empty().then(|| {
+            "the dataset has no float32 feature columns (matrix operations need a features dataset)"
+                .to_string()
         })
     }
 
@@ -73,7 +118,19 @@ impl OpInputs {
             Op::Project => params.columns = Some(self.project.clone()),
             Op::Range => params.range = Some(self.range.clone()),
             Op::Take => params.rows = Some(self.take.clone()),
-            Op::Write | Op::Read | Op::Scan => {}
+            Op::RandomRows => params.rows = Some(self.sorted_rows.clone()),
+            Op::FeatureProject => params.columns = Some(self.picked_features.clone()),
+            Op::Mixed => {
+                params.rows = Some(self.sorted_rows.clone());
+                params.columns = Some(
+                    self.metadata
+                        .iter()
+                        .chain(self.picked_features.iter())
+                        .cloned()
+                        .collect(),
+                );
+            }
+            Op::Write | Op::Read | Op::Scan | Op::Matrix | Op::VectorNorm => {}
         }
         if let Some(index) = &self.index {
             params.options.insert("index".into(), index.clone());

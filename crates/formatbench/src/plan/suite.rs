@@ -6,12 +6,13 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 2] = [
+pub const BUILTIN_SUITES: [(&str, &str); 3] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
         include_str!("../../suites/featherstore.toml"),
     ),
+    ("layouts", include_str!("../../suites/layouts.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -28,6 +29,9 @@ pub struct Suite {
     pub profiles: Vec<String>,
     #[serde(default = "all")]
     pub ops: Vec<String>,
+    /// Layouts to store each table in (`wide`, `array`, or "all").
+    #[serde(default = "wide")]
+    pub layouts: Vec<String>,
     pub rounds: Option<u32>,
     pub warmup: Option<u32>,
     #[serde(default)]
@@ -53,10 +57,17 @@ pub struct SuiteDataset {
     pub scale: bool,
     /// Rows under `--quick` (scaled datasets only).
     pub quick_rows: Option<u64>,
+    /// Left out under `--quick`.
+    #[serde(default)]
+    pub skip_quick: bool,
 }
 
 fn all() -> Vec<String> {
     vec!["all".into()]
+}
+
+fn wide() -> Vec<String> {
+    vec!["wide".into()]
 }
 
 impl SuiteDataset {

@@ -54,8 +54,10 @@ pub struct BackendInfo {
     pub name: String,
     pub worker: WorkerKind,
     pub profiles: Vec<String>,
-    /// Operations the backend does natively.
+    /// Operations the backend does natively on the wide layout.
     pub ops: Vec<Op>,
+    /// Every layout it stores (`wide` first), with the operations it does natively on each.
+    pub layouts: Vec<(String, Vec<Op>)>,
     /// The in-memory objects it reads into and writes from (arrow, pandas, polars); the first
     /// is its own and the default.
     pub targets: Vec<String>,
@@ -78,6 +80,11 @@ pub fn catalog() -> Vec<BackendInfo> {
             worker: WorkerKind::Arrow,
             profiles: b.profiles().iter().map(|p| p.to_string()).collect(),
             ops: b.ops().to_vec(),
+            layouts: b
+                .layouts()
+                .into_iter()
+                .map(|(name, ops)| (name.to_string(), ops))
+                .collect(),
             lossy: b.lossy(),
             about: b.about().into(),
             targets: vec!["arrow".into()],
@@ -95,6 +102,7 @@ pub fn catalog() -> Vec<BackendInfo> {
                 .map(|p| p.to_string())
                 .collect(),
             ops: formatbench_protocol::ALL_OPS.to_vec(),
+            layouts: vec![("wide".into(), formatbench_protocol::ALL_OPS.to_vec())],
             lossy: false,
             about: "self-test worker with known behaviour".into(),
             targets: vec!["arrow".into()],
@@ -107,6 +115,16 @@ pub fn catalog() -> Vec<BackendInfo> {
         .filter_map(|described| described.as_ref().ok())
         .flat_map(|backends| backends.iter().cloned());
     native.chain(selftest).chain(peers).collect()
+}
+
+impl BackendInfo {
+    /// The operations it does natively on `layout`; none for a layout it does not store.
+    pub fn ops_on(&self, layout: &str) -> &[Op] {
+        self.layouts
+            .iter()
+            .find(|(name, _)| name == layout)
+            .map_or(&[], |(_, ops)| ops.as_slice())
+    }
 }
 
 pub fn find(name: &str) -> Option<BackendInfo> {

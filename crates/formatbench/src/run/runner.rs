@@ -45,6 +45,8 @@ pub struct RunOutcome {
 
 /// Relative float tolerance for lossy (text) formats.
 const LOSSY_FLOAT_TOLERANCE: f64 = 1e-9;
+/// Relative tolerance of `vector_norm` results, as in the layout study.
+const NORM_TOLERANCE: f64 = 1e-5;
 
 struct Runner<'a> {
     plan: &'a Plan,
@@ -220,7 +222,10 @@ impl Runner<'_> {
                 .scratch
                 .join("artifacts")
                 .join(&source.name)
-                .join(format!("{}-{}", competitor.backend, competitor.profile));
+                .join(format!(
+                    "{}-{}-{}",
+                    competitor.backend, competitor.profile, competitor.layout
+                ));
             let artifact =
                 cells::prepare_artifact(self, &info, competitor, source, inputs, &artifact_dir)?;
             for (op, cache) in self.cache_states() {
@@ -235,10 +240,18 @@ impl Runner<'_> {
                     inputs,
                     self.plan.threads,
                 );
+                let matrix_refusal = op.is_matrix().then(|| inputs.matrix_refusal()).flatten();
                 let refusal = match &artifact.status {
-                    SampleStatus::Ok if !info.ops.contains(&op) => Some((
+                    SampleStatus::Ok if matrix_refusal.is_some() => Some((
                         SampleStatus::Unsupported,
-                        format!("{} does not do '{op}' natively", info.name),
+                        matrix_refusal.unwrap_or_default(),
+                    )),
+                    SampleStatus::Ok if !info.ops_on(&competitor.layout).contains(&op) => Some((
+                        SampleStatus::Unsupported,
+                        format!(
+                            "{} does not do '{op}' natively on the {} layout",
+                            info.name, competitor.layout
+                        ),
                     )),
                     SampleStatus::Ok => None,
                     status => Some((*status, artifact.reason.clone().unwrap_or_default())),

@@ -1,8 +1,8 @@
 //! What an operation must return, computed from the canonical source by streaming it.
 
 use crate::Error;
-use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
+use arrow::array::{AsArray, Float32Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef};
 use formatbench_protocol::{Op, OpParams, RangeSpec};
 use formatbench_worker_arrow::backends::column_indices;
 use formatbench_worker_arrow::rows::{filter_index_range, take_positions};
@@ -58,6 +58,39 @@ pub fn expected_batches(
                 (schema, Box::new(stream))
             }
         },
+        Op::Matrix | Op::VectorNorm => {
+            let indices = feature_indices(&schema);
+            let projected = std::sync::Arc::new(schema.project(&indices)?);
+            let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
+            if op == Op::Matrix {
+                (projected, Box::new(stream))
+            } else {
+                let stream = stream.map(|b| b.and_then(|b| Ok(row_norms(&b)?)));
+                (norm_schema(), Box::new(stream))
+            }
+        }
+        Op::FeatureProject => {
+            let mut params = params.clone();
+            params.rows = None;
+            expected_batches(path, Op::Project, &params)?
+        }
+        Op::RandomRows | Op::Mixed => {
+            let (schema, taken) = expected_batches(path, Op::Take, params)?;
+            let indices = match op {
+                Op::RandomRows => feature_indices(&schema),
+                _ => column_indices(
+                    &schema,
+                    params
+                        .columns
+                        .as_deref()
+                        .ok_or_else(|| missing("columns"))?,
+                )?,
+            };
+            let projected = std::sync::Arc::new(schema.project(&indices)?);
+            let stream =
+                taken.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
+            (projected, Box::new(stream))
+        }
         Op::Take => {
             let rows = params.rows.as_deref().ok_or_else(|| missing("rows"))?;
             let block_rows: Vec<u64> = source::open(path)?
@@ -76,4 +109,43 @@ pub fn expected_batches(
             (schema, Box::new(taken.into_iter().map(Ok)))
         }
     })
+}
+
+/// The features of a feature matrix: the float32 columns, in stored order.
+fn feature_indices(schema: &arrow::datatypes::Schema) -> Vec<usize> {
+    schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.data_type() == &DataType::Float32)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// `vector_norm`'s result: one float32 column.
+pub fn norm_schema() -> SchemaRef {
+    std::sync::Arc::new(Schema::new(vec![Field::new(
+        NORM_COLUMN,
+        DataType::Float32,
+        false,
+    )]))
+}
+
+/// The column `vector_norm` returns.
+pub const NORM_COLUMN: &str = "l2_norm";
+
+/// Each row's L2 norm over every column of `batch` (all float32), summed in f64.
+fn row_norms(batch: &RecordBatch) -> Result<RecordBatch, Error> {
+    let mut sums = vec![0f64; batch.num_rows()];
+    for column in batch.columns() {
+        let values = column.as_primitive::<Float32Type>();
+        for (sum, v) in sums.iter_mut().zip(values.values().iter()) {
+            *sum += f64::from(*v) * f64::from(*v);
+        }
+    }
+    let norms: Float32Array = sums.iter().map(|s| s.sqrt() as f32).collect();
+    Ok(RecordBatch::try_new(
+        norm_schema(),
+        vec![std::sync::Arc::new(norms)],
+    )?)
 }

@@ -5,7 +5,7 @@ use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan, Suite};
 use crate::run::catalog;
 use crate::Error;
-use formatbench_protocol::{Op, ALL_OPS};
+use formatbench_protocol::{Op, ALL_OPS, MATRIX_OPS};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -56,6 +56,7 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
     Ok(suite
         .datasets
         .iter()
+        .filter(|d| !(args.quick && d.skip_quick))
         .map(|d| {
             let mut spec = d.to_spec(args.seed, args.rows, args.quick);
             if let DatasetSpec::Generated {
@@ -109,6 +110,11 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
         .clone()
         .or_else(|| suite.map(|s| s.profiles.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
+    let wanted_layouts = args
+        .layouts
+        .clone()
+        .or_else(|| suite.map(|s| s.layouts.clone()))
+        .unwrap_or_else(|| vec!["wide".into()]);
     let mut out = Vec::new();
     for name in names {
         let info = known.iter().find(|b| b.name == name).ok_or_else(|| {
@@ -130,22 +136,30 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
             Some(wanted) if is_all(wanted) => info.targets.iter().collect(),
             Some(wanted) => info.targets.iter().filter(|t| wanted.contains(t)).collect(),
         };
+        let layouts: Vec<&String> = info
+            .layouts
+            .iter()
+            .map(|(name, _)| name)
+            .filter(|name| is_all(&wanted_layouts) || wanted_layouts.contains(name))
+            .collect();
         for profile in &info.profiles {
             if is_all(&profiles) || profiles.contains(profile) {
-                for target in &targets {
-                    out.push(Competitor {
-                        backend: info.name.clone(),
-                        profile: profile.clone(),
-                        layout: "wide".into(),
-                        target: target.to_string(),
-                    });
+                for layout in &layouts {
+                    for target in &targets {
+                        out.push(Competitor {
+                            backend: info.name.clone(),
+                            profile: profile.clone(),
+                            layout: layout.to_string(),
+                            target: target.to_string(),
+                        });
+                    }
                 }
             }
         }
     }
     if out.is_empty() {
         return Err(Error::Input(
-            "no backend, profile and target selected".into(),
+            "no backend, profile, layout and target selected".into(),
         ));
     }
     Ok(out)
@@ -157,13 +171,14 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
         .clone()
         .or_else(|| suite.map(|s| s.ops.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
-    if is_all(&wanted) {
-        return Ok(ALL_OPS.to_vec());
+    let mut ops: Vec<Op> = Vec::new();
+    for name in &wanted {
+        match name.as_str() {
+            "all" => ops.extend(ALL_OPS),
+            "features" => ops.extend(MATRIX_OPS),
+            other => ops.push(other.parse::<Op>().map_err(Error::Input)?),
+        }
     }
-    let mut ops: Vec<Op> = wanted
-        .iter()
-        .map(|s| s.parse::<Op>().map_err(Error::Input))
-        .collect::<Result<_, _>>()?;
     ops.sort();
     ops.dedup();
     Ok(ops)

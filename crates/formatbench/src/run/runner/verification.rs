@@ -1,7 +1,7 @@
 //! Each cell's first run: its result is checked against the source before any of its samples
 //! counts. Workers without Arrow (R) get the source as CSV and return CSV, converted here.
 
-use super::{cells, Cell, Runner, LOSSY_FLOAT_TOLERANCE};
+use super::{cells, Cell, Runner, LOSSY_FLOAT_TOLERANCE, NORM_TOLERANCE};
 use crate::peers::exchange;
 use crate::results::{Record, SampleRecord, SampleStatus};
 use crate::run::progress::say;
@@ -43,7 +43,12 @@ impl Runner<'_> {
             let _ = std::fs::remove_file(exchange::schema_path(&returned));
             let _ = std::fs::remove_file(&returned);
         }
-        let tolerance = cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE);
+        // A norm's float32 sum depends on its order, so every backend gets the study's 1e-5.
+        let tolerance = if cell.op == formatbench_protocol::Op::VectorNorm {
+            Some(NORM_TOLERANCE)
+        } else {
+            cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE)
+        };
         let record = cells::verification_record(self, cell, &outcome, &verify_out, tolerance)?;
         let _ = std::fs::remove_file(&verify_out);
         self.cleanup_write(cell, &artifact);

@@ -1,0 +1,394 @@
+//! The operations on feature matrices (`matrix`, `random_rows`, `feature_project`, `mixed`,
+//! `vector_norm`), done through each backend's own access paths: a wide layout names the
+//! feature columns it needs; an array layout reads its one field; the floor reads its matrix.
+
+use super::{ArrayForm, FEATURES, PACKED_SEPARATOR};
+use crate::backends::{Backend, Context, Loaded, MatrixData, Request};
+use crate::WorkerError;
+use arrow::array::{
+    Array, ArrayRef, AsArray, Float32Array, RecordBatch, RecordBatchOptions, StringArray,
+};
+use arrow::buffer::ScalarBuffer;
+use arrow::datatypes::{DataType, Field, Float32Type, Schema};
+use formatbench_protocol::{Op, OpParams};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The column `vector_norm` returns.
+pub const NORM_COLUMN: &str = "l2_norm";
+
+/// An N × D row-major float32 matrix; shares the reader's buffer where it already is one.
+#[derive(Debug, Clone)]
+pub struct FloatMatrix {
+    pub rows: usize,
+    pub cols: usize,
+    pub values: ScalarBuffer<f32>,
+}
+
+impl FloatMatrix {
+    /// The values of an array-layout column: a fixed-size list (its child buffer, shared) or
+    /// packed text (parsed).
+    pub fn from_array_column(column: &ArrayRef, width: usize) -> Result<Self, WorkerError> {
+        let rows = column.len();
+        match column.data_type() {
+            DataType::FixedSizeList(_, size) if *size as usize == width => {
+                let list = column.as_fixed_size_list();
+                let child = list.values().as_primitive::<Float32Type>();
+                let start = list.offset() * width;
+                Ok(FloatMatrix {
+                    rows,
+                    cols: width,
+                    values: child.values().slice(start, rows * width),
+                })
+            }
+            DataType::Utf8 => {
+                let cells: &StringArray = column.as_string();
+                let mut values = Vec::with_capacity(rows * width);
+                for cell in cells.iter() {
+                    let before = values.len();
+                    for text in cell.unwrap_or_default().split(PACKED_SEPARATOR) {
+                        let value = text.parse::<f32>().map_err(|_| {
+                            WorkerError::Invalid(format!("'{text}' in a packed cell is no float"))
+                        })?;
+                        values.push(value);
+                    }
+                    if values.len() - before != width {
+                        return Err(WorkerError::Invalid(format!(
+                            "a packed cell holds {} values, not {width}",
+                            values.len() - before
+                        )));
+                    }
+                }
+                Ok(FloatMatrix {
+                    rows,
+                    cols: width,
+                    values: values.into(),
+                })
+            }
+            other => Err(WorkerError::Invalid(format!(
+                "the '{FEATURES}' column is {other}, not a list of {width} float32"
+            ))),
+        }
+    }
+
+    /// Every row of `parts` (each `cols` wide), one after another; no copy for a single part.
+    fn concat(mut parts: Vec<FloatMatrix>, cols: usize) -> FloatMatrix {
+        if parts.len() == 1 {
+            if let Some(only) = parts.pop() {
+                return only;
+            }
+        }
+        let rows = parts.iter().map(|p| p.rows).sum();
+        let mut values = Vec::with_capacity(rows * cols);
+        for part in &parts {
+            values.extend_from_slice(&part.values);
+        }
+        FloatMatrix {
+            rows,
+            cols,
+            values: values.into(),
+        }
+    }
+
+    /// The named float32 columns of a wide table, interleaved into rows.
+    fn from_wide(batches: &[RecordBatch], names: &[String]) -> Result<Self, WorkerError> {
+        let cols = names.len();
+        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+        let mut values = vec![0f32; rows * cols];
+        let mut first_row = 0;
+        for batch in batches {
+            for (j, name) in names.iter().enumerate() {
+                let column = batch
+                    .column_by_name(name)
+                    .ok_or_else(|| WorkerError::Invalid(format!("no feature column '{name}'")))?;
+                let column = column.as_primitive_opt::<Float32Type>().ok_or_else(|| {
+                    WorkerError::Invalid(format!("feature column '{name}' is not float32"))
+                })?;
+                for (r, v) in column.values().iter().enumerate() {
+                    values[(first_row + r) * cols + j] = *v;
+                }
+            }
+            first_row += batch.num_rows();
+        }
+        Ok(FloatMatrix {
+            rows,
+            cols,
+            values: values.into(),
+        })
+    }
+
+    /// The columns at `picks`, in that order.
+    fn select(&self, picks: &[usize]) -> FloatMatrix {
+        let mut values = Vec::with_capacity(self.rows * picks.len());
+        for row in self.values.chunks(self.cols.max(1)) {
+            values.extend(picks.iter().map(|&c| row[c]));
+        }
+        FloatMatrix {
+            rows: self.rows,
+            cols: picks.len(),
+            values: values.into(),
+        }
+    }
+
+    /// Each row's L2 norm (summed in f64, as the verifier does, so only rounding differs).
+    fn norms(&self) -> Float32Array {
+        self.values
+            .chunks(self.cols.max(1))
+            .take(self.rows)
+            .map(|row| {
+                let sum: f64 = row.iter().map(|v| f64::from(*v) * f64::from(*v)).sum();
+                sum.sqrt() as f32
+            })
+            .collect()
+    }
+
+    /// The matrix as a wide table of float32 columns named `names` (for verification).
+    pub fn to_batch(&self, names: &[String]) -> Result<RecordBatch, WorkerError> {
+        let cols = self.cols.max(1);
+        let arrays: Vec<ArrayRef> = (0..self.cols)
+            .map(|c| {
+                Arc::new(Float32Array::from_iter_values(
+                    self.values.iter().skip(c).step_by(cols).copied(),
+                )) as ArrayRef
+            })
+            .collect();
+        let fields: Vec<Field> = names
+            .iter()
+            .map(|n| Field::new(n, DataType::Float32, false))
+            .collect();
+        let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
+        Ok(RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            arrays,
+            &options,
+        )?)
+    }
+}
+
+/// What a matrix operation returns.
+#[derive(Debug, Clone)]
+pub enum MatrixResult {
+    /// A matrix whose columns are the named features.
+    Matrix(FloatMatrix, Vec<String>),
+    /// A table (`mixed`: metadata plus features; `vector_norm`: the norms).
+    Table(Vec<RecordBatch>),
+}
+
+/// How one matrix operation will run: what to ask the backend, decided before the timer.
+pub struct MatrixPlan {
+    op: Op,
+    form: Option<ArrayForm>,
+    /// Every feature of the source, in stored order.
+    features: Vec<String>,
+    /// The features the operation returns (all, or the picked few).
+    wanted: Vec<String>,
+    /// Their positions among `features`.
+    wanted_at: Vec<usize>,
+    /// The columns a wide read names, or the metadata an array read keeps (`mixed`).
+    columns: Vec<String>,
+    rows: Vec<u64>,
+}
+
+impl MatrixPlan {
+    /// `form` is `None` for the wide layout. `source` is the source's (wide) schema.
+    pub fn new(
+        op: Op,
+        form: Option<ArrayForm>,
+        source: &Schema,
+        params: &OpParams,
+    ) -> Result<Self, WorkerError> {
+        let features = super::feature_names(source);
+        if features.is_empty() {
+            return Err(WorkerError::Unsupported(
+                "matrix operations need float32 feature columns; this table has none".into(),
+            ));
+        }
+        let missing = |what: &str| WorkerError::Invalid(format!("'{op}' needs {what}"));
+        let requested = match op {
+            Op::FeatureProject | Op::Mixed => {
+                params.columns.clone().ok_or_else(|| missing("columns"))?
+            }
+            _ => features.clone(),
+        };
+        let wanted: Vec<String> = requested
+            .iter()
+            .filter(|n| features.contains(n))
+            .cloned()
+            .collect();
+        let wanted_at = wanted
+            .iter()
+            .filter_map(|n| features.iter().position(|f| f == n))
+            .collect();
+        let metadata: Vec<String> = requested
+            .iter()
+            .filter(|n| !features.contains(n))
+            .cloned()
+            .collect();
+        if metadata.iter().any(|m| source.index_of(m).is_err()) {
+            return Err(WorkerError::Invalid(format!(
+                "'{op}' names a column the table lacks: {}",
+                metadata.join(", ")
+            )));
+        }
+        let rows = match op {
+            Op::RandomRows | Op::Mixed => params.rows.clone().ok_or_else(|| missing("rows"))?,
+            _ => Vec::new(),
+        };
+        if op == Op::Mixed && form == Some(ArrayForm::Bare) {
+            return Err(WorkerError::Unsupported(
+                "the bare matrix keeps no metadata columns for 'mixed'".into(),
+            ));
+        }
+        let columns = match (form, op) {
+            (None, _) => requested,
+            (Some(_), _) => metadata,
+        };
+        Ok(MatrixPlan {
+            op,
+            form,
+            features,
+            wanted,
+            wanted_at,
+            columns,
+            rows,
+        })
+    }
+
+    /// Runs the operation on what `backend` wrote in `dir`; this is what the timer covers.
+    pub fn run(
+        &self,
+        backend: &dyn Backend,
+        ctx: &Context,
+        dir: &Path,
+    ) -> Result<(MatrixResult, String), WorkerError> {
+        let features_only = [FEATURES.to_string()];
+        let mut with_features = self.columns.clone();
+        with_features.push(FEATURES.to_string());
+        let request = match (self.op, self.form) {
+            (Op::RandomRows, None) => Request::Take(&self.rows, Some(&self.features)),
+            (Op::RandomRows, Some(ArrayForm::Bare)) => Request::Take(&self.rows, None),
+            (Op::RandomRows, Some(_)) => Request::Take(&self.rows, Some(&features_only)),
+            (Op::Mixed, None) => Request::Take(&self.rows, Some(&self.columns)),
+            (Op::Mixed, Some(_)) => Request::Take(&self.rows, Some(&with_features)),
+            (Op::FeatureProject, None | Some(ArrayForm::Bare)) => Request::Columns(&self.wanted),
+            (_, None) => Request::Columns(&self.features),
+            (_, Some(ArrayForm::Bare)) => Request::All,
+            (_, Some(_)) => Request::Columns(&features_only),
+        };
+        let (loaded, how) = backend.read(ctx, dir, request)?;
+        let method = match (self.op, self.form) {
+            (_, None) => "feature columns named in the read",
+            (Op::FeatureProject, Some(ArrayForm::Bare)) => "matrix read, columns gathered",
+            (Op::FeatureProject | Op::Mixed, Some(_)) => {
+                "array field read, picked features gathered"
+            }
+            (_, Some(_)) => "array field read as the matrix",
+        };
+        let method = format!("{method}; {how}");
+        if self.op == Op::Mixed {
+            return Ok((MatrixResult::Table(self.mixed(loaded)?), method));
+        }
+        let matrix = self.matrix(loaded)?;
+        let picked = self.form.is_some() && self.op == Op::FeatureProject;
+        let matrix = match (picked, self.form) {
+            (true, Some(ArrayForm::FixedList | ArrayForm::PackedText)) => {
+                matrix.select(&self.wanted_at)
+            }
+            _ => matrix,
+        };
+        if self.op == Op::VectorNorm {
+            let norms = matrix.norms();
+            let schema = Arc::new(Schema::new(vec![Field::new(
+                NORM_COLUMN,
+                DataType::Float32,
+                false,
+            )]));
+            let batch = RecordBatch::try_new(schema, vec![Arc::new(norms)])?;
+            return Ok((MatrixResult::Table(vec![batch]), method));
+        }
+        Ok((MatrixResult::Matrix(matrix, self.wanted.clone()), method))
+    }
+
+    fn matrix(&self, loaded: Loaded) -> Result<FloatMatrix, WorkerError> {
+        let width = match (self.op, self.form) {
+            (Op::FeatureProject, None | Some(ArrayForm::Bare)) => self.wanted.len(),
+            _ => self.features.len(),
+        };
+        match loaded {
+            Loaded::Matrix(m) => match m.data {
+                MatrixData::F32(values) => Ok(FloatMatrix {
+                    rows: m.rows,
+                    cols: m.names.len(),
+                    values: values.into(),
+                }),
+                MatrixData::F64(_) => Err(WorkerError::Invalid(
+                    "the matrix is float64, not float32".into(),
+                )),
+            },
+            Loaded::Table(batches) if self.form.is_none() => {
+                let names = match self.op {
+                    Op::FeatureProject => &self.wanted,
+                    _ => &self.features,
+                };
+                FloatMatrix::from_wide(&batches, names)
+            }
+            Loaded::Table(batches) => {
+                let parts = batches
+                    .iter()
+                    .map(|b| {
+                        let column = b.column_by_name(FEATURES).ok_or_else(|| {
+                            WorkerError::Invalid(format!("the read has no '{FEATURES}' column"))
+                        })?;
+                        FloatMatrix::from_array_column(column, width)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(FloatMatrix::concat(parts, width))
+            }
+        }
+    }
+
+    /// `mixed`: the metadata as read, then the picked features as float32 columns.
+    fn mixed(&self, loaded: Loaded) -> Result<Vec<RecordBatch>, WorkerError> {
+        let Loaded::Table(batches) = loaded else {
+            return Err(WorkerError::Invalid("'mixed' reads a table".into()));
+        };
+        if self.form.is_none() {
+            return Ok(batches);
+        }
+        batches
+            .iter()
+            .map(|b| {
+                let column = b.column_by_name(FEATURES).ok_or_else(|| {
+                    WorkerError::Invalid(format!("the read has no '{FEATURES}' column"))
+                })?;
+                let picked = FloatMatrix::from_array_column(column, self.features.len())?
+                    .select(&self.wanted_at)
+                    .to_batch(&self.wanted)?;
+                let mut fields = Vec::new();
+                let mut columns = Vec::new();
+                for name in &self.columns {
+                    let at = b.schema().index_of(name)?;
+                    fields.push(b.schema().field(at).clone());
+                    columns.push(b.column(at).clone());
+                }
+                fields.extend(picked.schema().fields().iter().map(|f| f.as_ref().clone()));
+                columns.extend(picked.columns().iter().cloned());
+                Ok(RecordBatch::try_new(
+                    Arc::new(Schema::new(fields)),
+                    columns,
+                )?)
+            })
+            .collect()
+    }
+}
+
+/// A checksum over every value, so a lazy result cannot look free (used for `scan`-like folds).
+pub fn fold(result: &MatrixResult) -> u64 {
+    match result {
+        MatrixResult::Matrix(m, _) => m
+            .values
+            .iter()
+            .fold(0u64, |acc, x| acc.wrapping_add(u64::from(x.to_bits()))),
+        MatrixResult::Table(batches) => crate::digest::fold_batches(batches),
+    }
+}
