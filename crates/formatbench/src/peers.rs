@@ -107,6 +107,14 @@ struct DescribedBackend {
     unavailable: Option<String>,
 }
 
+/// Describes a native worker program of its own (the heavy workers).
+pub fn describe_worker_program(
+    program: &Path,
+    worker: WorkerKind,
+) -> Result<Vec<BackendInfo>, String> {
+    describe_worker(program, &[], worker, "(rebuild it with workers/rust/build)")
+}
+
 /// Runs a peer worker's `--describe` and lists its backends, or says why it cannot (`hint`
 /// says how to get the worker's prerequisites).
 fn describe_worker(

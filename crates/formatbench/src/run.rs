@@ -3,6 +3,7 @@
 
 mod cache;
 mod catalog;
+mod heavy;
 mod interrupt;
 mod launch;
 pub mod progress;
@@ -10,6 +11,7 @@ mod runner;
 
 pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, CacheState};
 pub use catalog::{catalog, find, BackendInfo, WorkerKind};
+pub use heavy::{heavy_backends, HEAVY_BACKENDS};
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use launch::{run_job, ProcessStats, SampleOutcome};
 pub use runner::{execute_plan, RunOptions, RunOutcome, PLAN_FILE};

@@ -14,6 +14,8 @@ pub enum WorkerKind {
     Python,
     /// The R peers (workers/r), run by `Rscript`; they exchange tables as CSV.
     R,
+    /// The native Arrow 58 worker (DuckDB), a program of its own (workers/rust/arrow58).
+    Arrow58,
 }
 
 impl WorkerKind {
@@ -23,6 +25,7 @@ impl WorkerKind {
             WorkerKind::Selftest => "selftest",
             WorkerKind::Python => "python",
             WorkerKind::R => "r",
+            WorkerKind::Arrow58 => "arrow58",
         }
     }
 
@@ -41,6 +44,16 @@ impl WorkerKind {
         match self {
             WorkerKind::Python => return crate::peers::python_command(),
             WorkerKind::R => return crate::peers::r_command(),
+            WorkerKind::Arrow58 => {
+                return super::heavy::program(self)
+                    .map(|program| (program, Vec::new()))
+                    .ok_or_else(|| {
+                        crate::Error::Input(format!(
+                            "the {} worker is not built (workers/rust/build)",
+                            self.name()
+                        ))
+                    })
+            }
             WorkerKind::Arrow | WorkerKind::Selftest => {}
         }
         let exe = std::env::current_exe()
@@ -114,7 +127,8 @@ pub fn catalog() -> Vec<BackendInfo> {
         .into_iter()
         .filter_map(|described| described.as_ref().ok())
         .flat_map(|backends| backends.iter().cloned());
-    native.chain(selftest).chain(peers).collect()
+    let heavy = super::heavy::heavy_backends().iter().cloned();
+    native.chain(heavy).chain(selftest).chain(peers).collect()
 }
 
 impl BackendInfo {

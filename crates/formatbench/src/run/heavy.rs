@@ -1,0 +1,93 @@
+//! The heavy native workers: backends whose libraries sit on another Arrow major (DuckDB on
+//! Arrow 58, …) are separate programs built by `workers/rust/build`, found beside this binary,
+//! and described like peers. When one is missing, its backends are listed as unavailable with
+//! the command that builds them.
+
+use super::{BackendInfo, WorkerKind};
+use formatbench_protocol::Op;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Each heavy backend: its name, its worker, and the build feature that adds it.
+pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 1] =
+    [("duckdb", WorkerKind::Arrow58, "duckdb")];
+
+/// The program of a heavy worker.
+pub fn program_name(kind: WorkerKind) -> &'static str {
+    match kind {
+        WorkerKind::Arrow58 => "formatbench-worker-arrow58",
+        _ => "formatbench-worker-unknown",
+    }
+}
+
+/// Where a heavy worker's program is: `$FORMATBENCH_WORKER_DIR`, beside this binary, or in the
+/// release directory beside it (a debug formatbench, as tests run, uses release workers).
+pub fn program(kind: WorkerKind) -> Option<PathBuf> {
+    let name = program_name(kind);
+    let mut dirs = Vec::new();
+    if let Some(dir) = std::env::var_os("FORMATBENCH_WORKER_DIR") {
+        dirs.push(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+    {
+        dirs.push(dir.join("..").join("release"));
+        dirs.insert(dirs.len() - 1, dir);
+    }
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+fn build_hint(feature: &str) -> String {
+    format!("not built; build it with `workers/rust/build {feature}` (see README, Heavy backends)")
+}
+
+/// The backends of one heavy worker, described by the program itself, plus those it was built
+/// without (unavailable, with the build command).
+fn described(kind: WorkerKind) -> Vec<BackendInfo> {
+    let expected: Vec<(&str, &str)> = HEAVY_BACKENDS
+        .iter()
+        .filter(|(_, k, _)| *k == kind)
+        .map(|(name, _, feature)| (*name, *feature))
+        .collect();
+    let mut found = match program(kind) {
+        Some(path) => crate::peers::describe_worker_program(&path, kind)
+            .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason)),
+        None => Vec::new(),
+    };
+    for (name, feature) in expected {
+        if !found.iter().any(|b| b.name == name) {
+            found.extend(unavailable_all(
+                &[(name, feature)],
+                kind,
+                &build_hint(feature),
+            ));
+        }
+    }
+    found
+}
+
+fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) -> Vec<BackendInfo> {
+    expected
+        .iter()
+        .map(|(name, _)| BackendInfo {
+            name: name.to_string(),
+            worker: kind,
+            profiles: vec!["default".into()],
+            ops: vec![Op::Write],
+            layouts: vec![("wide".into(), vec![Op::Write])],
+            targets: vec!["arrow".into()],
+            lossy: false,
+            about: format!("{} worker backend", kind.name()),
+            version: None,
+            hidden: false,
+            available: Err(reason.to_string()),
+        })
+        .collect()
+}
+
+/// Every heavy backend, asked once per process.
+pub fn heavy_backends() -> &'static [BackendInfo] {
+    static DESCRIBED: OnceLock<Vec<BackendInfo>> = OnceLock::new();
+    DESCRIBED.get_or_init(|| described(WorkerKind::Arrow58))
+}
