@@ -14,8 +14,13 @@ pub enum WorkerKind {
     Python,
     /// The R peers (workers/r), run by `Rscript`; they exchange tables as CSV.
     R,
-    /// The native Arrow 58 worker (DuckDB), a program of its own (workers/rust/arrow58).
+    /// The native Arrow 58 worker (DuckDB, Lance), a program of its own (workers/rust/arrow58).
     Arrow58,
+    /// The native Arrow 59 worker (Vortex), a program of its own (workers/rust/arrow59).
+    Arrow59,
+    /// The native Arrow 60 worker with heavy libraries (Zarr), a program of its own
+    /// (workers/rust/arrow60).
+    Arrow60,
 }
 
 impl WorkerKind {
@@ -26,6 +31,8 @@ impl WorkerKind {
             WorkerKind::Python => "python",
             WorkerKind::R => "r",
             WorkerKind::Arrow58 => "arrow58",
+            WorkerKind::Arrow59 => "arrow59",
+            WorkerKind::Arrow60 => "arrow60",
         }
     }
 
@@ -44,7 +51,7 @@ impl WorkerKind {
         match self {
             WorkerKind::Python => return crate::peers::python_command(),
             WorkerKind::R => return crate::peers::r_command(),
-            WorkerKind::Arrow58 => {
+            WorkerKind::Arrow58 | WorkerKind::Arrow59 | WorkerKind::Arrow60 => {
                 return super::heavy::program(self)
                     .map(|program| (program, Vec::new()))
                     .ok_or_else(|| {

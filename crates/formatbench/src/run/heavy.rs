@@ -9,13 +9,19 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// Each heavy backend: its name, its worker, and the build feature that adds it.
-pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 1] =
-    [("duckdb", WorkerKind::Arrow58, "duckdb")];
+pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 4] = [
+    ("duckdb", WorkerKind::Arrow58, "duckdb"),
+    ("lance", WorkerKind::Arrow58, "lance"),
+    ("vortex", WorkerKind::Arrow59, "vortex"),
+    ("zarr", WorkerKind::Arrow60, "zarr"),
+];
 
 /// The program of a heavy worker.
 pub fn program_name(kind: WorkerKind) -> &'static str {
     match kind {
         WorkerKind::Arrow58 => "formatbench-worker-arrow58",
+        WorkerKind::Arrow59 => "formatbench-worker-arrow59",
+        WorkerKind::Arrow60 => "formatbench-worker-arrow60",
         _ => "formatbench-worker-unknown",
     }
 }
@@ -32,8 +38,8 @@ pub fn program(kind: WorkerKind) -> Option<PathBuf> {
         .ok()
         .and_then(|e| e.parent().map(PathBuf::from))
     {
+        dirs.push(dir.clone());
         dirs.push(dir.join("..").join("release"));
-        dirs.insert(dirs.len() - 1, dir);
     }
     dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
 }
@@ -89,5 +95,14 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
 /// Every heavy backend, asked once per process.
 pub fn heavy_backends() -> &'static [BackendInfo] {
     static DESCRIBED: OnceLock<Vec<BackendInfo>> = OnceLock::new();
-    DESCRIBED.get_or_init(|| described(WorkerKind::Arrow58))
+    DESCRIBED.get_or_init(|| {
+        [
+            WorkerKind::Arrow58,
+            WorkerKind::Arrow59,
+            WorkerKind::Arrow60,
+        ]
+        .into_iter()
+        .flat_map(described)
+        .collect()
+    })
 }

@@ -2,6 +2,8 @@
 
 #[cfg(feature = "duckdb")]
 mod duckdb_backend;
+#[cfg(feature = "lance")]
+mod lance_backend;
 
 use formatbench_worker_kit::Backend;
 
@@ -10,6 +12,8 @@ fn backends() -> Vec<&'static dyn Backend> {
     let mut out: Vec<&'static dyn Backend> = Vec::new();
     #[cfg(feature = "duckdb")]
     out.push(&duckdb_backend::DuckDb);
+    #[cfg(feature = "lance")]
+    out.push(&lance_backend::Lance);
     out
 }
 
@@ -33,5 +37,7 @@ fn built_without() -> Vec<&'static str> {
     let mut out = Vec::new();
     #[cfg(not(feature = "duckdb"))]
     out.push("duckdb");
+    #[cfg(not(feature = "lance"))]
+    out.push("lance");
     out
 }

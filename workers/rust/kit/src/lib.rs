@@ -1,6 +1,6 @@
 //! The parts every out-of-tree Rust worker shares: reading the canonical IPC source, the array
 //! layout, the matrix operations, the digest and the job skeleton. It compiles against the
-//! worker's own Arrow major, chosen by exactly one feature (`arrow-58`, `arrow-59`), because
+//! worker's own Arrow major, chosen by exactly one feature (`arrow-58`, `arrow-59`, `arrow-60`), because
 //! record batches of different majors are different types: data crosses between workers only as
 //! Arrow IPC files.
 
@@ -8,8 +8,13 @@
 pub extern crate arrow58 as arrow;
 #[cfg(all(feature = "arrow-59", not(feature = "arrow-58")))]
 pub extern crate arrow59 as arrow;
-#[cfg(not(any(feature = "arrow-58", feature = "arrow-59")))]
-compile_error!("choose the worker's Arrow major: feature arrow-58 or arrow-59");
+#[cfg(all(
+    feature = "arrow-60",
+    not(any(feature = "arrow-58", feature = "arrow-59"))
+))]
+pub extern crate arrow60 as arrow;
+#[cfg(not(any(feature = "arrow-58", feature = "arrow-59", feature = "arrow-60")))]
+compile_error!("choose the worker's Arrow major: feature arrow-58, arrow-59 or arrow-60");
 
 mod execute;
 pub mod layout;

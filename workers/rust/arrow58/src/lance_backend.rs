@@ -1,0 +1,175 @@
+//! Lance 14 (file format 2.x): a dataset directory per artifact, written with lance's defaults
+//! and read through its scanner and `take`. Threads are capped with `LANCE_CPU_THREADS`,
+//! `LANCE_IO_THREADS` and the tokio runtime's worker count; the study found Lance above one
+//! core even when asked for one, so `parallelism` is worth reading in the results.
+
+use arrow::array::{RecordBatch, RecordBatchIterator};
+use arrow::datatypes::SchemaRef;
+use formatbench_protocol::{Op, MATRIX_OPS};
+use formatbench_worker_kit::layout::{ARRAY, WIDE};
+use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use futures::TryStreamExt;
+use lance::dataset::{ProjectionRequest, WriteMode, WriteParams};
+use lance::Dataset;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub struct Lance;
+
+/// Wide reads naming more than this share of the columns scan everything and select instead:
+/// lance spends about 1.35 ms per named column (the layout study), so naming 8,192 features
+/// costs seconds while a full scan returns the same values in a fraction of that.
+const SCAN_THEN_SELECT_SHARE: f64 = 0.5;
+
+fn library(e: impl std::fmt::Display) -> KitError {
+    KitError::Library(format!("lance: {e}"))
+}
+
+fn uri(dir: &Path) -> Result<String, KitError> {
+    let path: PathBuf = dir.join("data.lance");
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| KitError::Invalid(format!("{} is not UTF-8", path.display())))
+}
+
+/// One runtime per process, sized by the first job's thread cap (a worker runs one job).
+fn runtime(threads: usize) -> Result<&'static tokio::runtime::Runtime, KitError> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            // Read once by lance, before its first pool starts; the worker is still one thread.
+            std::env::set_var("LANCE_CPU_THREADS", threads.to_string());
+            std::env::set_var("LANCE_IO_THREADS", threads.to_string());
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(threads.max(1))
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| KitError::Library(format!("cannot start a tokio runtime: {e}")))
+}
+
+fn open(ctx: &Context, dir: &Path) -> Result<Dataset, KitError> {
+    let uri = uri(dir)?;
+    runtime(ctx.threads)?
+        .block_on(Dataset::open(&uri))
+        .map_err(library)
+}
+
+fn scan(ctx: &Context, ds: &Dataset, columns: Option<&[String]>) -> Result<Vec<RecordBatch>, KitError> {
+    runtime(ctx.threads)?.block_on(async {
+        let mut scanner = ds.scan();
+        if let Some(columns) = columns {
+            scanner.project(columns).map_err(library)?;
+        }
+        let stream = scanner.try_into_stream().await.map_err(library)?;
+        stream.try_collect::<Vec<_>>().await.map_err(library)
+    })
+}
+
+fn known(schema: &SchemaRef, names: &[String]) -> Result<(), KitError> {
+    match names.iter().find(|n| schema.index_of(n).is_err()) {
+        Some(missing) => Err(KitError::Invalid(format!("no column named '{missing}'"))),
+        None => Ok(()),
+    }
+}
+
+impl Backend for Lance {
+    fn name(&self) -> &'static str {
+        "lance"
+    }
+    fn about(&self) -> &'static str {
+        "Lance 14.0.2 dataset (file format 2.x defaults) via the lance crate; scanner reads, take by row offsets"
+    }
+    fn profiles(&self) -> &'static [&'static str] {
+        // The study found no verified compact setting for Lance.
+        &["default"]
+    }
+    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
+        let mut wide = vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::Take];
+        wide.extend(MATRIX_OPS);
+        let mut array = vec![Op::Write, Op::Read, Op::Scan];
+        array.extend(MATRIX_OPS);
+        vec![(WIDE, wide), (ARRAY, array)]
+    }
+    fn version(&self) -> String {
+        "14.0.2".into()
+    }
+
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
+        let reader = RecordBatchIterator::new(
+            batches.to_vec().into_iter().map(Ok),
+            ctx.schema.clone(),
+        );
+        let params = WriteParams {
+            mode: WriteMode::Create,
+            ..Default::default()
+        };
+        let uri = uri(dir)?;
+        runtime(ctx.threads)?
+            .block_on(Dataset::write(reader, uri.as_str(), Some(params)))
+            .map_err(library)?;
+        Ok(())
+    }
+
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+        let ds = open(ctx, dir)?;
+        match request {
+            Request::All => Ok((scan(ctx, &ds, None)?, "scanner, every column")),
+            Request::Columns(names) => {
+                known(ctx.schema, names)?;
+                let share = names.len() as f64 / ctx.schema.fields().len().max(1) as f64;
+                if share > SCAN_THEN_SELECT_SHARE {
+                    let all = scan(ctx, &ds, None)?;
+                    let selected = all
+                        .iter()
+                        .map(|b| {
+                            let indices = names
+                                .iter()
+                                .map(|n| b.schema().index_of(n))
+                                .collect::<Result<Vec<_>, _>>()?;
+                            Ok(b.project(&indices)?)
+                        })
+                        .collect::<Result<Vec<_>, KitError>>()?;
+                    Ok((selected, "full scan, then columns selected"))
+                } else {
+                    Ok((scan(ctx, &ds, Some(names))?, "scanner projection"))
+                }
+            }
+            Request::Take(rows, columns) => {
+                let names: Vec<String> = match columns {
+                    Some(names) => {
+                        known(ctx.schema, names)?;
+                        names.to_vec()
+                    }
+                    None => ctx.schema.fields().iter().map(|f| f.name().clone()).collect(),
+                };
+                let projection = ProjectionRequest::from_columns(names.iter(), ds.schema());
+                let batch = runtime(ctx.threads)?
+                    .block_on(ds.take(rows, projection))
+                    .map_err(library)?;
+                Ok((vec![batch], "take by row offsets (request order)"))
+            }
+        }
+    }
+
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::from([("library".to_string(), "lance 14.0.2".to_string())]);
+        if let Ok(ds) = open(ctx, dir) {
+            let format = &ds.manifest().data_storage_format;
+            out.insert(
+                "data_storage_version".into(),
+                format!("{} {:?}", format.file_format, format.version),
+            );
+            out.insert("fragments".into(), ds.count_fragments().to_string());
+        }
+        out
+    }
+}
