@@ -8,6 +8,7 @@ mod charts;
 mod fixture;
 mod format;
 mod html;
+mod layouts;
 mod markdown;
 mod overall;
 mod pareto;

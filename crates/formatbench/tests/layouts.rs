@@ -48,7 +48,7 @@ fn both_layouts_verify_every_matrix_operation() {
             (
                 s.cell.backend.clone(),
                 s.cell.layout.clone(),
-                s.cell.op.to_string(),
+                s.cell.op.clone(),
             )
         })
         .collect();
@@ -80,9 +80,7 @@ fn both_layouts_verify_every_matrix_operation() {
     }
     let npy_mixed = samples
         .iter()
-        .find(|s| {
-            s.cell.backend == "npy" && s.cell.layout == "array" && s.cell.op.to_string() == "mixed"
-        })
+        .find(|s| s.cell.backend == "npy" && s.cell.layout == "array" && s.cell.op == "mixed")
         .unwrap();
     assert_eq!(npy_mixed.status, SampleStatus::Unsupported);
     // Layout is its own key: the array artifact holds the feature-name sidecar.

@@ -97,7 +97,8 @@ pub struct RunArgs {
     /// Seed of the generators and of the columns and rows operations choose.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Comma-separated backends and groups: all (native and peers), native, peers.
+    /// Comma-separated backends and groups: all (native and peers), native (builtin and heavy),
+    /// builtin (inside this binary), heavy (the workers on other Arrow majors), peers.
     #[arg(long, value_delimiter = ',')]
     pub backends: Option<Vec<String>>,
     /// Comma-separated profiles (e.g. default,compact), or "all".

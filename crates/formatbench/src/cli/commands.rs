@@ -138,11 +138,13 @@ fn print_backends() {
             "{:<24} {:<8} {:<16} {:<22} {:<34} {status}",
             b.name,
             b.worker.name(),
-            b.version.as_deref().unwrap_or(if b.worker.is_peer() {
-                "—"
-            } else {
-                "built in"
-            }),
+            b.version
+                .as_deref()
+                .unwrap_or(if b.worker.is_peer() || b.worker.is_heavy() {
+                    "—"
+                } else {
+                    "built in"
+                }),
             b.profiles.join(","),
             ops.join(",")
         );

@@ -72,6 +72,7 @@ pub fn render(summary: &RunSummary) -> String {
     overall(&mut out, summary, &charts);
     tradeoffs::tradeoffs(&mut out, summary, &charts);
     tradeoffs::scaling(&mut out, &charts);
+    layout_tables(&mut out, summary);
     cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
@@ -284,6 +285,44 @@ fn missing(out: &mut String, summary: &RunSummary) {
     out.push_str("</ul>\n</section>\n");
 }
 
+fn layout_tables(out: &mut String, summary: &RunSummary) {
+    let tables = super::layouts::tables(summary);
+    if tables.is_empty() {
+        return;
+    }
+    section(out, "layouts", "Layouts");
+    for table in tables {
+        let _ = writeln!(
+            out,
+            "<h3>{}</h3>\n<p class=\"legend\">{}.</p>",
+            esc(&table.title),
+            esc(table.legend)
+        );
+        out.push_str("<div class=\"scroll\"><table>\n");
+        let columns: Vec<(&str, bool)> = table
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.as_str(), i >= table.text_columns))
+            .collect();
+        thead(out, &columns);
+        out.push_str("<tbody>\n");
+        for row in &table.rows {
+            out.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                if i >= table.text_columns {
+                    td_num(out, cell);
+                } else {
+                    td(out, cell);
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table></div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
 fn cache_table(out: &mut String, summary: &RunSummary) {
     let rows = super::cache::rows(summary);
     if rows.is_empty() {
@@ -314,7 +353,7 @@ fn cache_table(out: &mut String, summary: &RunSummary) {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table></div>\n");
+    out.push_str("</tbody></table></div>\n</section>\n");
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@ pub fn render(summary: &RunSummary) -> String {
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
     extra::scaling(&mut out, &charts);
+    layout_tables(&mut out, summary);
     cache_table(&mut out, summary);
     artifacts(&mut out, summary);
     missing(&mut out, summary);
@@ -177,6 +178,38 @@ fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
         }
         for (label, flag) in flags {
             let _ = writeln!(out, "- ! {}: {}", escape(&label), escape(&flag));
+        }
+        out.push('\n');
+    }
+}
+
+fn layout_tables(out: &mut String, summary: &RunSummary) {
+    let tables = super::layouts::tables(summary);
+    if tables.is_empty() {
+        return;
+    }
+    out.push_str("## Layouts\n\n");
+    for table in tables {
+        let _ = writeln!(
+            out,
+            "### {}\n\n{}.\n",
+            escape(&table.title),
+            escape(table.legend)
+        );
+        let _ = writeln!(out, "| {} |", table.headers.join(" | "));
+        let align: Vec<&str> = (0..table.headers.len())
+            .map(|i| {
+                if i < table.text_columns {
+                    "---"
+                } else {
+                    "---:"
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "| {} |", align.join(" | "));
+        for row in &table.rows {
+            let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         out.push('\n');
     }

@@ -41,6 +41,14 @@ impl WorkerKind {
         matches!(self, WorkerKind::Python | WorkerKind::R)
     }
 
+    /// The native workers on other Arrow majors (separate programs).
+    pub fn is_heavy(self) -> bool {
+        matches!(
+            self,
+            WorkerKind::Arrow58 | WorkerKind::Arrow59 | WorkerKind::Arrow60
+        )
+    }
+
     /// Workers without Arrow: they get the source as CSV and return their results as CSV.
     pub fn exchanges_text(self) -> bool {
         self == WorkerKind::R

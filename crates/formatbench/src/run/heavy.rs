@@ -40,6 +40,8 @@ pub fn program(kind: WorkerKind) -> Option<PathBuf> {
     {
         dirs.push(dir.clone());
         dirs.push(dir.join("..").join("release"));
+        // Test programs run from target/<profile>/deps.
+        dirs.push(dir.join("..").join("..").join("release"));
     }
     dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
 }

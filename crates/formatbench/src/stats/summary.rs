@@ -115,6 +115,7 @@ impl RunSummary {
 fn op_order(op: &str) -> usize {
     formatbench_protocol::ALL_OPS
         .iter()
+        .chain(formatbench_protocol::MATRIX_OPS.iter())
         .position(|o| o.name() == op)
         .unwrap_or(usize::MAX)
 }

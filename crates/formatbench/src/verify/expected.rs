@@ -65,7 +65,7 @@ pub fn expected_batches(
             if op == Op::Matrix {
                 (projected, Box::new(stream))
             } else {
-                let stream = stream.map(|b| b.and_then(|b| Ok(row_norms(&b)?)));
+                let stream = stream.map(|b| b.and_then(|b| row_norms(&b)));
                 (norm_schema(), Box::new(stream))
             }
         }

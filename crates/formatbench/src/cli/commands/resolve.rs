@@ -3,7 +3,7 @@
 use crate::cli::RunArgs;
 use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan, Suite};
-use crate::run::catalog;
+use crate::run::{catalog, WorkerKind};
 use crate::Error;
 use formatbench_protocol::{Op, ALL_OPS, MATRIX_OPS};
 use std::collections::BTreeMap;
@@ -80,7 +80,9 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
         .clone()
         .or_else(|| suite.map(|s| s.backends.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
-    // Groups: "all" (native and peers), "native" (built in) and "peers" (py-*, r-*).
+    // Groups: "all" (native and peers), "native" (built in and heavy workers), "builtin" (the
+    // light backends inside this binary), "heavy" (the workers on other Arrow majors) and
+    // "peers" (py-*, r-*).
     let mut names: Vec<String> = Vec::new();
     for w in &wanted {
         let group: Vec<String> = known
@@ -89,12 +91,16 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
             .filter(|b| match w.as_str() {
                 "all" => true,
                 "native" => !b.worker.is_peer(),
+                "builtin" => b.worker == WorkerKind::Arrow,
+                "heavy" => b.worker.is_heavy(),
                 "peers" => b.worker.is_peer(),
                 _ => false,
             })
             .map(|b| b.name.clone())
             .collect();
-        let group = if group.is_empty() && !matches!(w.as_str(), "all" | "native" | "peers") {
+        let group = if group.is_empty()
+            && !matches!(w.as_str(), "all" | "native" | "builtin" | "heavy" | "peers")
+        {
             vec![w.clone()]
         } else {
             group
