@@ -112,7 +112,7 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         backend.write(&ctx, &batches, dir)?;
         match form {
             Some(ArrayForm::FixedList | ArrayForm::PackedText) => {
-                layout::write_sidecar(dir, &feature_names)
+                Ok(layout::write_sidecar(dir, &feature_names)?)
             }
             _ => Ok(()),
         }

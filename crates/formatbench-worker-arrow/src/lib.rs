@@ -15,6 +15,18 @@ pub mod source;
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};
 pub use execute::execute;
 
+impl From<formatbench_worker_kit::KitError> for WorkerError {
+    fn from(e: formatbench_worker_kit::KitError) -> Self {
+        use formatbench_worker_kit::KitError;
+        match e {
+            KitError::Arrow(e) => WorkerError::Arrow(e),
+            KitError::Io(e) => WorkerError::Io(e),
+            KitError::Unsupported(reason) => WorkerError::Unsupported(reason),
+            KitError::Library(reason) | KitError::Invalid(reason) => WorkerError::Invalid(reason),
+        }
+    }
+}
+
 /// Errors of a native backend. Messages carry the library's reason, never a panic.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {

@@ -2,168 +2,18 @@
 //! `vector_norm`), done through each backend's own access paths: a wide layout names the
 //! feature columns it needs; an array layout reads its one field; the floor reads its matrix.
 
-use super::{ArrayForm, FEATURES, PACKED_SEPARATOR};
+use super::{ArrayForm, FEATURES};
 use crate::backends::{Backend, Context, Loaded, MatrixData, Request};
 use crate::WorkerError;
-use arrow::array::{
-    Array, ArrayRef, AsArray, Float32Array, RecordBatch, RecordBatchOptions, StringArray,
-};
-use arrow::buffer::ScalarBuffer;
-use arrow::datatypes::{DataType, Field, Float32Type, Schema};
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, Schema};
 use formatbench_protocol::{Op, OpParams};
 use std::path::Path;
 use std::sync::Arc;
 
-/// The column `vector_norm` returns.
-pub const NORM_COLUMN: &str = "l2_norm";
+pub use formatbench_worker_kit::matrix::NORM_COLUMN;
 
-/// An N × D row-major float32 matrix; shares the reader's buffer where it already is one.
-#[derive(Debug, Clone)]
-pub struct FloatMatrix {
-    pub rows: usize,
-    pub cols: usize,
-    pub values: ScalarBuffer<f32>,
-}
-
-impl FloatMatrix {
-    /// The values of an array-layout column: a fixed-size list (its child buffer, shared) or
-    /// packed text (parsed).
-    pub fn from_array_column(column: &ArrayRef, width: usize) -> Result<Self, WorkerError> {
-        let rows = column.len();
-        match column.data_type() {
-            DataType::FixedSizeList(_, size) if *size as usize == width => {
-                let list = column.as_fixed_size_list();
-                let child = list.values().as_primitive::<Float32Type>();
-                let start = list.offset() * width;
-                Ok(FloatMatrix {
-                    rows,
-                    cols: width,
-                    values: child.values().slice(start, rows * width),
-                })
-            }
-            DataType::Utf8 => {
-                let cells: &StringArray = column.as_string();
-                let mut values = Vec::with_capacity(rows * width);
-                for cell in cells.iter() {
-                    let before = values.len();
-                    for text in cell.unwrap_or_default().split(PACKED_SEPARATOR) {
-                        let value = text.parse::<f32>().map_err(|_| {
-                            WorkerError::Invalid(format!("'{text}' in a packed cell is no float"))
-                        })?;
-                        values.push(value);
-                    }
-                    if values.len() - before != width {
-                        return Err(WorkerError::Invalid(format!(
-                            "a packed cell holds {} values, not {width}",
-                            values.len() - before
-                        )));
-                    }
-                }
-                Ok(FloatMatrix {
-                    rows,
-                    cols: width,
-                    values: values.into(),
-                })
-            }
-            other => Err(WorkerError::Invalid(format!(
-                "the '{FEATURES}' column is {other}, not a list of {width} float32"
-            ))),
-        }
-    }
-
-    /// Every row of `parts` (each `cols` wide), one after another; no copy for a single part.
-    fn concat(mut parts: Vec<FloatMatrix>, cols: usize) -> FloatMatrix {
-        if parts.len() == 1 {
-            if let Some(only) = parts.pop() {
-                return only;
-            }
-        }
-        let rows = parts.iter().map(|p| p.rows).sum();
-        let mut values = Vec::with_capacity(rows * cols);
-        for part in &parts {
-            values.extend_from_slice(&part.values);
-        }
-        FloatMatrix {
-            rows,
-            cols,
-            values: values.into(),
-        }
-    }
-
-    /// The named float32 columns of a wide table, interleaved into rows.
-    fn from_wide(batches: &[RecordBatch], names: &[String]) -> Result<Self, WorkerError> {
-        let cols = names.len();
-        let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-        let mut values = vec![0f32; rows * cols];
-        let mut first_row = 0;
-        for batch in batches {
-            for (j, name) in names.iter().enumerate() {
-                let column = batch
-                    .column_by_name(name)
-                    .ok_or_else(|| WorkerError::Invalid(format!("no feature column '{name}'")))?;
-                let column = column.as_primitive_opt::<Float32Type>().ok_or_else(|| {
-                    WorkerError::Invalid(format!("feature column '{name}' is not float32"))
-                })?;
-                for (r, v) in column.values().iter().enumerate() {
-                    values[(first_row + r) * cols + j] = *v;
-                }
-            }
-            first_row += batch.num_rows();
-        }
-        Ok(FloatMatrix {
-            rows,
-            cols,
-            values: values.into(),
-        })
-    }
-
-    /// The columns at `picks`, in that order.
-    fn select(&self, picks: &[usize]) -> FloatMatrix {
-        let mut values = Vec::with_capacity(self.rows * picks.len());
-        for row in self.values.chunks(self.cols.max(1)) {
-            values.extend(picks.iter().map(|&c| row[c]));
-        }
-        FloatMatrix {
-            rows: self.rows,
-            cols: picks.len(),
-            values: values.into(),
-        }
-    }
-
-    /// Each row's L2 norm (summed in f64, as the verifier does, so only rounding differs).
-    fn norms(&self) -> Float32Array {
-        self.values
-            .chunks(self.cols.max(1))
-            .take(self.rows)
-            .map(|row| {
-                let sum: f64 = row.iter().map(|v| f64::from(*v) * f64::from(*v)).sum();
-                sum.sqrt() as f32
-            })
-            .collect()
-    }
-
-    /// The matrix as a wide table of float32 columns named `names` (for verification).
-    pub fn to_batch(&self, names: &[String]) -> Result<RecordBatch, WorkerError> {
-        let cols = self.cols.max(1);
-        let arrays: Vec<ArrayRef> = (0..self.cols)
-            .map(|c| {
-                Arc::new(Float32Array::from_iter_values(
-                    self.values.iter().skip(c).step_by(cols).copied(),
-                )) as ArrayRef
-            })
-            .collect();
-        let fields: Vec<Field> = names
-            .iter()
-            .map(|n| Field::new(n, DataType::Float32, false))
-            .collect();
-        let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
-        Ok(RecordBatch::try_new_with_options(
-            Arc::new(Schema::new(fields)),
-            arrays,
-            &options,
-        )?)
-    }
-}
+pub use formatbench_worker_kit::matrix::FloatMatrix;
 
 /// What a matrix operation returns.
 #[derive(Debug, Clone)]
@@ -330,7 +180,7 @@ impl MatrixPlan {
                     Op::FeatureProject => &self.wanted,
                     _ => &self.features,
                 };
-                FloatMatrix::from_wide(&batches, names)
+                Ok(FloatMatrix::from_wide(&batches, names)?)
             }
             Loaded::Table(batches) => {
                 let parts = batches
@@ -339,9 +189,9 @@ impl MatrixPlan {
                         let column = b.column_by_name(FEATURES).ok_or_else(|| {
                             WorkerError::Invalid(format!("the read has no '{FEATURES}' column"))
                         })?;
-                        FloatMatrix::from_array_column(column, width)
+                        Ok(FloatMatrix::from_array_column(column, width)?)
                     })
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .collect::<Result<Vec<_>, WorkerError>>()?;
                 Ok(FloatMatrix::concat(parts, width))
             }
         }

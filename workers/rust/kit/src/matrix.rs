@@ -2,7 +2,7 @@
 //! names the feature columns it needs, the array layout reads its one list field.
 
 use crate::execute::{Backend, Context, Request};
-use crate::layout::FEATURES;
+use crate::layout::{FEATURES, PACKED_SEPARATOR};
 use crate::KitError;
 use arrow::array::{Array, ArrayRef, AsArray, Float32Array, RecordBatch, RecordBatchOptions};
 use arrow::buffer::ScalarBuffer;
@@ -25,7 +25,14 @@ pub struct FloatMatrix {
 impl FloatMatrix {
     /// The values of a `FixedSizeList<float32, width>` column (its child buffer, shared).
     pub fn from_list(column: &ArrayRef, width: usize) -> Result<Self, KitError> {
+        Self::from_array_column(column, width)
+    }
+
+    /// The values of an array-layout column: a fixed-size list (its child buffer, shared) or
+    /// packed text (parsed).
+    pub fn from_array_column(column: &ArrayRef, width: usize) -> Result<Self, KitError> {
         match column.data_type() {
+            DataType::Utf8 => Self::from_packed_text(column.as_string::<i32>(), width),
             DataType::FixedSizeList(_, size) if *size as usize == width => {
                 let list = column.as_fixed_size_list();
                 let child = list
@@ -45,7 +52,33 @@ impl FloatMatrix {
         }
     }
 
-    fn concat(mut parts: Vec<FloatMatrix>, cols: usize) -> FloatMatrix {
+    fn from_packed_text(cells: &arrow::array::StringArray, width: usize) -> Result<Self, KitError> {
+        let rows = cells.len();
+        let mut values = Vec::with_capacity(rows * width);
+        for cell in cells.iter() {
+            let before = values.len();
+            for text in cell.unwrap_or_default().split(PACKED_SEPARATOR) {
+                let value = text.parse::<f32>().map_err(|_| {
+                    KitError::Invalid(format!("'{text}' in a packed cell is no float"))
+                })?;
+                values.push(value);
+            }
+            if values.len() - before != width {
+                return Err(KitError::Invalid(format!(
+                    "a packed cell holds {} values, not {width}",
+                    values.len() - before
+                )));
+            }
+        }
+        Ok(FloatMatrix {
+            rows,
+            cols: width,
+            values: values.into(),
+        })
+    }
+
+    /// Every row of `parts` (each `cols` wide), one after another; no copy for a single part.
+    pub fn concat(mut parts: Vec<FloatMatrix>, cols: usize) -> FloatMatrix {
         if parts.len() == 1 {
             if let Some(only) = parts.pop() {
                 return only;
@@ -64,7 +97,7 @@ impl FloatMatrix {
     }
 
     /// The named float32 columns of a wide table, interleaved into rows.
-    fn from_wide(batches: &[RecordBatch], names: &[String]) -> Result<Self, KitError> {
+    pub fn from_wide(batches: &[RecordBatch], names: &[String]) -> Result<Self, KitError> {
         let cols = names.len();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         let mut values = vec![0f32; rows * cols];
@@ -88,7 +121,8 @@ impl FloatMatrix {
         })
     }
 
-    fn select(&self, picks: &[usize]) -> FloatMatrix {
+    /// The columns at `picks`, in that order.
+    pub fn select(&self, picks: &[usize]) -> FloatMatrix {
         let mut values = Vec::with_capacity(self.rows * picks.len());
         for row in self.values.chunks(self.cols.max(1)) {
             values.extend(picks.iter().map(|&c| row[c]));
@@ -100,7 +134,8 @@ impl FloatMatrix {
         }
     }
 
-    fn norms(&self) -> Float32Array {
+    /// Each row's L2 norm (summed in f64, as the verifier does, so only rounding differs).
+    pub fn norms(&self) -> Float32Array {
         self.values
             .chunks(self.cols.max(1))
             .take(self.rows)
