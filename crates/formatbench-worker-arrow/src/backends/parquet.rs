@@ -8,7 +8,7 @@ use crate::rows::index_mask;
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::compute::{concat_batches, take_record_batch};
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::Schema;
 use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
@@ -45,9 +45,14 @@ fn properties(
             let mut builder = builder
                 .set_compression(Compression::ZSTD(level))
                 .set_dictionary_enabled(false);
-            for field in schema.fields() {
-                if matches!(field.data_type(), DataType::Float32 | DataType::Float64) {
-                    let path = ColumnPath::new(vec![field.name().clone()]);
+            // Every float leaf, nested ones included (the array layout's list items).
+            let leaves = parquet::arrow::ArrowSchemaConverter::new().convert(schema)?;
+            for column in leaves.columns() {
+                if matches!(
+                    column.physical_type(),
+                    parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
+                ) {
+                    let path = column.path().clone();
                     builder = builder.set_column_encoding(path, Encoding::BYTE_STREAM_SPLIT);
                 }
             }

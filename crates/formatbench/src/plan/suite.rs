@@ -33,6 +33,9 @@ pub struct Suite {
     #[serde(default = "wide")]
     pub layouts: Vec<String>,
     pub rounds: Option<u32>,
+    /// At most this many measured samples per cell (`--samples`), for suites with many
+    /// competitors, where a full balanced block (2n rounds) would take hours.
+    pub samples: Option<u32>,
     pub warmup: Option<u32>,
     #[serde(default)]
     pub quick: Quick,
@@ -42,6 +45,8 @@ pub struct Suite {
 #[serde(deny_unknown_fields)]
 pub struct Quick {
     pub rounds: Option<u32>,
+    /// At most this many measured samples per cell under `--quick` (`--samples`).
+    pub samples: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

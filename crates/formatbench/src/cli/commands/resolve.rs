@@ -221,7 +221,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         .or(quick_rounds)
         .or_else(|| suite.and_then(|s| s.rounds))
         .unwrap_or(DEFAULT_BLOCKS);
-    if blocks == 0 || args.samples == Some(0) {
+    if blocks == 0 || args.samples == Some(0) || suite.and_then(|s| s.samples) == Some(0) {
         return Err(Error::Input(
             "--rounds 0 or --samples 0: at least one measured sample per cell is needed".into(),
         ));
@@ -232,7 +232,15 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         competitors: competitors(suite, args)?,
         ops: ops(suite, args)?,
         blocks,
-        max_rounds: args.samples,
+        max_rounds: args.samples.or_else(|| {
+            suite.and_then(|s| {
+                if args.quick {
+                    s.quick.samples.or(s.samples)
+                } else {
+                    s.samples
+                }
+            })
+        }),
         caches: crate::run::parse_cache(&args.cache)?,
         min_sample_s: args.min_sample_ms / 1000.0,
         warmup: args
