@@ -181,9 +181,57 @@ pub(super) fn against_floor(summary: &RunSummary) -> Vec<Table> {
     tables
 }
 
-/// Both comparisons, in report order.
+const ACCESS_LEGEND: &str = "the study's access-path check: `matrix` should cost about a full `read`, and `random_rows` no more than `matrix`; a ratio above 3 (flagged !) means the reader asks the library for far more than the operation needs";
+
+/// The access-path check per layout, for datasets with matrix operations.
+pub(super) fn access_paths(summary: &RunSummary) -> Vec<Table> {
+    let cells = cells(summary);
+    let mut tables: BTreeMap<String, Table> = BTreeMap::new();
+    for ((dataset, backend, profile, layout), ops) in &cells {
+        let ratio = |top: &str, bottom: &str| {
+            ops.get(top)
+                .zip(ops.get(bottom))
+                .and_then(|(t, b)| Some(median(t)? / median(b)?))
+        };
+        let checks = [ratio("matrix", "read"), ratio("random_rows", "matrix")];
+        if checks.iter().all(Option::is_none) {
+            continue;
+        }
+        let mut row = vec![backend.clone(), profile.clone(), layout.clone()];
+        for check in checks {
+            row.push(check.map_or_else(
+                || format::DASH.to_string(),
+                |r| {
+                    let flag = if r > ACCESS_LIMIT { " !" } else { "" };
+                    format!("{}{flag}", format::ratio(r))
+                },
+            ));
+        }
+        tables
+            .entry(dataset.clone())
+            .or_insert_with(|| Table {
+                title: format!("{dataset}: access-path check"),
+                legend: ACCESS_LEGEND,
+                headers: ["backend", "profile", "layout", "matrix ÷ read", "random_rows ÷ matrix"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                text_columns: 3,
+                rows: Vec::new(),
+            })
+            .rows
+            .push(row);
+    }
+    tables.into_values().collect()
+}
+
+/// The study's limit for the access-path check.
+const ACCESS_LIMIT: f64 = 3.0;
+
+/// Every comparison, in report order.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
     let mut out = array_vs_wide(summary);
     out.extend(against_floor(summary));
+    out.extend(access_paths(summary));
     out
 }

@@ -103,12 +103,17 @@ pub fn to_array_as(
     }
     let width = features.len();
     let mut values = vec![0f32; batch.num_rows() * width];
-    for (j, &c) in features.iter().enumerate() {
-        let column = batch.column(c).as_primitive::<Float32Type>();
-        for (r, v) in column.values().iter().enumerate() {
-            values[r * width + j] = *v;
-        }
-    }
+    let columns: Vec<&[f32]> = features
+        .iter()
+        .map(|&c| {
+            batch
+                .column(c)
+                .as_primitive::<Float32Type>()
+                .values()
+                .as_ref()
+        })
+        .collect();
+    crate::matrix::interleave(&columns, &mut values);
     let list: ArrayRef = match form {
         ArrayForm::FixedList => Arc::new(FixedSizeListArray::try_new(
             list_field(),
