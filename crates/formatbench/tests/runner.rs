@@ -139,10 +139,10 @@ fn a_small_default_matrix_verifies_every_cell() {
         .iter()
         .filter(|s| s.status == SampleStatus::Unsupported)
         .collect();
-    // One block: writes have 6 competitors (12 rounds), reads 7 (14 rounds) for 5 read ops.
+    // One block: writes have 7 competitors (14 rounds), reads 8 (16 rounds) for 5 read ops.
     assert_eq!(
         ok,
-        6 * 12 + 5 * 7 * 14,
+        7 * 14 + 5 * 8 * 16,
         "every claimed cell measured 2n times"
     );
     // Each competitor takes each position exactly twice in its group.

@@ -36,7 +36,14 @@ impl Csv {
         projection: Option<Vec<usize>>,
         bounds: Option<(usize, usize)>,
     ) -> Result<Vec<RecordBatch>, WorkerError> {
-        let file = File::open(data_file(dir, "csv"))?;
+        let gzipped = data_file(dir, parallel::GZIP_EXTENSION);
+        let file: Box<dyn std::io::Read> = if gzipped.exists() {
+            Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(
+                File::open(gzipped)?,
+            )))
+        } else {
+            Box::new(File::open(data_file(dir, "csv"))?)
+        };
         let mut builder = ReaderBuilder::new(ctx.schema.clone())
             .with_header(true)
             .with_batch_size(BATCH_ROWS);
@@ -148,13 +155,14 @@ impl Backend for Csv {
         "csv"
     }
     fn about(&self) -> &'static str {
-        "CSV text via arrow-csv (header, schema given, 1 Ki-row batches)"
+        "CSV text via arrow-csv (header, schema given, 1 Ki-row batches; compact: gzip)"
     }
     fn array_form(&self) -> Option<crate::layout::ArrayForm> {
         Some(crate::layout::ArrayForm::PackedText)
     }
     fn profiles(&self) -> &'static [&'static str] {
-        &["default"]
+        // `compact` is the layout study's: the same text, gzip-compressed.
+        &["default", "compact"]
     }
     fn ops(&self) -> &'static [Op] {
         &ALL_OPS
@@ -174,8 +182,24 @@ impl Backend for Csv {
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
+        let gzip = ctx.profile == "compact";
         if ctx.threads > 1 {
-            return parallel::write(ctx.threads, batches, &data_file(dir, "csv"));
+            let path = data_file(
+                dir,
+                if gzip {
+                    parallel::GZIP_EXTENSION
+                } else {
+                    "csv"
+                },
+            );
+            return parallel::write(ctx.threads, batches, &path, gzip);
+        }
+        if gzip {
+            let file = File::create(data_file(dir, parallel::GZIP_EXTENSION))?;
+            let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            text::write(batches, ctx.schema, &mut encoder)?;
+            encoder.finish()?;
+            return Ok(());
         }
         text::write(batches, ctx.schema, File::create(data_file(dir, "csv"))?)
     }
@@ -234,8 +258,14 @@ impl Backend for Csv {
         })
     }
 
-    fn settings(&self, _ctx: &Context, _dir: &Path) -> BTreeMap<String, String> {
+    fn settings(&self, ctx: &Context, _dir: &Path) -> BTreeMap<String, String> {
+        let compression = if ctx.profile == "compact" {
+            "gzip level 6 (flate2; one member per writing thread)"
+        } else {
+            "none"
+        };
         BTreeMap::from([
+            ("compression".into(), compression.into()),
             ("header".into(), "true".into()),
             (
                 "library".into(),

@@ -212,10 +212,16 @@ pub(super) fn access_paths(summary: &RunSummary) -> Vec<Table> {
             .or_insert_with(|| Table {
                 title: format!("{dataset}: access-path check"),
                 legend: ACCESS_LEGEND,
-                headers: ["backend", "profile", "layout", "matrix ÷ read", "random_rows ÷ matrix"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
+                headers: [
+                    "backend",
+                    "profile",
+                    "layout",
+                    "matrix ÷ read",
+                    "random_rows ÷ matrix",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
                 text_columns: 3,
                 rows: Vec::new(),
             })

@@ -8,7 +8,7 @@ use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::csv::ReaderBuilder;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 /// Offsets that cut `body` into at most `parts` chunks of whole lines.
@@ -29,16 +29,40 @@ fn line_cuts(body: &[u8], parts: usize) -> Vec<usize> {
 /// A CSV artifact mapped into memory, when it holds no quote: a quoted field may contain a
 /// newline, and line-based access (chunks, skipping) could then start inside a record.
 pub struct Unquoted {
-    map: memmap2::Mmap,
+    map: Text,
     body_start: usize,
+}
+
+/// The file's text: mapped, or decompressed into memory (gzip).
+enum Text {
+    Mapped(memmap2::Mmap),
+    Inflated(Vec<u8>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Text::Mapped(map) => map,
+            Text::Inflated(bytes) => bytes,
+        }
+    }
 }
 
 impl Unquoted {
     pub fn open(dir: &Path) -> Result<Option<Unquoted>, WorkerError> {
-        let file = File::open(data_file(dir, "csv"))?;
-        // SAFETY: the artifact is private to this run and not modified while mapped.
-        // Populated: one fault-in pass by the kernel instead of a fault per page.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+        let gzipped = data_file(dir, GZIP_EXTENSION);
+        let map = if gzipped.exists() {
+            let mut bytes = Vec::new();
+            flate2::read::MultiGzDecoder::new(std::io::BufReader::new(File::open(gzipped)?))
+                .read_to_end(&mut bytes)?;
+            Text::Inflated(bytes)
+        } else {
+            let file = File::open(data_file(dir, "csv"))?;
+            // SAFETY: the artifact is private to this run and not modified while mapped.
+            // Populated: one fault-in pass by the kernel instead of a fault per page.
+            Text::Mapped(unsafe { memmap2::MmapOptions::new().populate().map(&file)? })
+        };
         if memchr::memchr(b'"', &map).is_some() {
             return Ok(None);
         }
@@ -82,11 +106,28 @@ pub fn parse(
 }
 
 /// Formats `threads` row ranges in parallel, then writes them in order.
-pub fn write(threads: usize, batches: &[RecordBatch], path: &Path) -> Result<(), WorkerError> {
+/// The gzip-compressed file's extension (profile `compact`).
+pub const GZIP_EXTENSION: &str = "csv.gz";
+
+/// Writes the text on `threads` threads; with `gzip`, each thread compresses its part into a
+/// gzip member of its own (a multi-member file, which every gzip reader reads as one stream).
+pub fn write(
+    threads: usize,
+    batches: &[RecordBatch],
+    path: &Path,
+    gzip: bool,
+) -> Result<(), WorkerError> {
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     let parts = threads.clamp(1, rows.max(1));
     let texts = on_threads(parts, |p| {
-        super::text::rows_text(batches, rows * p / parts, rows * (p + 1) / parts, p == 0)
+        let text =
+            super::text::rows_text(batches, rows * p / parts, rows * (p + 1) / parts, p == 0)?;
+        if !gzip {
+            return Ok(text);
+        }
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&text)?;
+        Ok(encoder.finish()?)
     })?;
     let mut file = File::create(path)?;
     for text in texts {
