@@ -6,11 +6,10 @@ mod vortex_backend;
 use formatbench_worker_kit::Backend;
 
 fn backends() -> Vec<&'static dyn Backend> {
-    #[allow(unused_mut)]
-    let mut out: Vec<&'static dyn Backend> = Vec::new();
-    #[cfg(feature = "vortex")]
-    out.push(&vortex_backend::Vortex);
-    out
+    vec![
+        #[cfg(feature = "vortex")]
+        &vortex_backend::Vortex,
+    ]
 }
 
 fn main() {
@@ -29,9 +28,8 @@ fn main() {
 
 /// The backends this build left out, by the cargo feature that adds each.
 fn built_without() -> Vec<&'static str> {
-    #[allow(unused_mut)]
-    let mut out = Vec::new();
-    #[cfg(not(feature = "vortex"))]
-    out.push("vortex");
-    out
+    vec![
+        #[cfg(not(feature = "vortex"))]
+        "vortex",
+    ]
 }

@@ -24,7 +24,9 @@ use vortex::array::iter::ArrayIteratorAdapter;
 use vortex::arrow::ArrowSessionExt;
 use vortex::buffer::Buffer;
 use vortex::compressor::BtrBlocksCompressorBuilder;
-use vortex::file::{OpenOptionsSessionExt, VortexFile, WriteOptionsSessionExt, WriteStrategyBuilder};
+use vortex::file::{
+    OpenOptionsSessionExt, VortexFile, WriteOptionsSessionExt, WriteStrategyBuilder,
+};
 use vortex::io::runtime::current::{CurrentThreadRuntime, CurrentThreadWorkerPool};
 use vortex::io::runtime::BlockingRuntime;
 use vortex::io::session::RuntimeSessionExt;
@@ -190,13 +192,10 @@ fn scan(
 ) -> Result<Vec<RecordBatch>, KitError> {
     let mut builder = file.scan().map_err(library)?;
     if let Some(names) = names {
-        let projection = select(
-            names.iter().map(String::as_str).collect::<Vec<_>>(),
-            root(),
-        )
-        .bind(file.dtype())
-        .and_then(|e| e.optimize_recursive())
-        .map_err(library)?;
+        let projection = select(names.iter().map(String::as_str).collect::<Vec<_>>(), root())
+            .bind(file.dtype())
+            .and_then(|e| e.optimize_recursive())
+            .map_err(library)?;
         builder = builder.with_projection(projection);
     }
     if let Some(rows) = rows {
@@ -251,12 +250,7 @@ fn take(
 }
 
 impl Vortex {
-    fn do_write(
-        &self,
-        ctx: &Context,
-        batches: &[RecordBatch],
-        dir: &Path,
-    ) -> Result<(), KitError> {
+    fn do_write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
         let vx = vx(ctx.threads)?;
         check_types(vx, ctx.schema)?;
         let dtype = vx
@@ -266,8 +260,9 @@ impl Vortex {
             .map_err(library)?;
         let session = vx.session.clone();
         let schema = ctx.schema.clone();
-        let chunks = batches
-            .to_vec()
+        // The writer wants a 'static iterator: the batches are cloned (their buffers shared).
+        let owned: Vec<RecordBatch> = batches.to_vec();
+        let chunks = owned
             .into_iter()
             .map(move |b| session.arrow().from_arrow_record_batch(b, &schema));
         let mut options = vx.session.write_options();
@@ -297,7 +292,10 @@ impl Vortex {
         let vx = vx(ctx.threads)?;
         let file = open(vx, dir)?;
         match request {
-            Request::All => Ok((scan(vx, &file, ctx.schema, None, None)?, "scan, every column")),
+            Request::All => Ok((
+                scan(vx, &file, ctx.schema, None, None)?,
+                "scan, every column",
+            )),
             Request::Columns(names) => {
                 let schema = projected(ctx.schema, names)?;
                 Ok((
@@ -452,5 +450,84 @@ impl Backend for Vortex {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use arrow::array::{DurationSecondArray, Float32Array, Int64Array};
+
+    fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
+        Context {
+            profile,
+            layout: WIDE,
+            schema,
+            threads: 2,
+        }
+    }
+
+    #[test]
+    fn a_type_vortex_cannot_store_is_unsupported() {
+        let schema: SchemaRef = Arc::new(Schema::new(vec![Field::new(
+            "d",
+            DataType::Duration(arrow::datatypes::TimeUnit::Second),
+            false,
+        )]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(DurationSecondArray::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("vortex-unsupported-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = Vortex
+            .write(&ctx(&schema, "default"), &[batch], &dir)
+            .unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        match err {
+            KitError::Unsupported(reason) => assert!(reason.contains("column 'd'"), "{reason}"),
+            other => panic!("expected unsupported, got {other}"),
+        }
+    }
+
+    #[test]
+    fn take_keeps_the_request_order_and_duplicates() {
+        let schema: SchemaRef = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, false),
+            Field::new("f", DataType::Float32, false),
+        ]));
+        let n = 20_000i64;
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from_iter_values(0..n)),
+                Arc::new(Float32Array::from_iter_values(
+                    (0..n).map(|v| v as f32 * 0.5),
+                )),
+            ],
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("vortex-take-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = ctx(&schema, "compact");
+        Vortex.write(&c, &[batch], &dir).unwrap();
+        let rows = [19_999u64, 3, 8_192, 3, 0];
+        let names = ["f".to_string()];
+        let (batches, _) = Vortex
+            .read(&c, &dir, Request::Take(&rows, Some(&names)))
+            .unwrap();
+        let (all, _) = Vortex.read(&c, &dir, Request::All).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let got = batches[0]
+            .column(0)
+            .as_any()
+            .downcast_ref::<Float32Array>()
+            .unwrap()
+            .values()
+            .to_vec();
+        assert_eq!(got, vec![9_999.5, 1.5, 4_096.0, 1.5, 0.0]);
+        assert_eq!(all.iter().map(|b| b.num_rows()).sum::<usize>(), n as usize);
     }
 }
