@@ -58,7 +58,11 @@ fn open(ctx: &Context, dir: &Path) -> Result<Dataset, KitError> {
         .map_err(library)
 }
 
-fn scan(ctx: &Context, ds: &Dataset, columns: Option<&[String]>) -> Result<Vec<RecordBatch>, KitError> {
+fn scan(
+    ctx: &Context,
+    ds: &Dataset,
+    columns: Option<&[String]>,
+) -> Result<Vec<RecordBatch>, KitError> {
     runtime(ctx.threads)?.block_on(async {
         let mut scanner = ds.scan();
         if let Some(columns) = columns {
@@ -99,10 +103,8 @@ impl Backend for Lance {
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
-        let reader = RecordBatchIterator::new(
-            batches.to_vec().into_iter().map(Ok),
-            ctx.schema.clone(),
-        );
+        let reader =
+            RecordBatchIterator::new(batches.to_vec().into_iter().map(Ok), ctx.schema.clone());
         let params = WriteParams {
             mode: WriteMode::Create,
             ..Default::default()
@@ -149,7 +151,12 @@ impl Backend for Lance {
                         known(ctx.schema, names)?;
                         names.to_vec()
                     }
-                    None => ctx.schema.fields().iter().map(|f| f.name().clone()).collect(),
+                    None => ctx
+                        .schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().clone())
+                        .collect(),
                 };
                 let projection = ProjectionRequest::from_columns(names.iter(), ds.schema());
                 let batch = runtime(ctx.threads)?
