@@ -132,19 +132,44 @@ fn read_values(
     offset: usize,
     count: usize,
 ) -> Result<MatrixData, WorkerError> {
-    fn fill<T: Default + Clone>(
+    fn fill<T: Copy>(
         file: &File,
         offset: usize,
         count: usize,
         width: usize,
     ) -> std::io::Result<Vec<T>> {
-        let mut values = vec![T::default(); count];
-        // SAFETY: T is f32 or f64, for which every bit pattern is a valid value; the byte view
-        // covers exactly the vector's initialised storage.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), count * width)
-        };
-        file.read_exact_at(bytes, offset as u64)?;
+        // Not zeroed first: zeroing a fresh 65 MB vector cost about as much as the read (the
+        // floor must not pay for work a reader need not do; the IPC reader skips it too).
+        let mut values: Vec<T> = Vec::with_capacity(count);
+        let total = count * width;
+        let base = values.as_mut_ptr().cast::<u8>();
+        let mut done = 0usize;
+        while done < total {
+            // SAFETY: pread writes at most `total - done` bytes at `base + done`, inside the
+            // vector's allocation of `count` elements; no Rust reference to the uninitialised
+            // bytes exists while it does.
+            let n = unsafe {
+                libc::pread(
+                    std::os::fd::AsRawFd::as_raw_fd(file),
+                    base.add(done).cast::<libc::c_void>(),
+                    total - done,
+                    (offset + done) as libc::off_t,
+                )
+            };
+            match n {
+                n if n > 0 => done += n as usize,
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                _ => {
+                    let e = std::io::Error::last_os_error();
+                    if e.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        // SAFETY: pread filled all `count * width` bytes, and T is f32 or f64, for which every
+        // bit pattern is a valid value.
+        unsafe { values.set_len(count) };
         Ok(values)
     }
     Ok(match header.dtype {
