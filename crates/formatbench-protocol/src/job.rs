@@ -30,6 +30,9 @@ pub enum Op {
     Mixed,
     /// Feature matrices: the matrix, then each row's L2 norm.
     VectorNorm,
+    /// Tables of files (Delta): open the table and stop after the first row that is not
+    /// deleted; which row that is, is the reader's choice.
+    FirstRow,
 }
 
 /// The table operations: what "all" means for a suite or `--ops`.
@@ -52,6 +55,10 @@ pub const MATRIX_OPS: [Op; 5] = [
     Op::VectorNorm,
 ];
 
+/// The operations on tables of files with deletion vectors (the Delta reader study); `--ops
+/// delta` names them.
+pub const DELTA_OPS: [Op; 4] = [Op::FirstRow, Op::Read, Op::Scan, Op::Project];
+
 impl Op {
     pub fn name(self) -> &'static str {
         match self {
@@ -66,6 +73,7 @@ impl Op {
             Op::FeatureProject => "feature_project",
             Op::Mixed => "mixed",
             Op::VectorNorm => "vector_norm",
+            Op::FirstRow => "first_row",
         }
     }
 
@@ -84,19 +92,16 @@ impl fmt::Display for Op {
 impl FromStr for Op {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ALL_OPS
-            .iter()
-            .chain(MATRIX_OPS.iter())
-            .copied()
-            .find(|op| op.name() == s)
-            .ok_or_else(|| {
-                let known: Vec<&str> = ALL_OPS
-                    .iter()
-                    .chain(MATRIX_OPS.iter())
-                    .map(|op| op.name())
-                    .collect();
-                format!("unknown operation '{s}' (known: {})", known.join(", "))
-            })
+        let every = || {
+            ALL_OPS
+                .iter()
+                .chain(MATRIX_OPS.iter())
+                .chain(std::iter::once(&Op::FirstRow))
+        };
+        every().copied().find(|op| op.name() == s).ok_or_else(|| {
+            let known: Vec<&str> = every().map(|op| op.name()).collect();
+            format!("unknown operation '{s}' (known: {})", known.join(", "))
+        })
     }
 }
 
@@ -126,9 +131,52 @@ pub struct OpParams {
     /// `take`, `random_rows`, `mixed`: row positions, distinct, in request order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<u64>>,
+    /// Tables of files (Delta): how the writer splits the table and which rows it deletes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<FileSplit>,
+    /// The column that orders the source's rows. A backend whose reads keep no row order sorts
+    /// its result by it after the timer, before the digest and the verification output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_by: Option<String>,
     /// Backend-specific knobs (e.g. the self-test worker's allocation size).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, String>,
+}
+
+/// How a table of files is laid out: the source, in order, cut into `files` runs of rows of
+/// nearly equal length, one file each; with `deletions`, one row of every file is then deleted
+/// through a deletion vector ([`FileSplit::deleted_rows`] says which). Writers and the verifier
+/// both follow this, so the rows a reader must leave out are known before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSplit {
+    pub files: u64,
+    #[serde(default)]
+    pub deletions: bool,
+}
+
+impl FileSplit {
+    /// The `[start, end)` rows of each file of a table of `rows` rows; never an empty file.
+    pub fn bounds(&self, rows: u64) -> Vec<(u64, u64)> {
+        let files = self.files.clamp(1, rows.max(1));
+        (0..files)
+            .map(|i| (i * rows / files, (i + 1) * rows / files))
+            .filter(|(start, end)| start < end)
+            .collect()
+    }
+
+    /// The deleted row of each file, as a position in the source (sorted); none without
+    /// `deletions`. The row within file `i` is spread by a fixed multiplier, so deletions fall
+    /// at the start, the middle and the end of files alike.
+    pub fn deleted_rows(&self, rows: u64) -> Vec<u64> {
+        if !self.deletions {
+            return Vec::new();
+        }
+        self.bounds(rows)
+            .iter()
+            .enumerate()
+            .map(|(i, (start, end))| start + (i as u64 * 7_919 + 13) % (end - start))
+            .collect()
+    }
 }
 
 /// What the runner asks of a worker for one sample.
@@ -173,4 +221,51 @@ pub struct Job {
 
 fn default_max_calls() -> u64 {
     1000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_split_covers_every_row_once_and_deletes_one_row_per_file() {
+        let split = FileSplit {
+            files: 200,
+            deletions: true,
+        };
+        let bounds = split.bounds(200_000);
+        assert_eq!(bounds.len(), 200);
+        assert_eq!(bounds.first(), Some(&(0, 1_000)));
+        assert_eq!(bounds.last(), Some(&(199_000, 200_000)));
+        assert!(bounds.windows(2).all(|w| w[0].1 == w[1].0));
+        let deleted = split.deleted_rows(200_000);
+        assert_eq!(deleted.len(), 200);
+        for ((start, end), row) in bounds.iter().zip(&deleted) {
+            assert!(start <= row && row < end);
+        }
+        // Spread within files: not all at the same offset.
+        let offsets: std::collections::BTreeSet<u64> = bounds
+            .iter()
+            .zip(&deleted)
+            .map(|((s, _), r)| r - s)
+            .collect();
+        assert!(offsets.len() > 100);
+    }
+
+    #[test]
+    fn a_split_of_fewer_rows_than_files_has_one_row_per_file() {
+        let split = FileSplit {
+            files: 200,
+            deletions: false,
+        };
+        assert_eq!(split.bounds(3), vec![(0, 1), (1, 2), (2, 3)]);
+        assert!(split.deleted_rows(3).is_empty());
+        assert_eq!(split.bounds(0), Vec::<(u64, u64)>::new());
+    }
+
+    #[test]
+    fn first_row_parses_by_name() {
+        assert_eq!("first_row".parse::<Op>(), Ok(Op::FirstRow));
+        assert!("nope".parse::<Op>().unwrap_err().contains("first_row"));
+    }
 }

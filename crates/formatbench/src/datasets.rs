@@ -5,6 +5,7 @@ mod generate;
 mod ingest;
 mod rng;
 mod spec;
+mod words;
 
 pub use generate::{generate, ColumnGenerator};
 pub use ingest::ingest;

@@ -105,6 +105,8 @@ struct DescribedBackend {
     about: String,
     version: Option<String>,
     unavailable: Option<String>,
+    #[serde(flatten)]
+    table: crate::run::TableTraits,
 }
 
 /// Describes a native worker program of its own (the heavy workers).
@@ -167,6 +169,7 @@ fn describe_worker(
             version: b.version,
             hidden: false,
             available: b.unavailable.map_or(Ok(()), Err),
+            table: b.table,
         })
         .collect())
 }

@@ -5,7 +5,7 @@ mod inputs;
 mod schedule;
 mod suite;
 
-pub use inputs::OpInputs;
+pub use inputs::{OpInputs, DEFAULT_FILES};
 pub use schedule::{balanced_orders, slots, Slot};
 pub use suite::{builtin_suite, load_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
@@ -50,4 +50,11 @@ pub struct Plan {
     pub timeout: Duration,
     /// Seeds the choice of projected columns and taken rows.
     pub seed: u64,
+    /// Tables of files (Delta): files each table is cut into.
+    #[serde(default = "default_files")]
+    pub files: u64,
+}
+
+fn default_files() -> u64 {
+    DEFAULT_FILES
 }

@@ -7,11 +7,23 @@ mod compare;
 mod expected;
 
 pub use compare::{compare, Verification};
-pub use expected::expected_batches;
+pub use expected::{expected_batches, BatchStream};
 
 use crate::Error;
+use arrow::array::{Array, AsArray};
 use formatbench_protocol::{Op, OpParams};
+use formatbench_worker_arrow::rows::canonical_order;
 use std::path::Path;
+
+/// How a result's rows are compared with the source's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowOrder {
+    /// In the order the operation defines.
+    Defined,
+    /// As a set: the reader keeps no row order (Delta), so both sides are put in canonical
+    /// order (by the params' `order_by` column, else by every column) first.
+    Any,
+}
 
 /// Checks the Arrow IPC file a worker wrote (`actual`) against the source.
 pub fn verify_output(
@@ -20,18 +32,81 @@ pub fn verify_output(
     params: &OpParams,
     actual: &Path,
     float_tolerance: Option<f64>,
+    order: RowOrder,
 ) -> Result<Verification, Error> {
-    let (expected_schema, expected) = expected_batches(source, op, params)?;
     let file = std::fs::File::open(actual)
         .map_err(|e| Error::Io(format!("the worker wrote no verification output: {e}")))?;
     let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
         .map_err(|e| Error::Io(format!("unreadable verification output: {e}")))?;
     let actual_schema = reader.schema();
+    let mut actual: Vec<_> = reader.collect::<Result<_, _>>()?;
+    let (expected_schema, expected) = if op == Op::FirstRow {
+        match first_row_expected(source, params, &actual)? {
+            Ok(expected) => expected,
+            Err(reason) => {
+                return Ok(Verification {
+                    ok: false,
+                    reason: Some(reason),
+                    representation: Vec::new(),
+                    rows: actual.iter().map(|b| b.num_rows() as u64).sum(),
+                })
+            }
+        }
+    } else {
+        expected_batches(source, op, params)?
+    };
+    let expected: BatchStream = if order == RowOrder::Any {
+        let lead = params.order_by.as_deref();
+        let all: Vec<_> = expected.collect::<Result<_, _>>()?;
+        actual = canonical_order(&actual, lead)?;
+        Box::new(canonical_order(&all, lead)?.into_iter().map(Ok))
+    } else {
+        expected
+    };
     compare(
         &expected_schema,
         expected,
         &actual_schema,
-        Box::new(reader.map(|b| b.map_err(Error::from))),
+        Box::new(actual.into_iter().map(Ok)),
         float_tolerance,
     )
+}
+
+/// What `first_row` must return: the source's row with the index value the reader returned,
+/// unless that row is deleted (then nothing, and the one row returned fails the comparison);
+/// `Ok(Err(reason))` when the result is not one row with an index value.
+#[allow(clippy::type_complexity)]
+fn first_row_expected(
+    source: &Path,
+    params: &OpParams,
+    actual: &[arrow::array::RecordBatch],
+) -> Result<Result<(arrow::datatypes::SchemaRef, BatchStream), String>, Error> {
+    let column = params.order_by.clone().ok_or_else(|| {
+        Error::Input("'first_row' needs an index column to find the row it returned".into())
+    })?;
+    let rows: usize = actual.iter().map(|b| b.num_rows()).sum();
+    let returned = actual
+        .iter()
+        .find(|b| b.num_rows() > 0)
+        .and_then(|b| b.column_by_name(&column).cloned());
+    let value = match returned {
+        Some(values) if rows == 1 => {
+            let values = arrow::compute::cast(&values, &arrow::datatypes::DataType::Int64)?;
+            let values = values.as_primitive::<arrow::datatypes::Int64Type>();
+            (!values.is_null(0)).then(|| values.value(0))
+        }
+        _ => None,
+    };
+    let Some(value) = value else {
+        return Ok(Err(format!(
+            "'first_row' returned {rows} rows, not one with a '{column}' value"
+        )));
+    };
+    let mut by_value = params.clone();
+    by_value.range = Some(formatbench_protocol::RangeSpec::Index {
+        column,
+        start: value,
+        end: value.saturating_add(1),
+    });
+    expected_batches(source, Op::Range, &by_value).map(Ok)
 }

@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use formatbench::datasets::Source;
 use formatbench::plan::OpInputs;
-use formatbench::verify::verify_output;
+use formatbench::verify::{verify_output, RowOrder};
 use formatbench_protocol::{AnswerStatus, Job, Op, PROTOCOL_VERSION};
 use formatbench_worker_arrow::{execute, BACKENDS};
 use std::path::Path;
@@ -118,7 +118,15 @@ fn round_trip_all(source: &Source, dir: &Path, threads: u32) -> Vec<String> {
                 assert!(answer.digest.is_some(), "{cell}: digest");
                 let tolerance = backend.lossy().then_some(1e-9);
                 let out = j.verify_out.clone().unwrap();
-                let verdict = verify_output(&source.path, op, &j.params, &out, tolerance).unwrap();
+                let verdict = verify_output(
+                    &source.path,
+                    op,
+                    &j.params,
+                    &out,
+                    tolerance,
+                    RowOrder::Defined,
+                )
+                .unwrap();
                 assert!(verdict.ok, "{cell}: {:?}", verdict.reason);
                 let expected_rows = match op {
                     Op::Take => inputs.take.len() as u64,

@@ -6,8 +6,8 @@ mod common;
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringViewArray};
 use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema};
-use formatbench::verify::verify_output;
-use formatbench_protocol::{Op, OpParams};
+use formatbench::verify::{verify_output, RowOrder};
+use formatbench_protocol::{FileSplit, Op, OpParams};
 use formatbench_worker_arrow::source::{read_all, write_ipc};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,9 +25,20 @@ fn check(
     actual: &RecordBatch,
     dir: &Path,
 ) -> formatbench::verify::Verification {
+    check_in(source, op, params, actual, dir, RowOrder::Defined)
+}
+
+fn check_in(
+    source: &Path,
+    op: Op,
+    params: &OpParams,
+    actual: &RecordBatch,
+    dir: &Path,
+    order: RowOrder,
+) -> formatbench::verify::Verification {
     let out = dir.join("actual.arrow");
     write_ipc(&out, &actual.schema(), std::slice::from_ref(actual)).unwrap();
-    verify_output(source, op, params, &out, None).unwrap()
+    verify_output(source, op, params, &out, None, order).unwrap()
 }
 
 fn replace_column(batch: &RecordBatch, index: usize, column: ArrayRef) -> RecordBatch {
@@ -188,7 +199,15 @@ fn string_encoding_and_batch_splits_are_representation_differences() {
         &[viewed.slice(0, 100), viewed.slice(100, 200)],
     )
     .unwrap();
-    let verdict = verify_output(&src.path, Op::Read, &OpParams::default(), &out, None).unwrap();
+    let verdict = verify_output(
+        &src.path,
+        Op::Read,
+        &OpParams::default(),
+        &out,
+        None,
+        RowOrder::Defined,
+    )
+    .unwrap();
     assert!(verdict.ok, "{:?}", verdict.reason);
     assert!(
         verdict
@@ -220,13 +239,149 @@ fn float_tolerance_applies_only_when_granted() {
     let out = dir.path().join("nudged.arrow");
     write_ipc(&out, &nudged.schema(), std::slice::from_ref(&nudged)).unwrap();
     assert!(
-        !verify_output(&src.path, Op::Read, &OpParams::default(), &out, None)
-            .unwrap()
-            .ok
+        !verify_output(
+            &src.path,
+            Op::Read,
+            &OpParams::default(),
+            &out,
+            None,
+            RowOrder::Defined
+        )
+        .unwrap()
+        .ok
     );
     assert!(
-        verify_output(&src.path, Op::Read, &OpParams::default(), &out, Some(1e-9))
-            .unwrap()
-            .ok
+        verify_output(
+            &src.path,
+            Op::Read,
+            &OpParams::default(),
+            &out,
+            Some(1e-9),
+            RowOrder::Defined
+        )
+        .unwrap()
+        .ok
     );
+}
+
+/// The parameters of a table of 10 files with one deleted row each, ordered by `index`.
+fn deleting(columns: Option<Vec<String>>) -> OpParams {
+    OpParams {
+        files: Some(FileSplit {
+            files: 10,
+            deletions: true,
+        }),
+        order_by: Some("index".into()),
+        columns,
+        ..OpParams::default()
+    }
+}
+
+/// The source without the rows the split deletes, rows reversed (an unordered reader's).
+fn surviving_reversed(path: &Path, split: FileSplit) -> RecordBatch {
+    let all = whole(path);
+    let deleted = split.deleted_rows(all.num_rows() as u64);
+    let keep: Vec<u32> = (0..all.num_rows() as u32)
+        .rev()
+        .filter(|r| !deleted.contains(&u64::from(*r)))
+        .collect();
+    let indices = arrow::array::UInt32Array::from(keep);
+    let columns = all
+        .columns()
+        .iter()
+        .map(|c| arrow::compute::take(c, &indices, None).unwrap())
+        .collect();
+    RecordBatch::try_new(all.schema(), columns).unwrap()
+}
+
+#[test]
+fn deleted_rows_must_be_left_out_in_any_order_by_an_unordered_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 1_000);
+    let params = deleting(None);
+    let split = params.files.unwrap();
+    let survivors = surviving_reversed(&src.path, split);
+    assert_eq!(survivors.num_rows(), 990);
+    let verdict = check_in(
+        &src.path,
+        Op::Scan,
+        &params,
+        &survivors,
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(verdict.ok, "{:?}", verdict.reason);
+    // The same rows in a defined order are out of order.
+    let verdict = check(&src.path, Op::Scan, &params, &survivors, dir.path());
+    assert!(!verdict.ok);
+    // Every row, deletions ignored, fails.
+    let verdict = check_in(
+        &src.path,
+        Op::Read,
+        &params,
+        &whole(&src.path),
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(!verdict.ok);
+    // A projection without the index is compared as a multiset of rows.
+    let columns = vec!["c0".to_string(), "c1".to_string()];
+    let projected = survivors.project(&[1, 2]).unwrap();
+    let params = deleting(Some(columns));
+    let verdict = check_in(
+        &src.path,
+        Op::Project,
+        &params,
+        &projected,
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(verdict.ok, "{:?}", verdict.reason);
+}
+
+#[test]
+fn first_row_must_be_a_row_that_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 1_000);
+    let params = deleting(None);
+    let all = whole(&src.path);
+    let deleted = params.files.unwrap().deleted_rows(1_000);
+    let alive = (0..1_000u64).find(|r| !deleted.contains(r)).unwrap();
+    let verdict = check_in(
+        &src.path,
+        Op::FirstRow,
+        &params,
+        &all.slice(alive as usize, 1),
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(verdict.ok, "{:?}", verdict.reason);
+    // A deleted row, two rows, or a row with altered values fail.
+    let verdict = check_in(
+        &src.path,
+        Op::FirstRow,
+        &params,
+        &all.slice(deleted[3] as usize, 1),
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(!verdict.ok);
+    let out = dir.path().join("two.arrow");
+    let two = all.slice(alive as usize, 2);
+    write_ipc(&out, &two.schema(), std::slice::from_ref(&two)).unwrap();
+    let verdict =
+        verify_output(&src.path, Op::FirstRow, &params, &out, None, RowOrder::Any).unwrap();
+    assert!(!verdict.ok);
+    assert!(verdict.reason.unwrap_or_default().contains("2 rows"));
+    let row = all.slice(alive as usize, 1);
+    let changed = replace_column(&row, 1, Arc::new(Int64Array::from(vec![i64::MIN])));
+    let verdict = check_in(
+        &src.path,
+        Op::FirstRow,
+        &params,
+        &changed,
+        dir.path(),
+        RowOrder::Any,
+    );
+    assert!(!verdict.ok);
 }

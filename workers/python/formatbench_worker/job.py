@@ -45,7 +45,9 @@ def describe():
         entry = {"name": backend.name, "profiles": list(backend.profiles),
                  "ops": list(backend.ops), "targets": list(backend.targets),
                  "lossy": backend.lossy, "about": backend.about,
-                 "version": _version(backend.dists[0]) if backend.dists else None}
+                 "version": _version(backend.dists[0]) if backend.dists else None,
+                 "artifact_from": backend.artifact_from, "unordered": backend.unordered,
+                 "deletion_profiles": list(backend.deletion_profiles)}
         if missing:
             entry["unavailable"] = (f"Python package {', '.join(missing)} is not installed "
                                     "(run `formatbench peers install`)")
@@ -104,6 +106,8 @@ def _request(job, backend, ctx, source_table):
     op, params = job["op"], job.get("params") or {}
     if op in ("read", "scan"):
         return Request("all")
+    if op == "first_row":
+        return Request("first_row")
     if op == "project":
         return Request("columns", columns=list(params["columns"]))
     request = Request("range", range=params.get("range")) if op == "range" \
@@ -229,6 +233,8 @@ def execute(job, cap):
     rows, columns = tables.shape(result)
     wanted = request.columns if request.kind == "columns" else None
     table = tables.to_arrow(result, wanted)
+    if backend.unordered:
+        table = tables.canonical_order(table, (job.get("params") or {}).get("order_by"))
     answer = {"status": "ok", **measured.answer_fields(), "rows": rows,
               "columns": table.num_columns, "resident_fraction": resident,
               "result_bytes": table.nbytes, "digest": tables.digest(table)}

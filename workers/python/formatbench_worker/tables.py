@@ -48,6 +48,20 @@ def to_arrow(result, columns=None):
     return table.replace_schema_metadata(None)
 
 
+def canonical_order(table, lead):
+    """The rows of an unordered reader's result in a canonical order (after the timer): by the
+    lead column (a unique index) when the result has it, else by every column."""
+    keys = [lead] if lead in table.column_names else table.column_names
+    if table.num_rows == 0 or not keys:
+        return table
+    # pyarrow has no take kernel for string views: they are sorted as plain strings.
+    views = [i for i, f in enumerate(table.schema) if pa.types.is_string_view(f.type)]
+    for i in views:
+        table = table.set_column(i, table.field(i).with_type(pa.string()),
+                                 table.column(i).cast(pa.string()))
+    return table.sort_by([(k, "ascending") for k in keys])
+
+
 def write_ipc(path, table):
     with ipc.new_file(str(path), table.schema) as writer:
         writer.write_table(table)

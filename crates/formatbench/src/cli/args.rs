@@ -76,7 +76,7 @@ pub enum PeersAction {
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Generate this dataset: mixed, long or features.
+    /// Generate this dataset: mixed, long, features or text.
     #[arg(long, conflicts_with = "input")]
     pub dataset: Option<String>,
     /// Rows of the generated dataset (in a suite: of its scaled dataset).
@@ -112,10 +112,15 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub layouts: Option<Vec<String>>,
     /// Comma-separated operations (write, read, scan, project, range, take; matrix,
-    /// random_rows, feature_project, mixed, vector_norm), "all" (the table operations) or
-    /// "features" (the five on feature matrices).
+    /// random_rows, feature_project, mixed, vector_norm; first_row), "all" (the table
+    /// operations), "features" (the five on feature matrices) or "delta" (first_row, read, scan,
+    /// project).
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
+    /// Tables of files (Delta): files each table is cut into (one deleted row per file in a
+    /// deletion profile); by default the suite's, else 200.
+    #[arg(long)]
+    pub files: Option<u64>,
     /// Balanced blocks to measure: each is 2n rounds for n competitors, so every competitor
     /// takes every position twice (a cell gets 2n × K samples).
     #[arg(long)]

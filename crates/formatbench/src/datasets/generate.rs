@@ -96,6 +96,10 @@ pub enum ColumnGenerator {
     Choice(&'static [&'static str]),
     /// Deterministic labels of the row number (sample, plate and well ids).
     Label(fn(u64) -> String),
+    /// Zipf-distributed words, about `bytes` bytes a value.
+    Words {
+        bytes: usize,
+    },
 }
 
 impl ColumnGenerator {
@@ -110,7 +114,8 @@ impl ColumnGenerator {
             ColumnGenerator::Date => DataType::Date32,
             ColumnGenerator::Chars { .. }
             | ColumnGenerator::Choice(_)
-            | ColumnGenerator::Label(_) => DataType::Utf8,
+            | ColumnGenerator::Label(_)
+            | ColumnGenerator::Words { .. } => DataType::Utf8,
         }
     }
 
@@ -155,9 +160,16 @@ impl ColumnGenerator {
             ColumnGenerator::Label(label) => Arc::new(StringArray::from_iter_values(
                 (first..first + n as u64).map(label),
             )),
+            ColumnGenerator::Words { bytes } => Arc::new(StringArray::from_iter_values(
+                (0..n).map(|_| super::words::line(rng, *bytes)),
+            )),
         }
     }
 }
+
+/// The text-heavy table: six text columns, about 1 KB a row in all.
+const TEXT_COLUMNS: usize = 6;
+const TEXT_ROW_BYTES: usize = 1_024;
 
 const LOWERCASE: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 const LOWERCASE_AND_SPACE: &[u8] = b"abcdefghijklmnopqrstuvwxyz ";
@@ -213,6 +225,16 @@ pub fn columns(
                     ColumnGenerator::Chars {
                         alphabet: LOWERCASE,
                         len: 1,
+                    },
+                ));
+            }
+        }
+        DatasetKind::Text => {
+            for i in 1..=TEXT_COLUMNS {
+                cols.push((
+                    format!("text_{i}"),
+                    ColumnGenerator::Words {
+                        bytes: TEXT_ROW_BYTES / TEXT_COLUMNS,
                     },
                 ));
             }

@@ -14,9 +14,11 @@ pub enum DatasetKind {
     Long,
     /// The layout study's float32 feature matrix with metadata columns.
     Features,
+    /// The Delta reader study's text-heavy table: six columns of Zipf-distributed words.
+    Text,
 }
 
-pub const DATASET_KINDS: [(DatasetKind, &str); 3] = [
+pub const DATASET_KINDS: [(DatasetKind, &str); 4] = [
     (
         DatasetKind::Mixed,
         "index, then K columns each of int64, string(5), float64, timestamp[s], bool, uint64 (FeatherStore study)",
@@ -29,6 +31,10 @@ pub const DATASET_KINDS: [(DatasetKind, &str); 3] = [
         DatasetKind::Features,
         "index, sample_id, plate_id, well_id, then D standard-normal float32 features (layout study)",
     ),
+    (
+        DatasetKind::Text,
+        "index, text_1..text_6 of Zipf-distributed words, ~1 KB a row (Delta reader study)",
+    ),
 ];
 
 impl DatasetKind {
@@ -37,6 +43,7 @@ impl DatasetKind {
             DatasetKind::Mixed => "mixed",
             DatasetKind::Long => "long",
             DatasetKind::Features => "features",
+            DatasetKind::Text => "text",
         }
     }
 }
@@ -56,7 +63,7 @@ impl FromStr for DatasetKind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 Error::Input(format!(
-                    "unknown dataset '{s}' (known: mixed, long, features)"
+                    "unknown dataset '{s}' (known: mixed, long, features, text)"
                 ))
             })
     }
@@ -112,6 +119,10 @@ impl DatasetSpec {
                 features,
                 ..
             } => 4 + features,
+            DatasetSpec::Generated {
+                kind: DatasetKind::Text,
+                ..
+            } => 7,
             DatasetSpec::Input { .. } => 0,
         }
     }

@@ -32,7 +32,12 @@ pub struct OpInputs {
     pub sorted_rows: Vec<u64>,
     /// Feature matrices: a few features, in stored order, for `feature_project` and `mixed`.
     pub picked_features: Vec<String>,
+    /// Tables of files (Delta): how many files a writer cuts the table into.
+    pub files: u64,
 }
+
+/// The files of a table of files unless the plan says otherwise: the Delta reader study's 200.
+pub const DEFAULT_FILES: u64 = 200;
 
 impl OpInputs {
     pub fn for_source(source: &Source, seed: u64) -> Result<Self, Error> {
@@ -101,7 +106,13 @@ impl OpInputs {
             metadata,
             sorted_rows,
             picked_features,
+            files: DEFAULT_FILES,
         })
+    }
+
+    pub fn with_files(mut self, files: u64) -> Self {
+        self.files = files;
+        self
     }
 
     /// Why the operations on feature matrices cannot run on this dataset, if they cannot.
@@ -130,11 +141,23 @@ impl OpInputs {
                         .collect(),
                 );
             }
-            Op::Write | Op::Read | Op::Scan | Op::Matrix | Op::VectorNorm => {}
+            Op::Write | Op::Read | Op::Scan | Op::Matrix | Op::VectorNorm | Op::FirstRow => {}
         }
         if let Some(index) = &self.index {
             params.options.insert("index".into(), index.clone());
+            params.order_by = Some(index.clone());
         }
+        params
+    }
+
+    /// The parameters of `op` for a backend of tables of files: the split its writer follows,
+    /// deleting rows in a deletion profile.
+    pub fn table_params(&self, op: Op, deletions: bool) -> OpParams {
+        let mut params = self.params(op);
+        params.files = Some(formatbench_protocol::FileSplit {
+            files: self.files,
+            deletions,
+        });
         params
     }
 }

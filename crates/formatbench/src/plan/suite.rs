@@ -6,13 +6,14 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 3] = [
+pub const BUILTIN_SUITES: [(&str, &str); 4] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
         include_str!("../../suites/featherstore.toml"),
     ),
     ("layouts", include_str!("../../suites/layouts.toml")),
+    ("delta", include_str!("../../suites/delta.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -37,6 +38,8 @@ pub struct Suite {
     /// competitors, where a full balanced block (2n rounds) would take hours.
     pub samples: Option<u32>,
     pub warmup: Option<u32>,
+    /// Tables of files (Delta): files each table is cut into (`--files`).
+    pub files: Option<u64>,
     #[serde(default)]
     pub quick: Quick,
 }
@@ -60,7 +63,7 @@ pub struct SuiteDataset {
     /// `--rows` replaces this dataset's row count.
     #[serde(default)]
     pub scale: bool,
-    /// Rows under `--quick` (scaled datasets only).
+    /// Rows under `--quick` (unless `--rows` replaces a scaled dataset's).
     pub quick_rows: Option<u64>,
     /// Left out under `--quick`.
     #[serde(default)]
@@ -79,7 +82,7 @@ impl SuiteDataset {
     pub fn to_spec(&self, seed: u64, rows_override: Option<u64>, quick: bool) -> DatasetSpec {
         let rows = match (self.scale, rows_override, quick) {
             (true, Some(rows), _) => rows,
-            (true, None, true) => self.quick_rows.unwrap_or(self.rows),
+            (_, _, true) => self.quick_rows.unwrap_or(self.rows),
             _ => self.rows,
         };
         DatasetSpec::Generated {

@@ -98,6 +98,31 @@ pub struct BackendInfo {
     pub hidden: bool,
     /// `Err(reason)` when it cannot run on this machine.
     pub available: Result<(), String>,
+    /// Tables of files: how it is read and by whom it is written.
+    pub table: TableTraits,
+}
+
+/// What a backend of tables of files (Delta) declares; all empty for the others.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct TableTraits {
+    /// The backend whose artifact it reads, when it writes none of its own.
+    #[serde(default)]
+    pub artifact_from: Option<String>,
+    /// Its reads keep no row order: results are compared as sets of rows.
+    #[serde(default)]
+    pub unordered: bool,
+    /// Profiles whose tables have rows deleted after writing (a [`FileSplit`] with deletions).
+    ///
+    /// [`FileSplit`]: formatbench_protocol::FileSplit
+    #[serde(default)]
+    pub deletion_profiles: Vec<String>,
+}
+
+impl TableTraits {
+    /// Whether its artifact is a table of files the job's `FileSplit` lays out.
+    pub fn is_table_of_files(&self) -> bool {
+        self.artifact_from.is_some() || !self.deletion_profiles.is_empty()
+    }
 }
 
 pub fn catalog() -> Vec<BackendInfo> {
@@ -119,6 +144,7 @@ pub fn catalog() -> Vec<BackendInfo> {
             version: None,
             hidden: false,
             available: Ok(()),
+            table: TableTraits::default(),
         });
     let selftest = formatbench_worker_selftest::BACKENDS
         .iter()
@@ -137,6 +163,7 @@ pub fn catalog() -> Vec<BackendInfo> {
             version: None,
             hidden: true,
             available: Ok(()),
+            table: TableTraits::default(),
         });
     let peers = [crate::peers::python_backends(), crate::peers::r_backends()]
         .into_iter()

@@ -9,11 +9,18 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// Each heavy backend: its name, its worker, and the build feature that adds it.
-pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 4] = [
+pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 7] = [
     ("duckdb", WorkerKind::Arrow58, "duckdb"),
     ("lance", WorkerKind::Arrow58, "lance"),
+    (
+        "delta-arrow-reader",
+        WorkerKind::Arrow58,
+        "delta-arrow-reader",
+    ),
     ("vortex", WorkerKind::Arrow59, "vortex"),
+    ("delta-rs", WorkerKind::Arrow59, "delta-rs"),
     ("zarr", WorkerKind::Arrow60, "zarr"),
+    ("delta-kernel", WorkerKind::Arrow60, "delta-kernel"),
 ];
 
 /// The program of a heavy worker.
@@ -90,6 +97,7 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
             version: None,
             hidden: false,
             available: Err(reason.to_string()),
+            table: Default::default(),
         })
         .collect()
 }

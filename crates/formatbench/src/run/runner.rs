@@ -66,6 +66,9 @@ struct Runner<'a> {
     /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
     /// source cannot be rendered.
     renditions: HashMap<PathBuf, Result<PathBuf, String>>,
+    /// Artifacts already prepared in this run, by directory: a reader of another backend's
+    /// artifact (a Delta reader) shares the one its writer made.
+    prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
 }
 
 use super::progress::{detail, say, Progress};
@@ -118,6 +121,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         reusable,
         reused: 0,
         renditions: HashMap::new(),
+        prepared: HashMap::new(),
     };
     match resumed {
         Some(resumed) => {
@@ -186,7 +190,7 @@ impl Runner<'_> {
                     .map(|f| format!("{}: {}", f.name(), f.data_type()))
                     .collect(),
             }))?;
-            let inputs = OpInputs::for_source(&source, self.plan.seed)?;
+            let inputs = OpInputs::for_source(&source, self.plan.seed)?.with_files(self.plan.files);
             cells.extend(self.prepare_dataset(index, &source, &inputs)?);
         }
         say(&format!(
@@ -218,16 +222,8 @@ impl Runner<'_> {
         for competitor in &self.plan.competitors {
             let info = super::find(&competitor.backend)
                 .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
-            let artifact_dir = self
-                .scratch
-                .join("artifacts")
-                .join(&source.name)
-                .join(format!(
-                    "{}-{}-{}",
-                    competitor.backend, competitor.profile, competitor.layout
-                ));
-            let artifact =
-                cells::prepare_artifact(self, &info, competitor, source, inputs, &artifact_dir)?;
+            let (artifact_dir, artifact) =
+                cells::artifact_of(self, &info, competitor, source, inputs)?;
             for (op, cache) in self.cache_states() {
                 let cell = Cell::new(
                     dataset,
@@ -248,10 +244,16 @@ impl Runner<'_> {
                     )),
                     SampleStatus::Ok if !info.ops_on(&competitor.layout).contains(&op) => Some((
                         SampleStatus::Unsupported,
-                        format!(
-                            "{} does not do '{op}' natively on the {} layout",
-                            info.name, competitor.layout
-                        ),
+                        match (&info.table.artifact_from, op) {
+                            (Some(writer), Op::Write) => format!(
+                                "{} writes no tables: it reads the ones {writer} writes",
+                                info.name
+                            ),
+                            _ => format!(
+                                "{} does not do '{op}' natively on the {} layout",
+                                info.name, competitor.layout
+                            ),
+                        },
                     )),
                     SampleStatus::Ok => None,
                     status => Some((*status, artifact.reason.clone().unwrap_or_default())),
@@ -452,10 +454,23 @@ impl Runner<'_> {
             if let Some(state) = cell.cache {
                 prepare_cache(state, &formatbench_protocol::files_under(&artifact))?;
             }
-            let job = self.job(cell, &artifact, None, false, cell.op);
+            let mut job = self.job(cell, &artifact, None, false, cell.op);
+            // A reader that keeps no row order may return another valid first row each time:
+            // each such sample's row is verified against the source (after its timer) instead
+            // of compared with the first one's digest.
+            let returned = (cell.op == Op::FirstRow && cell.info.table.unordered).then(|| {
+                self.scratch
+                    .join("verify")
+                    .join(format!("{}-r{round}.arrow", cell.slug()))
+            });
+            job.verify_out = returned.clone();
             let outcome = self.spawn(cell.info.worker, job)?;
             self.cleanup_write(cell, &artifact);
-            let mut record = cells::sample_record(&self.run_id, cell, round, &outcome);
+            let checked = match &returned {
+                Some(path) => Some(cells::check_returned(cell, &outcome, path)?),
+                None => None,
+            };
+            let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
             record.position = Some(position);
             record.worker_build = Some(self.worker_build.clone());
             if record.status != SampleStatus::Ok {

@@ -24,6 +24,10 @@ pub fn expected_batches(
     let reader = source::open(path)?;
     let schema = reader.schema();
     let all: BatchStream = Box::new(reader.map(|b| b.map_err(Error::from)));
+    let all = match params.files.filter(|split| split.deletions) {
+        Some(split) => without_deleted(all, split.deleted_rows(source_rows(path)?)),
+        None => all,
+    };
     Ok(match op {
         Op::Write | Op::Read | Op::Scan => (schema, all),
         Op::Project => {
@@ -91,6 +95,11 @@ pub fn expected_batches(
                 taken.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
             (projected, Box::new(stream))
         }
+        Op::FirstRow => {
+            return Err(Error::Input(
+                "'first_row' is checked against the row it returned (verify_output)".into(),
+            ))
+        }
         Op::Take => {
             let rows = params.rows.as_deref().ok_or_else(|| missing("rows"))?;
             let block_rows: Vec<u64> = source::open(path)?
@@ -109,6 +118,38 @@ pub fn expected_batches(
             (schema, Box::new(taken.into_iter().map(Ok)))
         }
     })
+}
+
+/// Rows in the source.
+fn source_rows(path: &Path) -> Result<u64, Error> {
+    let mut rows = 0u64;
+    for batch in source::open(path)? {
+        rows += batch?.num_rows() as u64;
+    }
+    Ok(rows)
+}
+
+/// The stream without the rows at the `deleted` positions (sorted).
+fn without_deleted(all: BatchStream, deleted: Vec<u64>) -> BatchStream {
+    let mut offset = 0u64;
+    Box::new(all.map(move |batch| {
+        let batch = batch?;
+        let (first, n) = (offset, batch.num_rows() as u64);
+        offset += n;
+        let start = deleted.partition_point(|&r| r < first);
+        let end = deleted.partition_point(|&r| r < first + n);
+        if start == end {
+            return Ok(batch);
+        }
+        let mut keep = vec![true; n as usize];
+        for &row in &deleted[start..end] {
+            keep[(row - first) as usize] = false;
+        }
+        Ok(arrow::compute::filter_record_batch(
+            &batch,
+            &arrow::array::BooleanArray::from(keep),
+        )?)
+    }))
 }
 
 /// The features of a feature matrix: the float32 columns, in stored order.

@@ -50,6 +50,14 @@ class Backend:
     needs_labels = False
     #: Modules the backend uses, imported before the timer (imports are start-up, not work).
     modules = ()
+    #: The backend whose artifact it reads, when it writes none of its own (Delta readers read
+    #: the tables delta-kernel writes).
+    artifact_from = None
+    #: Its reads keep no row order: the result is sorted after the timer (by the job's
+    #: order_by column, else by every column) before the digest and verification output.
+    unordered = False
+    #: Profiles whose tables have rows deleted after writing.
+    deletion_profiles = ()
 
     def probe(self):
         """None, or why the installed libraries cannot run this backend (checked by

@@ -197,4 +197,29 @@ class PolarsIpc(PolarsFormat):
         return pl.read_ipc(path, columns=columns)
 
 
-BACKENDS = [PandasCsv(), PandasPickle(), PolarsCsv(), PolarsParquet(), PolarsIpc()]
+class PolarsDelta(Backend):
+    name = "py-polars-delta"
+    about = ("Polars reading the tables delta-kernel writes: scan_delta (deletion vectors "
+             "applied), then select/head and collect")
+    modules = ("polars", "deltalake")
+    dists = ("polars", "deltalake")
+    targets = ("polars",)
+    profiles = ("default", "dv")
+    ops = ("read", "scan", "project", "first_row")
+    artifact_from = "delta-kernel"
+    unordered = True
+    deletion_profiles = ("dv",)
+
+    def read(self, directory, request, ctx):
+        import polars as pl
+
+        lazy = pl.scan_delta(directory)
+        if request.kind == "first_row":
+            return lazy.head(1).collect(), "scan_delta().head(1).collect()"
+        if request.kind == "columns":
+            return lazy.select(request.columns).collect(), "scan_delta().select(…).collect()"
+        return lazy.collect(), "scan_delta().collect()"
+
+
+BACKENDS = [PandasCsv(), PandasPickle(), PolarsCsv(), PolarsParquet(), PolarsIpc(),
+            PolarsDelta()]

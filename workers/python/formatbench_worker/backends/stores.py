@@ -107,38 +107,33 @@ class Lance(Backend):
         return dataset.take(list(request.rows)), "take(indices)"
 
 
-class DeltaRs(Backend):
-    deterministic_files = False
+class DeltaLake(Backend):
     name = "py-deltalake"
-    about = "deltalake (delta-rs): write_deltalake, DeltaTable.to_pyarrow_table(filters=…)"
+    about = ("deltalake (delta-rs's Python package) reading the tables delta-kernel writes: "
+             "QueryBuilder (DataFusion) SELECT, deletion vectors applied")
     modules = ("deltalake",)
     dists = ("deltalake",)
     targets = ("arrow",)
-    ops = ("write", "read", "scan", "project", "range")
-
-    def can_store(self, schema):
-        unsigned = [f for f in schema if pa.types.is_unsigned_integer(f.type)]
-        if unsigned:
-            return (f"Delta Lake has no unsigned integer types (column '{unsigned[0].name}' is "
-                    f"{unsigned[0].type})")
-        return None
-
-    def write(self, data, directory, ctx):
-        from deltalake import write_deltalake
-
-        write_deltalake(os.path.join(directory, "delta"), data)
+    profiles = ("default", "dv")
+    ops = ("read", "scan", "project", "first_row")
+    artifact_from = "delta-kernel"
+    unordered = True
+    deletion_profiles = ("dv",)
 
     def read(self, directory, request, ctx):
-        from deltalake import DeltaTable
+        from deltalake import DeltaTable, QueryBuilder
 
-        table = DeltaTable(os.path.join(directory, "delta"))
-        if request.kind in ("all", "columns"):
-            return table.to_pyarrow_table(columns=request.columns), "to_pyarrow_table"
-        column, lo, hi = range_bounds(request)
-        if column is None:
-            raise Unsupported("a Delta table has no row positions to range over")
-        result = table.to_pyarrow_table(filters=[(column, ">=", lo), (column, "<", hi)])
-        return result, "to_pyarrow_table(filters=…): file statistics, then filter"
+        table = DeltaTable(directory)
+        query = QueryBuilder().register("t", table)
+        if request.kind == "first_row":
+            sql = "SELECT * FROM t LIMIT 1"
+        else:
+            columns = "*" if request.kind == "all" else ", ".join(
+                '"' + c.replace('"', '""') + '"' for c in request.columns)
+            sql = f"SELECT {columns} FROM t"
+        # The result streams through the Arrow C stream interface into a pyarrow table.
+        result = pa.RecordBatchReader.from_stream(query.execute(sql)).read_all()
+        return result, sql
 
 
-BACKENDS = [FeatherStore(), Lance(), DeltaRs()]
+BACKENDS = [FeatherStore(), Lance(), DeltaLake()]

@@ -1,5 +1,7 @@
 //! formatbench's Arrow 58 worker: `--describe` or `--job PATH` (docs/protocol.md).
 
+#[cfg(feature = "delta-arrow-reader")]
+mod delta_arrow_reader_backend;
 #[cfg(feature = "duckdb")]
 mod duckdb_backend;
 #[cfg(feature = "lance")]
@@ -14,6 +16,8 @@ fn backends() -> Vec<&'static dyn Backend> {
     out.push(&duckdb_backend::DuckDb);
     #[cfg(feature = "lance")]
     out.push(&lance_backend::Lance);
+    #[cfg(feature = "delta-arrow-reader")]
+    out.push(&delta_arrow_reader_backend::DeltaArrowReader);
     out
 }
 
@@ -39,5 +43,7 @@ fn built_without() -> Vec<&'static str> {
     out.push("duckdb");
     #[cfg(not(feature = "lance"))]
     out.push("lance");
+    #[cfg(not(feature = "delta-arrow-reader"))]
+    out.push("delta-arrow-reader");
     out
 }

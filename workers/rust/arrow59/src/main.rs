@@ -1,5 +1,7 @@
 //! formatbench's Arrow 59 worker: `--describe` or `--job PATH` (docs/protocol.md).
 
+#[cfg(feature = "delta-rs")]
+mod delta_rs_backend;
 #[cfg(feature = "vortex")]
 mod vortex_backend;
 
@@ -9,6 +11,8 @@ fn backends() -> Vec<&'static dyn Backend> {
     vec![
         #[cfg(feature = "vortex")]
         &vortex_backend::Vortex,
+        #[cfg(feature = "delta-rs")]
+        &delta_rs_backend::DeltaRs,
     ]
 }
 
@@ -31,5 +35,7 @@ fn built_without() -> Vec<&'static str> {
     vec![
         #[cfg(not(feature = "vortex"))]
         "vortex",
+        #[cfg(not(feature = "delta-rs"))]
+        "delta-rs",
     ]
 }

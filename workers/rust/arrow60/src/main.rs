@@ -1,17 +1,20 @@
 //! formatbench's Arrow 60 worker: `--describe` or `--job PATH` (docs/protocol.md).
 
+#[cfg(feature = "delta-kernel")]
+mod delta_kernel_backend;
 #[cfg(feature = "zarr")]
 mod zarr_backend;
 
 use formatbench_worker_kit::Backend;
 
-// One backend today: the pushes keep the shape of arrow58's list for the next one.
 #[allow(clippy::vec_init_then_push)]
 fn backends() -> Vec<&'static dyn Backend> {
     #[allow(unused_mut)]
     let mut out: Vec<&'static dyn Backend> = Vec::new();
     #[cfg(feature = "zarr")]
     out.push(&zarr_backend::Zarr);
+    #[cfg(feature = "delta-kernel")]
+    out.push(&delta_kernel_backend::DeltaKernel);
     out
 }
 
@@ -36,5 +39,7 @@ fn built_without() -> Vec<&'static str> {
     let mut out = Vec::new();
     #[cfg(not(feature = "zarr"))]
     out.push("zarr");
+    #[cfg(not(feature = "delta-kernel"))]
+    out.push("delta-kernel");
     out
 }

@@ -7,7 +7,7 @@ use crate::{source, KitError};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use formatbench_protocol::{
-    files_under, measure_repeated, resident_fraction, Answer, Job, Op, Phase,
+    files_under, measure_repeated, resident_fraction, Answer, FileSplit, Job, Op, Phase,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +30,8 @@ pub struct Context<'a> {
     /// The stored table's schema (the array layout's when that is the layout).
     pub schema: &'a SchemaRef,
     pub threads: usize,
+    /// Tables of files: how a write splits the table, and whether it then deletes rows.
+    pub split: Option<FileSplit>,
 }
 
 pub trait Backend: Sync {
@@ -55,6 +57,31 @@ pub trait Backend: Sync {
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError>;
     /// Effective settings read back from the files (untimed).
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String>;
+    /// `first_row`: the first row the reader yields that is not deleted, and how.
+    fn first_row(
+        &self,
+        _ctx: &Context,
+        _dir: &Path,
+    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+        Err(KitError::Unsupported(format!(
+            "{} has no first-row read",
+            self.name()
+        )))
+    }
+    /// Whether its reads keep no row order: results are then sorted by the job's `order_by`
+    /// column after the timer, before the digest and the verification output.
+    fn unordered(&self) -> bool {
+        false
+    }
+    /// The backend whose artifact it reads, when it writes none of its own (a Delta reader
+    /// reads the tables delta-kernel writes).
+    fn artifact_from(&self) -> Option<&'static str> {
+        None
+    }
+    /// The profiles whose tables have rows deleted after writing ([`FileSplit`]).
+    fn deletion_profiles(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// The worker's `--describe` object.
@@ -86,6 +113,9 @@ pub fn describe(worker: &str, backends: &[&dyn Backend]) -> serde_json::Value {
                 "about": b.about(),
                 "version": b.version(),
                 "unavailable": b.available().err(),
+                "unordered": b.unordered(),
+                "artifact_from": b.artifact_from(),
+                "deletion_profiles": b.deletion_profiles(),
             })
         })
         .collect();
@@ -166,6 +196,7 @@ fn write(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
         layout: &job.layout,
         schema: &schema,
         threads: job.threads.max(1) as usize,
+        split: job.params.files,
     };
     let write_all = |dir: &Path| -> Result<(), KitError> {
         backend.write(&ctx, &batches, dir)?;
@@ -214,8 +245,8 @@ fn write(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
     let files = files(&job.artifact)?;
     answer.size_bytes = Some(files.iter().map(|(_, len)| len).sum());
     // Databases stamp their files; a write is then checked by what it reads back.
-    let (read_back, how) = backend.read(&ctx, &job.artifact, Request::All)?;
-    let _ = how;
+    let (read_back, _how) = backend.read(&ctx, &job.artifact, Request::All)?;
+    let read_back = in_order(backend, job, read_back)?;
     answer.digest = Some(format!(
         "read-back:{}",
         source::digest(&schema, &read_back)?
@@ -240,6 +271,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
         layout: &job.layout,
         schema: &schema,
         threads: job.threads.max(1) as usize,
+        split: job.params.files,
     };
     let missing = |what: &str| KitError::Invalid(format!("'{}' needs {what}", job.op));
     let params = &job.params;
@@ -259,6 +291,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
         _ => Request::All,
     };
     let scan = job.op == Op::Scan;
+    let first_row = job.op == Op::FirstRow;
     let resident = resident_fraction(&files_under(&job.artifact));
     let ((batches, method), measured) = measure_repeated(
         job.min_sample_s,
@@ -268,7 +301,11 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
                 let (result, method) = plan.run(backend, &ctx, &job.artifact)?;
                 return Ok((Output::Matrix(result), method));
             }
-            let (batches, method) = backend.read(&ctx, &job.artifact, request)?;
+            let (batches, method) = if first_row {
+                backend.first_row(&ctx, &job.artifact)?
+            } else {
+                backend.read(&ctx, &job.artifact, request)?
+            };
             if scan {
                 std::hint::black_box(fold(&batches));
             }
@@ -277,7 +314,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
     )?;
     let batches = match batches {
         Output::Matrix(result) => result.into_batches()?,
-        Output::Table(batches) => batches,
+        Output::Table(batches) => in_order(backend, job, batches)?,
     };
     let mut answer = Answer::ok().with_measurement(&measured);
     answer.resident_fraction = resident;
@@ -300,6 +337,19 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
         verify_output(out, &result_schema, batches, wide.then_some(&source_schema))?;
     }
     Ok(answer)
+}
+
+/// A result in the source's row order: an unordered backend's, sorted by the job's `order_by`
+/// column (after the timer).
+fn in_order(
+    backend: &dyn Backend,
+    job: &Job,
+    batches: Vec<RecordBatch>,
+) -> Result<Vec<RecordBatch>, KitError> {
+    match (&job.params.order_by, backend.unordered()) {
+        (Some(column), true) => source::sort_by(batches, column),
+        _ => Ok(batches),
+    }
 }
 
 enum Output {

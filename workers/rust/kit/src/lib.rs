@@ -16,9 +16,12 @@ pub extern crate arrow60 as arrow;
 #[cfg(not(any(feature = "arrow-58", feature = "arrow-59", feature = "arrow-60")))]
 compile_error!("choose the worker's Arrow major: feature arrow-58, arrow-59 or arrow-60");
 
+pub mod delta;
 mod execute;
 pub mod layout;
 pub mod matrix;
+#[cfg(feature = "tokio")]
+pub mod runtime;
 pub mod source;
 
 pub use execute::{describe, execute, Backend, Context, Request};

@@ -54,3 +54,33 @@ pub fn digest(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<String, Kit
         xxhash_rust::xxh3::xxh3_64(&bytes)
     ))
 }
+
+/// The batches as one batch in a canonical order: by `column` when the result has it, else by
+/// every column (a projection without it is ordered by its values alone). This is how an
+/// unordered reader's result is made comparable run to run, after the timer.
+pub fn sort_by(batches: Vec<RecordBatch>, column: &str) -> Result<Vec<RecordBatch>, KitError> {
+    let Some(first) = batches.first() else {
+        return Ok(batches);
+    };
+    let schema = first.schema();
+    let whole = arrow::compute::concat_batches(&schema, &batches)?;
+    // The lead column (a unique index) alone orders the rows; without it, every column does.
+    let keys: Vec<usize> = match schema.index_of(column) {
+        Ok(i) => vec![i],
+        Err(_) => (0..schema.fields().len()).collect(),
+    };
+    let sort_columns: Vec<arrow::compute::SortColumn> = keys
+        .iter()
+        .map(|&i| arrow::compute::SortColumn {
+            values: whole.column(i).clone(),
+            options: None,
+        })
+        .collect();
+    let order = arrow::compute::lexsort_to_indices(&sort_columns, None)?;
+    let columns = whole
+        .columns()
+        .iter()
+        .map(|c| arrow::compute::take(c, &order, None))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(vec![RecordBatch::try_new(schema, columns)?])
+}

@@ -54,6 +54,7 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         threads: 1,
         timeout: Duration::from_secs(120),
         seed: 42,
+        files: crate::plan::DEFAULT_FILES,
     };
     let options = RunOptions {
         out_dir: out.to_path_buf(),

@@ -5,7 +5,7 @@ use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan, Suite};
 use crate::run::{catalog, WorkerKind};
 use crate::Error;
-use formatbench_protocol::{Op, ALL_OPS, MATRIX_OPS};
+use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -182,6 +182,7 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
         match name.as_str() {
             "all" => ops.extend(ALL_OPS),
             "features" => ops.extend(MATRIX_OPS),
+            "delta" => ops.extend(DELTA_OPS),
             other => ops.push(other.parse::<Op>().map_err(Error::Input)?),
         }
     }
@@ -250,6 +251,10 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         threads: threads(&args.threads)?,
         timeout: Duration::from_secs_f64(args.timeout),
         seed: args.seed,
+        files: args
+            .files
+            .or_else(|| suite.and_then(|s| s.files))
+            .unwrap_or(crate::plan::DEFAULT_FILES),
     })
 }
 

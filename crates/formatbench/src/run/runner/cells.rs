@@ -7,7 +7,7 @@ use crate::results::{
     ArtifactRecord, CellKey, Record, SampleRecord, SampleStatus, VerificationRecord,
 };
 use crate::run::{BackendInfo, CacheState};
-use crate::verify::verify_output;
+use crate::verify::{verify_output, RowOrder};
 use crate::Error;
 use formatbench_protocol::{Answer, AnswerStatus, Op, OpParams};
 use std::path::{Path, PathBuf};
@@ -60,7 +60,14 @@ impl Cell {
             info: info.clone(),
             source_path: source.path.clone(),
             artifact_dir: artifact_dir.to_path_buf(),
-            params: inputs.params(op),
+            params: if info.table.is_table_of_files() {
+                inputs.table_params(
+                    op,
+                    info.table.deletion_profiles.contains(&competitor.profile),
+                )
+            } else {
+                inputs.params(op)
+            },
             size_bytes: None,
             digest: None,
         }
@@ -87,17 +94,90 @@ impl Cell {
     }
 }
 
-/// Writes the artifact every read of this competitor uses, and records its size and settings.
-pub fn prepare_artifact(
+/// The artifact every read of this competitor uses, prepared once per run: its own, or, for a
+/// reader of another backend's artifact, the one that backend writes (shared by every reader).
+/// Records the artifact for this competitor either way.
+pub fn artifact_of(
     runner: &mut Runner,
     info: &BackendInfo,
     competitor: &Competitor,
     source: &Source,
     inputs: &OpInputs,
-    dir: &Path,
-) -> Result<ArtifactRecord, Error> {
-    let mut record = ArtifactRecord {
-        run_id: runner.run_id.clone(),
+) -> Result<(PathBuf, ArtifactRecord), Error> {
+    let writer = match &info.table.artifact_from {
+        Some(name) => Some(crate::run::find(name).ok_or_else(|| {
+            Error::Input(format!(
+                "backend '{}' reads the artifacts of '{name}', which is not a backend",
+                info.name
+            ))
+        })?),
+        None => None,
+    };
+    let (writer_info, writer_competitor) = match &writer {
+        Some(w) => (
+            w,
+            Competitor {
+                backend: w.name.clone(),
+                target: "arrow".into(),
+                ..competitor.clone()
+            },
+        ),
+        None => (info, competitor.clone()),
+    };
+    let dir = runner
+        .scratch
+        .join("artifacts")
+        .join(&source.name)
+        .join(format!(
+            "{}-{}-{}",
+            writer_competitor.backend, competitor.profile, competitor.layout
+        ));
+    if let (Some(_), Err(reason)) = (&writer, &info.available) {
+        // A reader that cannot run here needs no table written for it.
+        let record = ArtifactRecord {
+            status: SampleStatus::Unavailable,
+            reason: Some(reason.clone()),
+            ..empty_artifact(&runner.run_id, source, competitor)
+        };
+        runner.results.append(&Record::Artifact(record.clone()))?;
+        return Ok((dir, record));
+    }
+    let mut record = match runner.prepared.get(&dir) {
+        Some(record) => record.clone(),
+        None => {
+            let record = prepare_artifact(
+                runner,
+                writer_info,
+                &writer_competitor,
+                source,
+                inputs,
+                &dir,
+            )?;
+            runner.prepared.insert(dir.clone(), record.clone());
+            record
+        }
+    };
+    if record.backend != competitor.backend {
+        if let Some(reason) = &record.reason {
+            record.reason = Some(format!(
+                "it reads the tables {} writes, and {}: {reason}",
+                record.backend,
+                match record.status {
+                    SampleStatus::Unavailable => "that backend is unavailable",
+                    _ => "writing one did not succeed",
+                }
+            ));
+        }
+        record.backend = competitor.backend.clone();
+        runner.results.append(&Record::Artifact(record.clone()))?;
+    }
+    Ok((dir, record))
+}
+
+/// An artifact record with nothing known yet but whose it is.
+fn empty_artifact(run_id: &str, source: &Source, competitor: &Competitor) -> ArtifactRecord {
+    ArtifactRecord {
+        run_id: run_id.to_string(),
         dataset: source.name.clone(),
         dataset_fingerprint: source.fingerprint.clone(),
         backend: competitor.backend.clone(),
@@ -108,7 +188,19 @@ pub fn prepare_artifact(
         size_bytes: None,
         bytes_per_value: None,
         settings: Default::default(),
-    };
+    }
+}
+
+/// Writes the artifact every read of this competitor uses, and records its size and settings.
+fn prepare_artifact(
+    runner: &mut Runner,
+    info: &BackendInfo,
+    competitor: &Competitor,
+    source: &Source,
+    inputs: &OpInputs,
+    dir: &Path,
+) -> Result<ArtifactRecord, Error> {
+    let mut record = empty_artifact(&runner.run_id, source, competitor);
     if let Err(reason) = &info.available {
         record.status = SampleStatus::Unavailable;
         record.reason = Some(reason.clone());
@@ -203,6 +295,7 @@ pub fn verification_record(
                 &cell.params,
                 verify_out,
                 tolerance,
+                row_order(&cell.info),
             )?;
             record.rows = Some(verdict.rows);
             record.representation = verdict.representation;
@@ -217,12 +310,50 @@ pub fn verification_record(
     Ok(record)
 }
 
-/// A measured sample: ok only when the worker answered ok with the verified digest.
+/// How a backend's results are compared with the source: as sets of rows when it keeps no
+/// row order.
+fn row_order(info: &BackendInfo) -> RowOrder {
+    if info.table.unordered {
+        RowOrder::Any
+    } else {
+        RowOrder::Defined
+    }
+}
+
+/// Verifies what one measured sample returned (written to `returned` after its timer); `Ok`
+/// when the worker did not answer ok (its record says why).
+pub fn check_returned(
+    cell: &Cell,
+    outcome: &SampleOutcome,
+    returned: &Path,
+) -> Result<Result<(), String>, Error> {
+    if !matches!(&outcome.answer, Ok(a) if a.status == AnswerStatus::Ok) {
+        return Ok(Ok(()));
+    }
+    let verdict = verify_output(
+        &cell.source_path,
+        cell.op,
+        &cell.params,
+        returned,
+        None,
+        row_order(&cell.info),
+    )?;
+    let _ = std::fs::remove_file(returned);
+    Ok(if verdict.ok {
+        Ok(())
+    } else {
+        Err(verdict.reason.unwrap_or_default())
+    })
+}
+
+/// A measured sample: ok only when the worker answered ok with the verified digest, or, where
+/// each sample's result is `checked` against the source instead, when that check passed.
 pub fn sample_record(
     run_id: &str,
     cell: &Cell,
     round: u32,
     outcome: &SampleOutcome,
+    checked: Option<Result<(), String>>,
 ) -> SampleRecord {
     let mut record = SampleRecord::bare(
         run_id,
@@ -297,7 +428,12 @@ pub fn sample_record(
     if cell.op == Op::Write {
         record.size_bytes = answer.size_bytes.or(cell.size_bytes);
     }
-    if answer.digest != cell.digest {
+    if let Some(Err(reason)) = checked {
+        record.status = SampleStatus::Failed;
+        record.reason = Some(format!(
+            "this sample's result failed verification: {reason}"
+        ));
+    } else if checked.is_none() && answer.digest != cell.digest {
         record.status = SampleStatus::Failed;
         record.reason = Some(format!(
             "result digest {} differs from the verified {}",

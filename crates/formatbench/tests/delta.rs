@@ -1,0 +1,164 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The Delta reader study through the real runner: delta-kernel writes a table of files (and,
+//! in the `dv` profile, deletes one row of every file through deletion vectors); every Delta
+//! reader that is available reads it, and each result (deleted rows left out, first row one that
+//! survives) is verified against the source before it counts. delta-kernel and the readers need
+//! `workers/rust/build` and `formatbench peers install`; each missing one is skipped with its
+//! reason unless FORMATBENCH_REQUIRE_ALL=1.
+
+mod common;
+
+use common::{available, formatbench, run_dir, stderr};
+use formatbench::results::{read_records, Record, SampleStatus};
+use formatbench::run::find;
+use formatbench_protocol::DELTA_OPS;
+
+const READERS: [&str; 5] = [
+    "delta-kernel",
+    "delta-rs",
+    "delta-arrow-reader",
+    "py-deltalake",
+    "py-polars-delta",
+];
+
+fn ready(name: &str) -> bool {
+    let reason = find(name).map(|b| b.available);
+    let what = match &reason {
+        Some(Err(why)) => format!("the Delta backend {name} ({why})"),
+        _ => format!("the Delta backend {name}"),
+    };
+    available(&what, matches!(reason, Some(Ok(()))))
+}
+
+#[test]
+fn every_delta_reader_leaves_out_the_deleted_rows() {
+    if !ready("delta-kernel") {
+        return;
+    }
+    let readers: Vec<&str> = READERS.into_iter().filter(|n| ready(n)).collect();
+    let out = tempfile::tempdir().unwrap();
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "long",
+        "--rows",
+        "3000",
+        "--files",
+        "20",
+        "--backends",
+        &readers.join(","),
+        "--profiles",
+        "default,dv",
+        "--targets",
+        "all",
+        "--ops",
+        "write,delta",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--threads",
+        "2",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    // The table delta-kernel wrote: 20 files, and in `dv` one deleted row in each.
+    let written = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Artifact(a) if a.backend == "delta-kernel" && a.profile == "dv" => Some(a),
+            _ => None,
+        })
+        .expect("delta-kernel's dv table");
+    assert_eq!(written.status, SampleStatus::Ok, "{:?}", written.reason);
+    assert_eq!(written.settings["data_files"], "20");
+    assert_eq!(written.settings["files_with_deletion_vectors"], "20");
+    assert_eq!(written.settings["deleted_rows"], "20");
+    for reader in &readers {
+        for profile in ["default", "dv"] {
+            for op in DELTA_OPS {
+                let verified = records.iter().any(|r| {
+                    matches!(r, Record::Verification(v)
+                        if v.cell.backend == *reader && v.cell.profile == profile
+                            && v.cell.op == op.name() && v.status == SampleStatus::Ok)
+                });
+                let sample = records.iter().find_map(|r| match r {
+                    Record::Sample(s)
+                        if s.cell.backend == *reader
+                            && s.cell.profile == profile
+                            && s.cell.op == op.name() =>
+                    {
+                        Some(s)
+                    }
+                    _ => None,
+                });
+                let sample = sample.unwrap_or_else(|| panic!("{reader}/{profile} {op}: none"));
+                assert_eq!(
+                    sample.status,
+                    SampleStatus::Ok,
+                    "{reader}/{profile} {op}: {:?}",
+                    sample.reason
+                );
+                assert!(verified, "{reader}/{profile} {op}: not verified");
+                let rows = match (op.name(), profile) {
+                    ("first_row", _) => 1,
+                    (_, "dv") => 2_980,
+                    _ => 3_000,
+                };
+                assert_eq!(sample.rows_returned, Some(rows), "{reader}/{profile} {op}");
+            }
+        }
+        // A reader writes nothing of its own: its `write` is refused with the writer's name.
+        if *reader != "delta-kernel" {
+            let write = records.iter().find_map(|r| match r {
+                Record::Sample(s) if s.cell.backend == *reader && s.cell.op == "write" => Some(s),
+                _ => None,
+            });
+            let write = write.unwrap_or_else(|| panic!("{reader} write: none"));
+            assert_eq!(write.status, SampleStatus::Unsupported);
+            assert!(write
+                .reason
+                .clone()
+                .unwrap_or_default()
+                .contains("delta-kernel"));
+        }
+    }
+}
+
+#[test]
+fn a_table_delta_cannot_store_is_refused_for_writer_and_readers() {
+    if !ready("delta-kernel") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    // The mixed table has uint64 columns, which Delta has no type for.
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--backends",
+        "delta-kernel,py-deltalake",
+        "--ops",
+        "read",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    for s in common::samples(&run_dir(out.path())) {
+        assert_ne!(s.status, SampleStatus::Ok, "{}", s.cell.backend);
+        if s.status == SampleStatus::Unsupported {
+            let reason = s.reason.unwrap_or_default();
+            assert!(reason.contains("unsigned"), "{}: {reason}", s.cell.backend);
+        }
+    }
+}

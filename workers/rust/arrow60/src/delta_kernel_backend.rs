@@ -1,0 +1,157 @@
+//! Delta Lake through delta_kernel 0.30.1 and its default engine: the writer of the tables every
+//! Delta reader reads (it is the one Rust library that writes deletion vectors), and a reader.
+//!
+//! A table is the source cut into files as the job's [`FileSplit`] says, each written by
+//! `DefaultEngine::write_parquet` and added in one commit; the `dv` profile then deletes one row
+//! of every file through deletion vectors (all in one DV file, one commit), as the Delta reader
+//! study's generated table does.
+
+mod write;
+
+use arrow::array::RecordBatch;
+use delta_kernel::engine::arrow_data::ArrowEngineData;
+use delta_kernel::object_store::local::LocalFileSystem;
+use delta_kernel::Snapshot;
+use delta_kernel_default_engine::executor::tokio::TokioMultiThreadExecutor;
+use delta_kernel_default_engine::{DefaultEngine, DefaultEngineBuilder};
+use formatbench_protocol::Op;
+use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct DeltaKernel;
+
+/// The profiles: `default` is the table of files, `dv` the same with one row per file deleted.
+const PROFILES: &[&str] = &["default", "dv"];
+const DELETION_PROFILES: &[&str] = &["dv"];
+const ENGINE_INFO: &str = "formatbench";
+
+pub(crate) fn kernel_error(e: delta_kernel::KernelError) -> KitError {
+    KitError::Library(format!("delta_kernel: {e}"))
+}
+
+pub(crate) type Engine = DefaultEngine<TokioMultiThreadExecutor>;
+
+/// The default engine on local files, its tasks on a runtime of `threads` workers.
+pub(crate) fn engine(threads: usize) -> Result<Arc<Engine>, KitError> {
+    let executor = TokioMultiThreadExecutor::new_owned_runtime(Some(threads), Some(threads.max(2)))
+        .map_err(kernel_error)?;
+    Ok(Arc::new(
+        DefaultEngineBuilder::new(Arc::new(LocalFileSystem::new()))
+            .with_task_executor(Arc::new(executor))
+            .build(),
+    ))
+}
+
+pub(crate) fn table_url(dir: &Path) -> Result<url::Url, KitError> {
+    let dir = std::fs::canonicalize(dir)?;
+    url::Url::from_directory_path(&dir)
+        .map_err(|()| KitError::Invalid(format!("{} is not an absolute path", dir.display())))
+}
+
+/// Scans the table, keeping only `columns` when given; `first` stops at the first row.
+fn scan(
+    ctx: &Context,
+    dir: &Path,
+    columns: Option<&[String]>,
+    first: bool,
+) -> Result<Vec<RecordBatch>, KitError> {
+    let engine = engine(ctx.threads)?;
+    let snapshot = Snapshot::builder_for(table_url(dir)?)
+        .build(engine.as_ref())
+        .map_err(kernel_error)?;
+    let mut builder = snapshot.clone().scan_builder();
+    if let Some(names) = columns {
+        builder = builder.with_schema(snapshot.schema().project(names).map_err(kernel_error)?);
+    }
+    let scan = builder.build().map_err(kernel_error)?;
+    let mut out = Vec::new();
+    for data in scan.execute(engine).map_err(kernel_error)? {
+        let data = ArrowEngineData::try_from_engine_data(data.map_err(kernel_error)?)
+            .map_err(kernel_error)?;
+        let batch = data.record_batch();
+        if first {
+            if batch.num_rows() > 0 {
+                out.push(batch.slice(0, 1));
+                break;
+            }
+        } else {
+            out.push(batch.clone());
+        }
+    }
+    Ok(out)
+}
+
+impl Backend for DeltaKernel {
+    fn name(&self) -> &'static str {
+        "delta-kernel"
+    }
+
+    fn about(&self) -> &'static str {
+        "Delta Lake through delta_kernel's default engine: writes the table of Parquet files \
+         (and, in the dv profile, its deletion vectors); reads with Scan::execute, deletion \
+         vectors applied"
+    }
+
+    fn profiles(&self) -> &'static [&'static str] {
+        PROFILES
+    }
+
+    fn deletion_profiles(&self) -> &'static [&'static str] {
+        DELETION_PROFILES
+    }
+
+    fn unordered(&self) -> bool {
+        true
+    }
+
+    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
+        vec![(
+            formatbench_worker_kit::layout::WIDE,
+            vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::FirstRow],
+        )]
+    }
+
+    fn version(&self) -> String {
+        "0.30.1".into()
+    }
+
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
+        write::write_table(ctx, batches, dir, DELETION_PROFILES.contains(&ctx.profile))
+    }
+
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+        match request {
+            Request::All => Ok((
+                scan(ctx, dir, None, false)?,
+                "Scan::execute, every batch kept",
+            )),
+            Request::Columns(names) => Ok((
+                scan(ctx, dir, Some(names), false)?,
+                "Scan::execute with the projected schema",
+            )),
+            Request::Take(..) => Err(KitError::Unsupported("delta_kernel has no row take".into())),
+        }
+    }
+
+    fn first_row(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+        Ok((
+            scan(ctx, dir, None, true)?,
+            "Scan::execute, stopped after the first batch with a row",
+        ))
+    }
+
+    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        write::table_settings(dir)
+    }
+}

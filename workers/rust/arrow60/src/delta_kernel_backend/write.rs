@@ -1,0 +1,270 @@
+//! Writing a Delta table with delta_kernel: create it, add one Parquet file per run of rows of
+//! the [`FileSplit`], then (for a deletion profile) delete one row of every file through
+//! deletion vectors written by the kernel's `StreamingDeletionVectorWriter`.
+
+use super::{engine, kernel_error, table_url, Engine, ENGINE_INFO};
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use delta_kernel::actions::deletion_vector_writer::{
+    KernelDeletionVector, StreamingDeletionVectorWriter,
+};
+use delta_kernel::committer::FileSystemCommitter;
+use delta_kernel::engine::arrow_conversion::TryFromArrow;
+use delta_kernel::engine::arrow_data::ArrowEngineData;
+use delta_kernel::schema::StructType;
+use delta_kernel::transaction::create_table::create_table;
+use delta_kernel::transaction::UpdateTableOperation;
+use delta_kernel::Snapshot;
+use formatbench_protocol::FileSplit;
+use formatbench_worker_kit::{Context, KitError};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Delta has no unsigned integers and keeps timestamps in microseconds: the table's schema.
+fn delta_schema(schema: &SchemaRef) -> Result<SchemaRef, KitError> {
+    let fields = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let data_type = match f.data_type() {
+                DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
+                    return Err(KitError::Unsupported(format!(
+                        "Delta has no unsigned integer type for column '{}' ({})",
+                        f.name(),
+                        f.data_type()
+                    )))
+                }
+                DataType::Timestamp(_, zone) => {
+                    DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
+                }
+                other => other.clone(),
+            };
+            Ok(Field::new(f.name(), data_type, f.is_nullable()))
+        })
+        .collect::<Result<Vec<_>, KitError>>()?;
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// The source as one batch in the table's schema.
+fn whole_table(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<RecordBatch, KitError> {
+    let delta = delta_schema(schema)?;
+    let whole = arrow::compute::concat_batches(schema, batches)?;
+    let columns = whole
+        .columns()
+        .iter()
+        .zip(delta.fields())
+        .map(|(c, f)| arrow::compute::cast(c, f.data_type()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new(delta, columns)?)
+}
+
+fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, KitError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    Ok(runtime.block_on(future))
+}
+
+/// The path (relative to the table root) of the one file an add action describes.
+fn added_path(add: &mut Box<dyn delta_kernel::EngineData>) -> Result<String, KitError> {
+    let data = add
+        .any_ref()
+        .downcast_ref::<ArrowEngineData>()
+        .ok_or_else(|| KitError::Library("the add action is not Arrow data".into()))?;
+    let batch = data.record_batch();
+    let path = batch
+        .column_by_name("path")
+        .and_then(|c| c.as_string_opt::<i32>())
+        .filter(|p| p.len() == 1 && p.is_valid(0))
+        .ok_or_else(|| KitError::Library("the add action has no path".into()))?;
+    Ok(path.value(0).to_string())
+}
+
+pub fn write_table(
+    ctx: &Context,
+    batches: &[RecordBatch],
+    dir: &Path,
+    deletions: bool,
+) -> Result<(), KitError> {
+    let split = ctx.split.unwrap_or(FileSplit {
+        files: 1,
+        deletions: false,
+    });
+    let table = whole_table(ctx.schema, batches)?;
+    let kernel_schema = Arc::new(
+        StructType::try_from_arrow(table.schema().as_ref())
+            .map_err(|e| KitError::Unsupported(format!("Delta cannot store this schema: {e}")))?,
+    );
+    let engine = engine(ctx.threads)?;
+    let url = table_url(dir)?;
+    let properties: Vec<(&str, &str)> = if deletions {
+        vec![("delta.enableDeletionVectors", "true")]
+    } else {
+        Vec::new()
+    };
+    committed(
+        create_table(url.as_str(), kernel_schema, ENGINE_INFO, true)
+            .with_table_properties(properties)
+            .build(engine.as_ref(), Box::new(FileSystemCommitter::new()))
+            .map_err(kernel_error)?
+            .commit(engine.as_ref())
+            .map_err(kernel_error)?
+            .is_committed(),
+        "creating the table",
+    )?;
+
+    let snapshot = Snapshot::builder_for(url.clone())
+        .build(engine.as_ref())
+        .map_err(kernel_error)?;
+    let mut txn = snapshot
+        .update_table(UpdateTableOperation::Write, ENGINE_INFO, true)
+        .build(engine.as_ref(), Box::new(FileSystemCommitter::new()))
+        .map_err(kernel_error)?;
+    let context = txn
+        .write_state()
+        .map_err(kernel_error)?
+        .write_context_builder()
+        .build()
+        .map_err(kernel_error)?;
+    let rows = table.num_rows() as u64;
+    let bounds = split.bounds(rows);
+    let mut paths = Vec::with_capacity(bounds.len());
+    for (start, end) in &bounds {
+        let part = ArrowEngineData::new(table.slice(*start as usize, (end - start) as usize));
+        let mut add = block_on(engine.write_parquet(&part, &context))?.map_err(kernel_error)?;
+        paths.push(added_path(&mut add)?);
+        txn.add_files(add);
+    }
+    committed(
+        txn.commit(engine.as_ref())
+            .map_err(kernel_error)?
+            .is_committed(),
+        "adding the files",
+    )?;
+    if deletions {
+        let split = FileSplit {
+            deletions: true,
+            ..split
+        };
+        delete_rows(&engine, &url, &bounds, &paths, &split.deleted_rows(rows))?;
+    }
+    Ok(())
+}
+
+/// One deletion vector per file, all in one DV file, committed together.
+fn delete_rows(
+    engine: &Arc<Engine>,
+    url: &url::Url,
+    bounds: &[(u64, u64)],
+    paths: &[String],
+    deleted: &[u64],
+) -> Result<(), KitError> {
+    let snapshot = Snapshot::builder_for(url.clone())
+        .build(engine.as_ref())
+        .map_err(kernel_error)?;
+    let mut txn = snapshot
+        .clone()
+        .update_table(UpdateTableOperation::Delete, ENGINE_INFO, true)
+        .build(engine.as_ref(), Box::new(FileSystemCommitter::new()))
+        .map_err(kernel_error)?;
+    let context = txn
+        .write_state()
+        .map_err(kernel_error)?
+        .write_context_builder()
+        .build()
+        .map_err(kernel_error)?;
+    let dv_path = context.new_deletion_vector_path(String::new());
+    let file = dv_path
+        .absolute_path()
+        .map_err(kernel_error)?
+        .to_file_path()
+        .map_err(|()| KitError::Library("the deletion vector path is not a local file".into()))?;
+    let mut buffer = Vec::new();
+    let mut descriptors = HashMap::new();
+    {
+        let mut writer = StreamingDeletionVectorWriter::new(&mut buffer);
+        for (((start, _), path), row) in bounds.iter().zip(paths).zip(deleted) {
+            let mut dv = KernelDeletionVector::new();
+            dv.add_deleted_row_indexes([row - start]);
+            let written = writer.write_deletion_vector(dv).map_err(kernel_error)?;
+            descriptors.insert(path.clone(), written.to_descriptor(&dv_path));
+        }
+        writer.finalize().map_err(kernel_error)?;
+    }
+    std::fs::write(&file, buffer)?;
+    let scan = snapshot.scan_builder().build().map_err(kernel_error)?;
+    let files = scan
+        .scan_metadata(engine.as_ref())
+        .map_err(kernel_error)?
+        .map(|m| m.map(|m| m.scan_files));
+    txn.update_deletion_vectors(descriptors, files)
+        .map_err(kernel_error)?;
+    committed(
+        txn.commit(engine.as_ref())
+            .map_err(kernel_error)?
+            .is_committed(),
+        "committing the deletion vectors",
+    )
+}
+
+/// A commit that did not land (a conflict, or an I/O error worth a retry) fails the write: the
+/// table is written by one process, so neither is expected.
+fn committed(is_committed: bool, what: &str) -> Result<(), KitError> {
+    if is_committed {
+        Ok(())
+    } else {
+        Err(KitError::Library(format!(
+            "delta_kernel: {what} did not commit"
+        )))
+    }
+}
+
+/// What the log says the table holds: files, deletion vectors, deleted rows, protocol.
+pub fn table_settings(dir: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut protocol = String::new();
+    let Ok(entries) = std::fs::read_dir(dir.join("_delta_log")) else {
+        return BTreeMap::new();
+    };
+    let mut logs: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    logs.sort();
+    for log in logs {
+        let Ok(text) = std::fs::read_to_string(&log) else {
+            continue;
+        };
+        for action in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        {
+            if let Some(add) = action.get("add") {
+                let path = add["path"].as_str().unwrap_or_default().to_string();
+                let deleted = add["deletionVector"]["cardinality"].as_u64().unwrap_or(0);
+                files.insert(path, deleted);
+            }
+            if let Some(remove) = action.get("remove") {
+                files.remove(remove["path"].as_str().unwrap_or_default());
+            }
+            if let Some(p) = action.get("protocol") {
+                protocol = format!(
+                    "reader {} writer {} features {}",
+                    p["minReaderVersion"], p["minWriterVersion"], p["readerFeatures"]
+                );
+            }
+        }
+    }
+    let with_dv = files.values().filter(|d| **d > 0).count();
+    BTreeMap::from([
+        ("data_files".into(), files.len().to_string()),
+        ("files_with_deletion_vectors".into(), with_dv.to_string()),
+        (
+            "deleted_rows".into(),
+            files.values().sum::<u64>().to_string(),
+        ),
+        ("protocol".into(), protocol),
+    ])
+}
