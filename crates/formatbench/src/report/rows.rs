@@ -7,7 +7,7 @@ use crate::results::{ArtifactRecord, CellKey, SampleStatus};
 use crate::stats::{CellSummary, OpGroup};
 
 /// Artifact settings that make up the fairness manifest, in the order they are shown.
-const MANIFEST_KEYS: [&str; 10] = [
+const MANIFEST_KEYS: [&str; 12] = [
     "library",
     "profile_settings",
     "codecs",
@@ -17,6 +17,8 @@ const MANIFEST_KEYS: [&str; 10] = [
     "row_groups",
     "blocks",
     "dtype",
+    "data_files",
+    "deleted_rows",
     "threads",
 ];
 /// A manifest value is cut to this many characters; the artifacts table shows it whole.

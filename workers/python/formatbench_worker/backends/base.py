@@ -81,6 +81,17 @@ class Backend:
         raise NotImplementedError
 
 
+class DeltaReader(Backend):
+    """A reader of the Delta tables delta-kernel writes (docs/results.md, Tables of files): it
+    writes none itself, keeps no row order, and reads both profiles of the same table."""
+
+    profiles = ("default", "dv")
+    ops = ("read", "scan", "project", "first_row")
+    artifact_from = "delta-kernel"
+    unordered = True
+    deletion_profiles = ("dv",)
+
+
 def data_file(directory, extension):
     return os.path.join(directory, f"data.{extension}")
 

@@ -6,7 +6,7 @@ try:  # importable without pyarrow, so that --describe can say it is missing
 except ImportError:
     pa = None
 
-from .base import Backend, Unsupported, data_file, range_bounds, reorder
+from .base import Backend, DeltaReader, Unsupported, data_file, range_bounds, reorder
 
 
 def _no_nested(schema):
@@ -197,18 +197,13 @@ class PolarsIpc(PolarsFormat):
         return pl.read_ipc(path, columns=columns)
 
 
-class PolarsDelta(Backend):
+class PolarsDelta(DeltaReader):
     name = "py-polars-delta"
     about = ("Polars reading the tables delta-kernel writes: scan_delta (deletion vectors "
              "applied), then select/head and collect")
     modules = ("polars", "deltalake")
     dists = ("polars", "deltalake")
     targets = ("polars",)
-    profiles = ("default", "dv")
-    ops = ("read", "scan", "project", "first_row")
-    artifact_from = "delta-kernel"
-    unordered = True
-    deletion_profiles = ("dv",)
 
     def read(self, directory, request, ctx):
         import polars as pl

@@ -9,7 +9,7 @@ try:  # importable without pyarrow, so that --describe can say it is missing
 except ImportError:
     pa = pc = None
 
-from .base import Backend, Unsupported, range_bounds
+from .base import Backend, DeltaReader, Unsupported, range_bounds
 
 
 def _to_target(table, ctx):
@@ -107,18 +107,13 @@ class Lance(Backend):
         return dataset.take(list(request.rows)), "take(indices)"
 
 
-class DeltaLake(Backend):
+class DeltaLake(DeltaReader):
     name = "py-deltalake"
     about = ("deltalake (delta-rs's Python package) reading the tables delta-kernel writes: "
              "QueryBuilder (DataFusion) SELECT, deletion vectors applied")
     modules = ("deltalake",)
     dists = ("deltalake",)
     targets = ("arrow",)
-    profiles = ("default", "dv")
-    ops = ("read", "scan", "project", "first_row")
-    artifact_from = "delta-kernel"
-    unordered = True
-    deletion_profiles = ("dv",)
 
     def read(self, directory, request, ctx):
         from deltalake import DeltaTable, QueryBuilder
