@@ -17,7 +17,9 @@ fn backends() -> Vec<&'static dyn Backend> {
     #[cfg(feature = "lance")]
     out.push(&lance_backend::Lance);
     #[cfg(feature = "delta-arrow-reader")]
-    out.push(&delta_arrow_reader_backend::DeltaArrowReader);
+    out.push(&formatbench_worker_kit::delta::DeltaReader(
+        delta_arrow_reader_backend::DeltaArrowReader,
+    ));
     out
 }
 

@@ -5,9 +5,9 @@
 //! with the thread cap's workers.
 
 use arrow::array::RecordBatch;
-use formatbench_protocol::Op;
+use formatbench_worker_kit::delta::{collect, DeltaLibrary, Scan};
 use formatbench_worker_kit::runtime::runtime;
-use formatbench_worker_kit::{delta, Backend, Context, KitError, Request};
+use formatbench_worker_kit::{Context, KitError};
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,41 +18,7 @@ fn library(e: impl std::fmt::Display) -> KitError {
     KitError::Library(format!("delta-rs: {e}"))
 }
 
-/// Opens the table and streams `scan_table`: every column or `columns`; `first` stops at the
-/// first row.
-fn scan(
-    ctx: &Context,
-    dir: &Path,
-    columns: Option<&[String]>,
-    first: bool,
-) -> Result<Vec<RecordBatch>, KitError> {
-    let dir = std::fs::canonicalize(dir)?;
-    let url = url::Url::from_directory_path(&dir)
-        .map_err(|()| KitError::Invalid(format!("{} is not an absolute path", dir.display())))?;
-    runtime(ctx.threads)?.block_on(async {
-        let table = deltalake::open_table(url).await.map_err(library)?;
-        let mut load = table.scan_table();
-        if let Some(names) = columns {
-            load = load.with_columns(names.iter().cloned());
-        }
-        let (_table, mut stream) = load.await.map_err(library)?;
-        let mut out = Vec::new();
-        while let Some(batch) = stream.next().await {
-            let batch = batch.map_err(library)?;
-            if first {
-                if batch.num_rows() > 0 {
-                    out.push(batch.slice(0, 1));
-                    break;
-                }
-            } else {
-                out.push(batch);
-            }
-        }
-        Ok(out)
-    })
-}
-
-impl Backend for DeltaRs {
+impl DeltaLibrary for DeltaRs {
     fn name(&self) -> &'static str {
         "delta-rs"
     }
@@ -63,62 +29,41 @@ impl Backend for DeltaRs {
          applied"
     }
 
-    fn profiles(&self) -> &'static [&'static str] {
-        delta::PROFILES
-    }
-
-    fn deletion_profiles(&self) -> &'static [&'static str] {
-        delta::DELETION_PROFILES
-    }
-
-    fn artifact_from(&self) -> Option<&'static str> {
-        Some(delta::WRITER)
-    }
-
-    fn unordered(&self) -> bool {
-        true
-    }
-
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        delta::reader_layouts()
-    }
-
     fn version(&self) -> String {
-        "deltalake 1.1.2".into()
+        "1.1.2".into()
     }
 
-    fn write(&self, _: &Context, _: &[RecordBatch], _: &Path) -> Result<(), KitError> {
-        Err(delta::no_write(self.name()))
-    }
-
-    fn read(
+    fn scan(
         &self,
         ctx: &Context,
         dir: &Path,
-        request: Request,
+        scan: Scan,
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        match request {
-            Request::All => Ok((
-                scan(ctx, dir, None, false)?,
-                "open_table, scan_table, every batch kept",
-            )),
-            Request::Columns(names) => Ok((
-                scan(ctx, dir, Some(names), false)?,
-                "open_table, scan_table().with_columns",
-            )),
-            Request::Take(..) => Err(KitError::Unsupported("delta-rs has no row take".into())),
-        }
-    }
-
-    fn first_row(
-        &self,
-        ctx: &Context,
-        dir: &Path,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        Ok((
-            scan(ctx, dir, None, true)?,
-            "open_table, scan_table, stopped after the first batch with a row",
-        ))
+        let dir = std::fs::canonicalize(dir)?;
+        let url = url::Url::from_directory_path(&dir).map_err(|()| {
+            KitError::Invalid(format!("{} is not an absolute path", dir.display()))
+        })?;
+        let batches = runtime(ctx.threads)?.block_on(async {
+            let table = deltalake::open_table(url).await.map_err(library)?;
+            let mut load = table.scan_table();
+            if let Scan::Columns(names) = scan {
+                load = load.with_columns(names.iter().cloned());
+            }
+            let (_table, mut stream) = load.await.map_err(library)?;
+            let mut out = Vec::new();
+            while let Some(batch) = stream.next().await {
+                if !collect(&mut out, batch.map_err(library)?, scan) {
+                    break;
+                }
+            }
+            Ok::<_, KitError>(out)
+        })?;
+        let method = match scan {
+            Scan::All => "open_table, scan_table, every batch kept",
+            Scan::Columns(_) => "open_table, scan_table().with_columns",
+            Scan::FirstRow => "open_table, scan_table, stopped after the first batch with a row",
+        };
+        Ok((batches, method))
     }
 
     fn settings(&self, ctx: &Context, _dir: &Path) -> BTreeMap<String, String> {

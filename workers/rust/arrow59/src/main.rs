@@ -12,7 +12,7 @@ fn backends() -> Vec<&'static dyn Backend> {
         #[cfg(feature = "vortex")]
         &vortex_backend::Vortex,
         #[cfg(feature = "delta-rs")]
-        &delta_rs_backend::DeltaRs,
+        &formatbench_worker_kit::delta::DeltaReader(delta_rs_backend::DeltaRs),
     ]
 }
 

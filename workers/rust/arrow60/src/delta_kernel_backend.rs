@@ -15,6 +15,7 @@ use delta_kernel::Snapshot;
 use delta_kernel_default_engine::executor::tokio::TokioMultiThreadExecutor;
 use delta_kernel_default_engine::{DefaultEngine, DefaultEngineBuilder};
 use formatbench_protocol::Op;
+use formatbench_worker_kit::delta::{self, collect, DeltaLibrary, Scan};
 use formatbench_worker_kit::{Backend, Context, KitError, Request};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,9 +23,6 @@ use std::sync::Arc;
 
 pub struct DeltaKernel;
 
-/// The profiles: `default` is the table of files, `dv` the same with one row per file deleted.
-const PROFILES: &[&str] = &["default", "dv"];
-const DELETION_PROFILES: &[&str] = &["dv"];
 const ENGINE_INFO: &str = "formatbench";
 
 pub(crate) fn kernel_error(e: delta_kernel::KernelError) -> KitError {
@@ -50,40 +48,7 @@ pub(crate) fn table_url(dir: &Path) -> Result<url::Url, KitError> {
         .map_err(|()| KitError::Invalid(format!("{} is not an absolute path", dir.display())))
 }
 
-/// Scans the table, keeping only `columns` when given; `first` stops at the first row.
-fn scan(
-    ctx: &Context,
-    dir: &Path,
-    columns: Option<&[String]>,
-    first: bool,
-) -> Result<Vec<RecordBatch>, KitError> {
-    let engine = engine(ctx.threads)?;
-    let snapshot = Snapshot::builder_for(table_url(dir)?)
-        .build(engine.as_ref())
-        .map_err(kernel_error)?;
-    let mut builder = snapshot.clone().scan_builder();
-    if let Some(names) = columns {
-        builder = builder.with_schema(snapshot.schema().project(names).map_err(kernel_error)?);
-    }
-    let scan = builder.build().map_err(kernel_error)?;
-    let mut out = Vec::new();
-    for data in scan.execute(engine).map_err(kernel_error)? {
-        let data = ArrowEngineData::try_from_engine_data(data.map_err(kernel_error)?)
-            .map_err(kernel_error)?;
-        let batch = data.record_batch();
-        if first {
-            if batch.num_rows() > 0 {
-                out.push(batch.slice(0, 1));
-                break;
-            }
-        } else {
-            out.push(batch.clone());
-        }
-    }
-    Ok(out)
-}
-
-impl Backend for DeltaKernel {
+impl DeltaLibrary for DeltaKernel {
     fn name(&self) -> &'static str {
         "delta-kernel"
     }
@@ -94,12 +59,65 @@ impl Backend for DeltaKernel {
          vectors applied"
     }
 
+    fn version(&self) -> String {
+        "0.30.1".into()
+    }
+
+    fn scan(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        scan: Scan,
+    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+        let engine = engine(ctx.threads)?;
+        let snapshot = Snapshot::builder_for(table_url(dir)?)
+            .build(engine.as_ref())
+            .map_err(kernel_error)?;
+        let mut builder = snapshot.clone().scan_builder();
+        if let Scan::Columns(names) = scan {
+            builder = builder.with_schema(snapshot.schema().project(names).map_err(kernel_error)?);
+        }
+        let mut out = Vec::new();
+        for data in builder
+            .build()
+            .map_err(kernel_error)?
+            .execute(engine)
+            .map_err(kernel_error)?
+        {
+            let data = ArrowEngineData::try_from_engine_data(data.map_err(kernel_error)?)
+                .map_err(kernel_error)?;
+            if !collect(&mut out, data.record_batch().clone(), scan) {
+                break;
+            }
+        }
+        let method = match scan {
+            Scan::All => "Scan::execute, every batch kept",
+            Scan::Columns(_) => "Scan::execute with the projected schema",
+            Scan::FirstRow => "Scan::execute, stopped after the first batch with a row",
+        };
+        Ok((out, method))
+    }
+
+    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        write::table_settings(dir)
+    }
+}
+
+impl Backend for DeltaKernel {
+    fn name(&self) -> &'static str {
+        DeltaLibrary::name(self)
+    }
+
+    fn about(&self) -> &'static str {
+        DeltaLibrary::about(self)
+    }
+
     fn profiles(&self) -> &'static [&'static str] {
-        PROFILES
+        delta::PROFILES
     }
 
     fn deletion_profiles(&self) -> &'static [&'static str] {
-        DELETION_PROFILES
+        delta::DELETION_PROFILES
     }
 
     fn unordered(&self) -> bool {
@@ -107,18 +125,22 @@ impl Backend for DeltaKernel {
     }
 
     fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        vec![(
-            formatbench_worker_kit::layout::WIDE,
-            vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::FirstRow],
-        )]
+        let mut ops = vec![Op::Write];
+        ops.extend(delta::READER_OPS);
+        vec![(formatbench_worker_kit::layout::WIDE, ops)]
     }
 
     fn version(&self) -> String {
-        "0.30.1".into()
+        DeltaLibrary::version(self)
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
-        write::write_table(ctx, batches, dir, DELETION_PROFILES.contains(&ctx.profile))
+        write::write_table(
+            ctx,
+            batches,
+            dir,
+            delta::DELETION_PROFILES.contains(&ctx.profile),
+        )
     }
 
     fn read(
@@ -127,17 +149,7 @@ impl Backend for DeltaKernel {
         dir: &Path,
         request: Request,
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        match request {
-            Request::All => Ok((
-                scan(ctx, dir, None, false)?,
-                "Scan::execute, every batch kept",
-            )),
-            Request::Columns(names) => Ok((
-                scan(ctx, dir, Some(names), false)?,
-                "Scan::execute with the projected schema",
-            )),
-            Request::Take(..) => Err(KitError::Unsupported("delta_kernel has no row take".into())),
-        }
+        delta::read(self, ctx, dir, request)
     }
 
     fn first_row(
@@ -145,13 +157,10 @@ impl Backend for DeltaKernel {
         ctx: &Context,
         dir: &Path,
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        Ok((
-            scan(ctx, dir, None, true)?,
-            "Scan::execute, stopped after the first batch with a row",
-        ))
+        DeltaLibrary::scan(self, ctx, dir, Scan::FirstRow)
     }
 
-    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
-        write::table_settings(dir)
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        DeltaLibrary::settings(self, ctx, dir)
     }
 }
