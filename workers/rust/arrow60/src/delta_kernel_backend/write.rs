@@ -13,7 +13,7 @@ use delta_kernel::engine::arrow_conversion::TryFromArrow;
 use delta_kernel::engine::arrow_data::ArrowEngineData;
 use delta_kernel::schema::StructType;
 use delta_kernel::transaction::create_table::create_table;
-use delta_kernel::transaction::UpdateTableOperation;
+use delta_kernel::transaction::{BoundWriteContext, Transaction, UpdateTableOperation};
 use delta_kernel::Snapshot;
 use formatbench_protocol::FileSplit;
 use formatbench_worker_kit::{Context, KitError};
@@ -114,19 +114,7 @@ pub fn write_table(
         "creating the table",
     )?;
 
-    let snapshot = Snapshot::builder_for(url.clone())
-        .build(engine.as_ref())
-        .map_err(kernel_error)?;
-    let mut txn = snapshot
-        .update_table(UpdateTableOperation::Write, ENGINE_INFO, true)
-        .build(engine.as_ref(), Box::new(FileSystemCommitter::new()))
-        .map_err(kernel_error)?;
-    let context = txn
-        .write_state()
-        .map_err(kernel_error)?
-        .write_context_builder()
-        .build()
-        .map_err(kernel_error)?;
+    let (_, mut txn, context) = transaction(&engine, &url, UpdateTableOperation::Write)?;
     let rows = table.num_rows() as u64;
     let bounds = split.bounds(rows);
     let mut paths = Vec::with_capacity(bounds.len());
@@ -152,20 +140,18 @@ pub fn write_table(
     Ok(())
 }
 
-/// One deletion vector per file, all in one DV file, committed together.
-fn delete_rows(
+/// A transaction on the table's latest snapshot, with the context its files are written in.
+fn transaction(
     engine: &Arc<Engine>,
     url: &url::Url,
-    bounds: &[(u64, u64)],
-    paths: &[String],
-    deleted: &[u64],
-) -> Result<(), KitError> {
+    operation: UpdateTableOperation,
+) -> Result<(Arc<Snapshot>, Transaction, BoundWriteContext), KitError> {
     let snapshot = Snapshot::builder_for(url.clone())
         .build(engine.as_ref())
         .map_err(kernel_error)?;
-    let mut txn = snapshot
+    let txn = snapshot
         .clone()
-        .update_table(UpdateTableOperation::Delete, ENGINE_INFO, true)
+        .update_table(operation, ENGINE_INFO, true)
         .build(engine.as_ref(), Box::new(FileSystemCommitter::new()))
         .map_err(kernel_error)?;
     let context = txn
@@ -174,6 +160,18 @@ fn delete_rows(
         .write_context_builder()
         .build()
         .map_err(kernel_error)?;
+    Ok((snapshot, txn, context))
+}
+
+/// One deletion vector per file, all in one DV file, committed together.
+fn delete_rows(
+    engine: &Arc<Engine>,
+    url: &url::Url,
+    bounds: &[(u64, u64)],
+    paths: &[String],
+    deleted: &[u64],
+) -> Result<(), KitError> {
+    let (snapshot, mut txn, context) = transaction(engine, url, UpdateTableOperation::Delete)?;
     let dv_path = context.new_deletion_vector_path(String::new());
     let file = dv_path
         .absolute_path()
