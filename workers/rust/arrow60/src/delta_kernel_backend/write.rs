@@ -46,24 +46,41 @@ fn delta_schema(schema: &SchemaRef) -> Result<SchemaRef, KitError> {
     Ok(Arc::new(Schema::new(fields)))
 }
 
-/// The source as one batch in the table's schema.
-fn whole_table(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<RecordBatch, KitError> {
-    let delta = delta_schema(schema)?;
-    let whole = arrow::compute::concat_batches(schema, batches)?;
-    let columns = whole
+/// Rows `[start, end)` of the source in the table's schema: zero-copy slices where the rows lie
+/// in one source batch (the usual case), one copy of just those rows where they span several.
+fn file_rows(
+    delta: &SchemaRef,
+    batches: &[RecordBatch],
+    start: u64,
+    end: u64,
+) -> Result<RecordBatch, KitError> {
+    let mut parts = Vec::new();
+    let mut offset = 0u64;
+    for batch in batches {
+        let (first, n) = (offset, batch.num_rows() as u64);
+        offset += n;
+        let (from, to) = (start.max(first), end.min(first + n));
+        if from < to {
+            parts.push(batch.slice((from - first) as usize, (to - from) as usize));
+        }
+    }
+    let rows = match parts.as_slice() {
+        [one] => one.clone(),
+        _ => arrow::compute::concat_batches(&batches[0].schema(), &parts)?,
+    };
+    let columns = rows
         .columns()
         .iter()
         .zip(delta.fields())
-        .map(|(c, f)| arrow::compute::cast(c, f.data_type()))
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                arrow::compute::cast(c, f.data_type())
+            }
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new(delta, columns)?)
-}
-
-fn block_on<F: std::future::Future>(future: F) -> Result<F::Output, KitError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    Ok(runtime.block_on(future))
+    Ok(RecordBatch::try_new(delta.clone(), columns)?)
 }
 
 /// The path (relative to the table root) of the one file an add action describes.
@@ -91,9 +108,9 @@ pub fn write_table(
         files: 1,
         deletions: false,
     });
-    let table = whole_table(ctx.schema, batches)?;
+    let delta = delta_schema(ctx.schema)?;
     let kernel_schema = Arc::new(
-        StructType::try_from_arrow(table.schema().as_ref())
+        StructType::try_from_arrow(delta.as_ref())
             .map_err(|e| KitError::Unsupported(format!("Delta cannot store this schema: {e}")))?,
     );
     let engine = engine(ctx.threads)?;
@@ -115,12 +132,18 @@ pub fn write_table(
     )?;
 
     let (_, mut txn, context) = transaction(&engine, &url, UpdateTableOperation::Write)?;
-    let rows = table.num_rows() as u64;
+    let rows: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
+    // One runtime for every file's async write, built before the first.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let bounds = split.bounds(rows);
     let mut paths = Vec::with_capacity(bounds.len());
     for (start, end) in &bounds {
-        let part = ArrowEngineData::new(table.slice(*start as usize, (end - start) as usize));
-        let mut add = block_on(engine.write_parquet(&part, &context))?.map_err(kernel_error)?;
+        let part = ArrowEngineData::new(file_rows(&delta, batches, *start, *end)?);
+        let mut add = runtime
+            .block_on(engine.write_parquet(&part, &context))
+            .map_err(kernel_error)?;
         paths.push(added_path(&mut add)?);
         txn.add_files(add);
     }
