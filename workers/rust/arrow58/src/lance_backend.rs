@@ -33,22 +33,15 @@ fn uri(dir: &Path) -> Result<String, KitError> {
         .ok_or_else(|| KitError::Invalid(format!("{} is not UTF-8", path.display())))
 }
 
-/// One runtime per process, sized by the first job's thread cap (a worker runs one job).
+/// The kit's runtime, with lance's own pools capped first: lance reads these variables once,
+/// before its first pool starts, and the worker is still one thread here.
 fn runtime(threads: usize) -> Result<&'static tokio::runtime::Runtime, KitError> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            // Read once by lance, before its first pool starts; the worker is still one thread.
-            std::env::set_var("LANCE_CPU_THREADS", threads.to_string());
-            std::env::set_var("LANCE_IO_THREADS", threads.to_string());
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(threads.max(1))
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| KitError::Library(format!("cannot start a tokio runtime: {e}")))
+    static CAPPED: OnceLock<()> = OnceLock::new();
+    CAPPED.get_or_init(|| {
+        std::env::set_var("LANCE_CPU_THREADS", threads.max(1).to_string());
+        std::env::set_var("LANCE_IO_THREADS", threads.max(1).to_string());
+    });
+    formatbench_worker_kit::runtime::runtime(threads)
 }
 
 fn open(ctx: &Context, dir: &Path) -> Result<Dataset, KitError> {

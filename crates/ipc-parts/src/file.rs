@@ -1,0 +1,318 @@
+//! One Arrow IPC file (Feather v2): written with 64-byte aligned buffers, read either through a
+//! memory map with zero-copy decoding or with plain reads into buffers of its own. Both decode
+//! only the projected columns of only the blocks asked for.
+
+use crate::error::{at, Result, StoreError};
+use arrow::array::RecordBatch;
+use arrow::buffer::Buffer;
+use arrow::datatypes::SchemaRef;
+use arrow::ipc::convert::try_fb_to_schema;
+use arrow::ipc::reader::{read_footer_length, FileDecoder};
+use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
+use arrow::ipc::{Block, CompressionType, MetadataVersion};
+use std::fs::File;
+use std::io::{BufWriter, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Buffers are aligned to 64 bytes at write, so a mapped file decodes without a copy.
+pub const ALIGNMENT: usize = 64;
+
+/// The codec of the record-batch bodies; compressed bodies are decoded into new buffers, so
+/// they give up zero-copy reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    #[default]
+    None,
+    Lz4,
+    Zstd,
+}
+
+impl Compression {
+    fn ipc(self) -> Option<CompressionType> {
+        match self {
+            Compression::None => None,
+            Compression::Lz4 => Some(CompressionType::LZ4_FRAME),
+            Compression::Zstd => Some(CompressionType::ZSTD),
+        }
+    }
+}
+
+/// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
+/// The file is not synced: that is the commit's job.
+pub fn write_file(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    compression: Compression,
+) -> Result<u64> {
+    let options = IpcWriteOptions::try_new(ALIGNMENT, false, MetadataVersion::V5)?
+        .try_with_compression(compression.ipc())?;
+    let file = File::create(path).map_err(at(path))?;
+    let mut writer =
+        FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, file), schema, options)?;
+    for batch in batches {
+        writer.write(batch)?;
+    }
+    writer.finish()?;
+    let file = writer
+        .into_inner()?
+        .into_inner()
+        .map_err(|e| StoreError::Io {
+            path: path.to_path_buf(),
+            source: e.into_error(),
+        })?;
+    Ok(file.metadata().map_err(at(path))?.len())
+}
+
+fn flatbuffer_options() -> flatbuffers::VerifierOptions {
+    // Wide tables (thousands of columns) exceed the verifier's default table count.
+    flatbuffers::VerifierOptions {
+        max_tables: 100_000_000,
+        max_depth: 128,
+        ..Default::default()
+    }
+}
+
+enum Body {
+    Mapped(Buffer),
+    Plain(File),
+}
+
+/// An open IPC file: its schema and the position and row count of each record batch, read from
+/// the footer and each block's message header (bodies stay unread until decoded).
+pub struct IpcFile {
+    path: PathBuf,
+    body: Body,
+    schema: SchemaRef,
+    version: MetadataVersion,
+    dictionaries: Vec<Block>,
+    blocks: Vec<Block>,
+    rows: Vec<u64>,
+    codec: String,
+    trusted: bool,
+}
+
+impl IpcFile {
+    /// Maps the file; decoded arrays point into the mapping (uncompressed files).
+    pub fn map(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(at(path))?;
+        // SAFETY: files are never modified after they are written (a change writes a new file
+        // and renames metadata), so the mapping cannot change under the arrays that use it.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(at(path))?;
+        let buffer = Buffer::from(bytes::Bytes::from_owner(map));
+        Self::parse(path, Body::Mapped(buffer))
+    }
+
+    /// Opens the file for plain reads: each decoded block is read into a buffer of its own.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(at(path))?;
+        Self::parse(path, Body::Plain(file))
+    }
+
+    /// Skips arrow's per-array validation (UTF-8 and offsets) when decoding.
+    ///
+    /// # Safety
+    /// The file must be a valid IPC file written by a correct writer (as this store's own
+    /// files are); a corrupt one could then produce arrays that read out of bounds.
+    pub unsafe fn trusted(mut self) -> Self {
+        self.trusted = true;
+        self
+    }
+
+    fn parse(path: &Path, body: Body) -> Result<Self> {
+        let invalid = |what: String| {
+            StoreError::Corrupt(format!(
+                "{} is not an Arrow IPC file: {what}",
+                path.display()
+            ))
+        };
+        let len = match &body {
+            Body::Mapped(buffer) => buffer.len() as u64,
+            Body::Plain(file) => file.metadata().map_err(at(path))?.len(),
+        };
+        let read_at = |offset: u64, n: usize| -> Result<Vec<u8>> {
+            match &body {
+                Body::Mapped(buffer) => buffer
+                    .as_slice()
+                    .get(offset as usize..offset as usize + n)
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| invalid("a block past the end".into())),
+                Body::Plain(file) => {
+                    let mut out = vec![0; n];
+                    file.read_exact_at(&mut out, offset).map_err(at(path))?;
+                    Ok(out)
+                }
+            }
+        };
+        if len < 10 {
+            return Err(invalid("too short".into()));
+        }
+        let trailer: [u8; 10] = read_at(len - 10, 10)?
+            .try_into()
+            .map_err(|_| invalid("short trailer".into()))?;
+        let footer_len = read_footer_length(trailer)? as u64;
+        if footer_len + 10 > len {
+            return Err(invalid("footer length past the start".into()));
+        }
+        let footer_bytes = read_at(len - 10 - footer_len, footer_len as usize)?;
+        let footer = arrow::ipc::root_as_footer_with_opts(&flatbuffer_options(), &footer_bytes)
+            .map_err(|e| invalid(e.to_string()))?;
+        let schema = Arc::new(try_fb_to_schema(
+            footer.schema().ok_or_else(|| invalid("no schema".into()))?,
+        )?);
+        let blocks: Vec<Block> = footer
+            .recordBatches()
+            .map(|b| b.iter().copied().collect())
+            .unwrap_or_default();
+        let dictionaries = footer
+            .dictionaries()
+            .map(|b| b.iter().copied().collect())
+            .unwrap_or_default();
+        let mut rows = Vec::with_capacity(blocks.len());
+        let mut codec = String::from("none");
+        for (i, block) in blocks.iter().enumerate() {
+            let meta = read_at(block.offset() as u64, block.metaDataLength() as usize)?;
+            // A message starts with the continuation marker and its length, or (legacy) the length.
+            let start = if meta.starts_with(&[0xFF; 4]) { 8 } else { 4 };
+            let message = arrow::ipc::root_as_message_with_opts(
+                &flatbuffer_options(),
+                meta.get(start..).unwrap_or_default(),
+            )
+            .map_err(|e| invalid(e.to_string()))?;
+            let batch = message
+                .header_as_record_batch()
+                .ok_or_else(|| invalid("a block is not a record batch".into()))?;
+            rows.push(batch.length().max(0) as u64);
+            if i == 0 {
+                if let Some(compression) = batch.compression() {
+                    codec = format!("{:?}", compression.codec()).to_lowercase();
+                }
+            }
+        }
+        let version = footer.version();
+        Ok(IpcFile {
+            path: path.to_path_buf(),
+            body,
+            schema,
+            version,
+            dictionaries,
+            blocks,
+            rows,
+            codec,
+            trusted: false,
+        })
+    }
+
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+    /// The row count of each record batch, in file order.
+    pub fn block_rows(&self) -> &[u64] {
+        &self.rows
+    }
+    pub fn num_rows(&self) -> u64 {
+        self.rows.iter().sum()
+    }
+    /// `none`, `lz4_frame` or `zstd`, as the first block's header says.
+    pub fn codec(&self) -> &str {
+        &self.codec
+    }
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.body, Body::Mapped(_))
+    }
+
+    fn block_bytes(&self, block: &Block) -> Result<Buffer> {
+        let len = block.metaDataLength() as usize + block.bodyLength() as usize;
+        let offset = block.offset() as usize;
+        match &self.body {
+            Body::Mapped(buffer) => {
+                if offset + len > buffer.len() {
+                    return Err(StoreError::Corrupt(format!(
+                        "{}: a block runs past the end of the file",
+                        self.path.display()
+                    )));
+                }
+                Ok(buffer.slice_with_length(offset, len))
+            }
+            Body::Plain(file) => {
+                // `read_to_end` fills spare capacity without zeroing it first; zeroing the
+                // buffer would cost as much as the read.
+                let mut bytes = Vec::with_capacity(len);
+                let mut reader = file.read_at_reader(offset as u64);
+                (&mut reader)
+                    .take(len as u64)
+                    .read_to_end(&mut bytes)
+                    .map_err(at(&self.path))?;
+                if bytes.len() != len {
+                    return Err(StoreError::Corrupt(format!(
+                        "{}: a block runs past the end of the file",
+                        self.path.display()
+                    )));
+                }
+                Ok(Buffer::from_vec(bytes))
+            }
+        }
+    }
+
+    /// A decoder of the given columns (all when `None`), dictionaries loaded.
+    pub fn decoder(&self, projection: Option<Vec<usize>>) -> Result<FileDecoder> {
+        // A mapping must be aligned (the writer aligns to 64 bytes) so nothing is copied
+        // silently; a buffer read into memory of its own may be realigned by arrow.
+        let decoder = FileDecoder::new(self.schema.clone(), self.version)
+            .with_require_alignment(self.is_mapped());
+        // SAFETY: validation is skipped only for files declared trusted (`IpcFile::trusted`).
+        let mut decoder = unsafe { decoder.with_skip_validation(self.trusted) };
+        if let Some(projection) = projection {
+            decoder = decoder.with_projection(projection);
+        }
+        for block in &self.dictionaries {
+            decoder.read_dictionary(block, &self.block_bytes(block)?)?;
+        }
+        Ok(decoder)
+    }
+
+    /// Decodes record batch `index` with `decoder`.
+    pub fn decode(&self, decoder: &FileDecoder, index: usize) -> Result<RecordBatch> {
+        let block = self.blocks.get(index).ok_or_else(|| {
+            StoreError::Corrupt(format!("{}: no block {index}", self.path.display()))
+        })?;
+        decoder
+            .read_record_batch(block, &self.block_bytes(block)?)?
+            .ok_or_else(|| StoreError::Corrupt(format!("{}: an empty block", self.path.display())))
+    }
+
+    /// Every record batch, with the given columns.
+    pub fn read_all(&self, projection: Option<Vec<usize>>) -> Result<Vec<RecordBatch>> {
+        let decoder = self.decoder(projection)?;
+        (0..self.blocks.len())
+            .map(|i| self.decode(&decoder, i))
+            .collect()
+    }
+}
+
+/// A reader positioned at `offset`, for `Read` over a `FileExt` file without seeking it.
+trait ReadAt {
+    fn read_at_reader(&self, offset: u64) -> AtReader<'_>;
+}
+
+struct AtReader<'a> {
+    file: &'a File,
+    offset: u64,
+}
+
+impl Read for AtReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl ReadAt for File {
+    fn read_at_reader(&self, offset: u64) -> AtReader<'_> {
+        AtReader { file: self, offset }
+    }
+}

@@ -1,0 +1,187 @@
+//! An open table: its metadata, its schema, and access to its partitions.
+
+use crate::error::{at, Result, StoreError};
+use crate::file::IpcFile;
+use crate::key::{self, Key};
+use crate::meta::{is_store_file, PartitionMeta, TableMeta};
+use crate::read::Access;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub(crate) dir: PathBuf,
+    pub(crate) meta: TableMeta,
+    pub(crate) schema: SchemaRef,
+    pub(crate) trusted: bool,
+}
+
+impl Table {
+    /// Opens the table in `dir` as its last commit left it.
+    pub fn open(dir: &Path) -> Result<Table> {
+        let meta = TableMeta::load(dir)?;
+        let first = meta
+            .partitions
+            .first()
+            .ok_or_else(|| StoreError::Corrupt("the metadata lists no partition".into()))?;
+        let schema = IpcFile::open(&dir.join(&first.file))?.schema().clone();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        if !names.iter().copied().eq(meta.column_names()) {
+            return Err(StoreError::Corrupt(format!(
+                "the metadata lists columns {:?}, the partition files hold {names:?}",
+                meta.column_names().collect::<Vec<_>>()
+            )));
+        }
+        Ok(Table {
+            dir: dir.to_path_buf(),
+            meta,
+            schema,
+            trusted: false,
+        })
+    }
+
+    /// Skips arrow's validation of decoded arrays (UTF-8, offsets) on reads.
+    ///
+    /// # Safety
+    /// Only for tables whose files were written by this library and not altered since: a
+    /// corrupt file could then produce arrays that read out of bounds.
+    pub unsafe fn trusted(mut self) -> Self {
+        self.trusted = true;
+        self
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn meta(&self) -> &TableMeta {
+        &self.meta
+    }
+    /// Every column, the index first.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+    pub fn num_rows(&self) -> u64 {
+        self.meta.rows
+    }
+    pub fn partitions(&self) -> &[PartitionMeta] {
+        &self.meta.partitions
+    }
+    pub fn index_name(&self) -> &str {
+        &self.meta.index.name
+    }
+
+    pub(crate) fn open_file(&self, partition: usize, access: Access) -> Result<IpcFile> {
+        let meta = self.meta.partitions.get(partition).ok_or_else(|| {
+            StoreError::Corrupt(format!("no partition {partition} in the metadata"))
+        })?;
+        let path = self.dir.join(&meta.file);
+        let file = match access {
+            Access::Mmap => IpcFile::map(&path)?,
+            Access::Plain => IpcFile::open(&path)?,
+        };
+        if file.num_rows() != meta.rows {
+            return Err(StoreError::Corrupt(format!(
+                "{} holds {} rows, the metadata says {}",
+                meta.file,
+                file.num_rows(),
+                meta.rows
+            )));
+        }
+        // SAFETY: only for tables the caller declared trusted (`Table::trusted`).
+        Ok(if self.trusted {
+            unsafe { file.trusted() }
+        } else {
+            file
+        })
+    }
+
+    /// Every record batch of a partition, with the given file columns (all when `None`).
+    pub(crate) fn load(
+        &self,
+        partition: usize,
+        projection: Option<Vec<usize>>,
+        access: Access,
+    ) -> Result<Vec<RecordBatch>> {
+        self.open_file(partition, access)?.read_all(projection)
+    }
+
+    /// The partition whose range can hold `key`: the first whose max is not below it, if its
+    /// min is not above it.
+    pub(crate) fn partition_holding(&self, key: &Key) -> Option<usize> {
+        let parts = &self.meta.partitions;
+        let p = key::partition_point(parts.len(), |i| below(&parts[i].max, key));
+        let part = parts.get(p)?;
+        match &part.min {
+            Some(min) if min.compare(key) != Some(Ordering::Greater) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The number of partitions whose first label is at most `key`.
+    pub(crate) fn partitions_starting_by(&self, key: &Key) -> usize {
+        let parts = &self.meta.partitions;
+        key::partition_point(parts.len(), |i| {
+            parts[i]
+                .min
+                .as_ref()
+                .is_some_and(|min| min.compare(key) != Some(Ordering::Greater))
+        })
+    }
+
+    /// The first partition whose last label is at least `key`.
+    pub(crate) fn first_partition_reaching(&self, key: &Key) -> usize {
+        let parts = &self.meta.partitions;
+        key::partition_point(parts.len(), |i| below(&parts[i].max, key))
+    }
+
+    /// Removes files this store wrote that the metadata does not list: partitions of a commit
+    /// that never happened, or old ones a finished commit could not delete. Returns their
+    /// names. Run by every change before it writes; safe while no other writer is at work.
+    pub fn remove_unreferenced(&self) -> Result<Vec<String>> {
+        let listed: BTreeSet<&str> = self
+            .meta
+            .partitions
+            .iter()
+            .map(|p| p.file.as_str())
+            .collect();
+        let mut removed = Vec::new();
+        for name in self.unreferenced_files()? {
+            if !listed.contains(name.as_str()) {
+                let path = self.dir.join(&name);
+                std::fs::remove_file(&path).map_err(at(&path))?;
+                removed.push(name);
+            }
+        }
+        Ok(removed)
+    }
+
+    pub(crate) fn unreferenced_files(&self) -> Result<Vec<String>> {
+        let listed: BTreeSet<&str> = self
+            .meta
+            .partitions
+            .iter()
+            .map(|p| p.file.as_str())
+            .collect();
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.dir).map_err(at(&self.dir))? {
+            let entry = entry.map_err(at(&self.dir))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_store_file(&name) && !listed.contains(name.as_str()) {
+                out.push(name);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Whether a partition's last label is below `key` (an empty partition's is).
+fn below(max: &Option<Key>, key: &Key) -> bool {
+    match max {
+        Some(max) => max.compare(key) == Some(Ordering::Less),
+        None => true,
+    }
+}
