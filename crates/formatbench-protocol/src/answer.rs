@@ -37,6 +37,24 @@ pub struct OpCounters {
     pub wchar: u64,
 }
 
+impl OpCounters {
+    /// The counters of two timed stretches together.
+    pub fn plus(&self, other: &OpCounters) -> OpCounters {
+        OpCounters {
+            cpu_user_s: self.cpu_user_s + other.cpu_user_s,
+            cpu_sys_s: self.cpu_sys_s + other.cpu_sys_s,
+            minflt: self.minflt + other.minflt,
+            majflt: self.majflt + other.majflt,
+            nvcsw: self.nvcsw + other.nvcsw,
+            nivcsw: self.nivcsw + other.nivcsw,
+            read_bytes: self.read_bytes + other.read_bytes,
+            write_bytes: self.write_bytes + other.write_bytes,
+            rchar: self.rchar + other.rchar,
+            wchar: self.wchar + other.wchar,
+        }
+    }
+}
+
 /// What a worker reports for one job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {

@@ -33,6 +33,20 @@ pub enum Op {
     /// Tables of files (Delta): open the table and stop after the first row that is not
     /// deleted; which row that is, is the reader's choice.
     FirstRow,
+    /// Table stores: the rows whose index label is at most a bound (the first quarter).
+    RangeBefore,
+    /// Table stores: the rows whose index label is at least a bound (the last quarter).
+    RangeAfter,
+    /// Table stores: the rows whose label lies between two bounds, inclusive (rows N/4..N/2).
+    RangeBetween,
+    /// Table stores: the rows N/4..N/2 asked for as a list of their index labels.
+    Labels,
+    /// Table stores: appending the last 1 % of rows to a table holding the rest.
+    Append,
+    /// Table stores: inserting 1 % of rows, spread over the table, into a table without them.
+    Insert,
+    /// Table stores: setting every data column of 1 % of rows, spread over the table.
+    Update,
 }
 
 /// The table operations: what "all" means for a suite or `--ops`.
@@ -59,6 +73,27 @@ pub const MATRIX_OPS: [Op; 5] = [
 /// delta` names them.
 pub const DELTA_OPS: [Op; 4] = [Op::FirstRow, Op::Read, Op::Scan, Op::Project];
 
+/// The operations of FeatherStore's table benchmark on label-indexed table stores; `--ops
+/// store` names them.
+pub const STORE_OPS: [Op; 11] = [
+    Op::Write,
+    Op::Read,
+    Op::Scan,
+    Op::Project,
+    Op::RangeBefore,
+    Op::RangeAfter,
+    Op::RangeBetween,
+    Op::Labels,
+    Op::Append,
+    Op::Insert,
+    Op::Update,
+];
+
+/// The changes among [`STORE_OPS`]: each call starts from a table prepared without the change.
+pub const MUTATION_OPS: [Op; 3] = [Op::Append, Op::Insert, Op::Update];
+
+/// One row in this many is appended, inserted or updated by a mutation.
+pub const MUTATION_STRIDE: u64 = 100;
 impl Op {
     pub fn name(self) -> &'static str {
         match self {
@@ -74,7 +109,19 @@ impl Op {
             Op::Mixed => "mixed",
             Op::VectorNorm => "vector_norm",
             Op::FirstRow => "first_row",
+            Op::RangeBefore => "range_before",
+            Op::RangeAfter => "range_after",
+            Op::RangeBetween => "range_between",
+            Op::Labels => "labels",
+            Op::Append => "append",
+            Op::Insert => "insert",
+            Op::Update => "update",
         }
+    }
+
+    /// True for the changes to a stored table (`append`, `insert`, `update`).
+    pub fn is_mutation(self) -> bool {
+        MUTATION_OPS.contains(&self)
     }
 
     /// True for the operations on feature matrices.
@@ -97,6 +144,7 @@ impl FromStr for Op {
                 .iter()
                 .chain(MATRIX_OPS.iter())
                 .chain(std::iter::once(&Op::FirstRow))
+                .chain(STORE_OPS.iter().skip(4))
         };
         every().copied().find(|op| op.name() == s).ok_or_else(|| {
             let known: Vec<&str> = every().map(|op| op.name()).collect();
@@ -125,10 +173,12 @@ pub struct OpParams {
     /// `project`, `feature_project`, `mixed`: the column names to return, in stored order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub columns: Option<Vec<String>>,
-    /// `range`: which rows.
+    /// `range`, `range_before`, `range_after`, `range_between`: which rows (by index value);
+    /// `labels`: the positions whose labels are asked for; `append`: the rows appended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<RangeSpec>,
-    /// `take`, `random_rows`, `mixed`: row positions, distinct, in request order.
+    /// `take`, `random_rows`, `mixed`: row positions, distinct, in request order; `insert`,
+    /// `update`: the positions of the rows inserted or updated, ascending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<u64>>,
     /// Tables of files (Delta): how the writer splits the table and which rows it deletes.
@@ -261,6 +311,14 @@ mod tests {
         assert_eq!(split.bounds(3), vec![(0, 1), (1, 2), (2, 3)]);
         assert!(split.deleted_rows(3).is_empty());
         assert_eq!(split.bounds(0), Vec::<(u64, u64)>::new());
+    }
+
+    #[test]
+    fn store_operations_parse_by_name() {
+        for op in STORE_OPS {
+            assert_eq!(op.name().parse::<Op>(), Ok(op));
+        }
+        assert!(Op::Insert.is_mutation() && !Op::Labels.is_mutation());
     }
 
     #[test]

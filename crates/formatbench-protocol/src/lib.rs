@@ -11,8 +11,13 @@ mod residency;
 mod worker;
 
 pub use answer::{Answer, AnswerStatus, OpCounters, Phase};
-pub use job::{FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DELTA_OPS, MATRIX_OPS};
-pub use measure::{measure, measure_repeated, memory_snapshot, Measured, MemorySnapshot};
+pub use job::{
+    FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DELTA_OPS, MATRIX_OPS, MUTATION_OPS,
+    MUTATION_STRIDE, STORE_OPS,
+};
+pub use measure::{
+    measure, measure_each, measure_repeated, memory_snapshot, Measured, MemorySnapshot,
+};
 pub use residency::{files_under, resident_fraction};
 pub use worker::{describe_or_run, WorkerError};
 

@@ -174,6 +174,64 @@ pub fn measure_repeated<T, E>(
     ))
 }
 
+/// Times `op` on state `setup` prepares before each call, untimed: for operations that change
+/// what they work on (a mutation needs the table as it was). Calls repeat until the timed
+/// parts together last `min_seconds` (at most `max_calls`). Counters are summed over the
+/// timed parts only, and the peak is the highest of the calls' own peaks.
+pub fn measure_each<S, T, E>(
+    min_seconds: f64,
+    max_calls: u64,
+    mut setup: impl FnMut(u64) -> Result<S, E>,
+    mut op: impl FnMut(S) -> Result<T, E>,
+) -> Result<(T, Measured), E> {
+    let mut total = OpCounters::default();
+    let mut seconds = 0.0;
+    let mut first_call_s = 0.0;
+    let mut calls = 0u64;
+    let mut before = None;
+    let mut peak: Option<u64> = None;
+    let mut peak_reset = true;
+    loop {
+        let state = setup(calls)?;
+        peak_reset &= reset_peak();
+        let snapshot = memory_snapshot();
+        let io_before = io_self();
+        let usage_before = rusage_self();
+        let start = Instant::now();
+        let value = op(state)?;
+        let elapsed = start.elapsed().as_secs_f64();
+        let usage_after = rusage_self();
+        let io_after = io_self();
+        let after = memory_snapshot();
+        let c = counters_between(&usage_before, &usage_after, io_before, io_after);
+        total = total.plus(&c);
+        before.get_or_insert(snapshot);
+        peak = peak.max(after.peak_bytes);
+        if calls == 0 {
+            first_call_s = elapsed;
+        }
+        seconds += elapsed;
+        calls += 1;
+        if calls >= max_calls.max(1) || seconds >= min_seconds {
+            return Ok((
+                value,
+                Measured {
+                    seconds,
+                    calls,
+                    first_call_s,
+                    counters: total,
+                    before: before.unwrap_or_default(),
+                    after: MemorySnapshot {
+                        peak_bytes: peak,
+                        ..after
+                    },
+                    peak_reset,
+                },
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +256,29 @@ mod tests {
         assert!(m.calls >= 5 && m.seconds >= 0.02, "{m:?}");
         let (_, capped) = measure_repeated(10.0, 3, || Ok::<(), ()>(())).unwrap();
         assert_eq!(capped.calls, 3);
+    }
+
+    #[test]
+    fn setup_is_not_timed_and_runs_before_every_call() {
+        let mut prepared = Vec::new();
+        let (last, m) = measure_each(
+            0.01,
+            100,
+            |call| -> Result<u64, ()> {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                prepared.push(call);
+                Ok(call)
+            },
+            |state| -> Result<u64, ()> {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                Ok(state)
+            },
+        )
+        .unwrap();
+        assert_eq!(prepared, (0..m.calls).collect::<Vec<_>>());
+        assert_eq!(last + 1, m.calls);
+        // Only the 2 ms calls count: five of them reach 10 ms; the 5 ms setups do not count.
+        assert!(m.calls >= 5 && m.seconds < 0.005 * m.calls as f64, "{m:?}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod csv;
 mod ipc;
+mod ipc_parts;
 mod npy;
 mod parquet;
 
@@ -52,7 +53,32 @@ pub struct Context<'a> {
     /// The source schema: what the data is, for formats that do not store it (CSV, .npy).
     pub schema: &'a SchemaRef,
     pub threads: usize,
+    /// The dataset's index column, for stores that address rows by label.
+    pub index: Option<&'a str>,
 }
+
+/// The table-store reads (FeatherStore's forms), by integer index label; bounds inclusive.
+#[derive(Debug, Clone, Copy)]
+pub enum LabelRead<'a> {
+    Before(i64),
+    After(i64),
+    Between(i64, i64),
+    /// These labels, returned in this order.
+    Labels(&'a [i64]),
+}
+
+/// A change to a stored table, with the rows it brings.
+#[derive(Debug, Clone, Copy)]
+pub enum Change<'a> {
+    Append(&'a [RecordBatch]),
+    Insert(&'a [RecordBatch]),
+    /// Rows with the index and the columns to set.
+    Update(&'a RecordBatch),
+}
+
+/// The durable half of a write or change that stages its files first (a store's syncs and
+/// metadata rename): run after the operation's timer, and timed as the `commit` phase.
+pub type Commit = Box<dyn FnOnce(bool) -> Result<(), WorkerError>>;
 
 pub trait Backend: Sync {
     fn name(&self) -> &'static str;
@@ -109,6 +135,40 @@ pub trait Backend: Sync {
     }
     /// Writes the batches into `dir` (created by the caller); returns when every file is closed.
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError>;
+    /// Writes like `write`, leaving the commit (called with `true` to sync) for after the timer.
+    fn write_staged(
+        &self,
+        ctx: &Context,
+        batches: &[RecordBatch],
+        dir: &Path,
+    ) -> Result<Option<Commit>, WorkerError> {
+        self.write(ctx, batches, dir).map(|()| None)
+    }
+    /// Reads rows by index label (`range_before`, `range_after`, `range_between`, `labels`).
+    fn read_labels(
+        &self,
+        _ctx: &Context,
+        _dir: &Path,
+        _read: LabelRead,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
+        Err(WorkerError::Unsupported(format!(
+            "{} does not address rows by label",
+            self.name()
+        )))
+    }
+    /// Changes the table in `dir` (`append`, `insert`, `update`), leaving the commit for after
+    /// the timer.
+    fn change(
+        &self,
+        _ctx: &Context,
+        _dir: &Path,
+        _change: Change,
+    ) -> Result<Option<Commit>, WorkerError> {
+        Err(WorkerError::Unsupported(format!(
+            "{} does not change stored tables",
+            self.name()
+        )))
+    }
     /// Performs a read-type operation on what `write` left in `dir`. Returns the in-memory result
     /// and a short description of how it was done (e.g. "full parse + take").
     fn read(
@@ -121,12 +181,13 @@ pub trait Backend: Sync {
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String>;
 }
 
-pub static BACKENDS: [&dyn Backend; 5] = [
+pub static BACKENDS: [&dyn Backend; 6] = [
     &csv::Csv,
     &parquet::Parquet,
     &ipc::Ipc { mmap: false },
     &ipc::Ipc { mmap: true },
     &npy::Npy,
+    &ipc_parts::IpcParts,
 ];
 
 pub fn find_backend(name: &str) -> Option<&'static dyn Backend> {

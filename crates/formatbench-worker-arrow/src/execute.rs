@@ -63,6 +63,16 @@ fn try_execute(job: &Job) -> Result<Answer, WorkerError> {
     Ok(answer)
 }
 
+/// The settings of a job's backend calls.
+pub(crate) fn context<'a>(job: &'a Job, schema: &'a SchemaRef) -> Context<'a> {
+    Context {
+        profile: &job.profile,
+        schema,
+        threads: job.threads.max(1) as usize,
+        index: job.params.options.get("index").map(String::as_str),
+    }
+}
+
 /// Writes run without transparent huge pages (the source, loaded before, keeps them). The
 /// allocator's arenas are 2 MiB-aligned, so with THP the first touch of each short-lived
 /// encoding buffer zeroes a whole huge page, and may wait for the kernel to compact memory for
@@ -101,21 +111,15 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     backend
         .can_store(&schema)
         .map_err(WorkerError::Unsupported)?;
-    let ctx = Context {
-        profile: &job.profile,
-        schema: &schema,
-        threads: job.threads.max(1) as usize,
-    };
+    let ctx = context(job, &schema);
     // Layouts that drop the feature names keep them beside the data (the bare matrix's own
     // writer already does).
-    let write_all = |dir: &Path| -> Result<(), WorkerError> {
-        backend.write(&ctx, &batches, dir)?;
-        match form {
-            Some(ArrayForm::FixedList | ArrayForm::PackedText) => {
-                Ok(layout::write_sidecar(dir, &feature_names)?)
-            }
-            _ => Ok(()),
+    let write_all = |dir: &Path| -> Result<Option<crate::backends::Commit>, WorkerError> {
+        let commit = backend.write_staged(&ctx, &batches, dir)?;
+        if let Some(ArrayForm::FixedList | ArrayForm::PackedText) = form {
+            layout::write_sidecar(dir, &feature_names)?;
         }
+        Ok(commit)
     };
     if job.artifact.exists() {
         std::fs::remove_dir_all(&job.artifact)?;
@@ -124,15 +128,21 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     // Every call writes fresh files, as the first does: rewriting the same path would time the
     // truncation of the previous copy too. Repeats go to directories removed after the timer.
     let mut call = 0usize;
+    // Staged commits wait outside the timer; each still runs, timed as the `commit` phase.
+    let mut commits = Vec::new();
     let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
         call += 1;
-        if call == 1 {
-            return write_all(&job.artifact);
-        }
-        let dir = job.artifact.join(format!("{REPEAT_PREFIX}{call}"));
+        let dir = match call {
+            1 => job.artifact.clone(),
+            _ => job.artifact.join(format!("{REPEAT_PREFIX}{call}")),
+        };
         std::fs::create_dir_all(&dir)?;
-        write_all(&dir)
+        if let Some(commit) = write_all(&dir)? {
+            commits.push(commit);
+        }
+        Ok::<_, WorkerError>(())
     })?;
+    let commit_s = run_commits(commits)?;
     for entry in std::fs::read_dir(&job.artifact)? {
         let path = entry?.path();
         if path
@@ -153,6 +163,12 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
             seconds: load_s,
         },
     );
+    if let Some(seconds) = commit_s {
+        answer.phases.push(Phase {
+            name: "commit".into(),
+            seconds,
+        });
+    }
     answer.rows = Some(rows as u64);
     answer.columns = Some(schema.fields().len() as u64);
     answer.size_bytes = Some(dir_size(&job.artifact)?);
@@ -167,6 +183,21 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         .settings
         .insert("transparent_huge_pages".into(), huge_pages.into());
     Ok(answer)
+}
+
+/// Runs staged commits (synced), timing them together: the `commit` phase, or `None` when
+/// the backend stages none.
+pub(crate) fn run_commits(
+    commits: Vec<crate::backends::Commit>,
+) -> Result<Option<f64>, WorkerError> {
+    if commits.is_empty() {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    for commit in commits {
+        commit(true)?;
+    }
+    Ok(Some(start.elapsed().as_secs_f64()))
 }
 
 /// The array form of the job's layout; `None` for the wide layout.
@@ -190,14 +221,15 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
         let plan = MatrixPlan::new(job.op, form, &source_schema, &job.params)?;
         return matrix_read(job, backend, &schema, &plan);
     }
-    let ctx = Context {
-        profile: &job.profile,
-        schema: &schema,
-        threads: job.threads.max(1) as usize,
-    };
+    let ctx = context(job, &schema);
     let params = &job.params;
     let missing = |what: &str| WorkerError::Invalid(format!("'{}' needs {what}", job.op));
+    if job.op.is_mutation() {
+        return crate::store_ops::change(job, backend, &ctx);
+    }
+    let labels = crate::store_ops::label_read(job)?;
     let request = match job.op {
+        _ if labels.is_some() => Request::All,
         Op::Read | Op::Scan => Request::All,
         Op::Project => Request::Columns(
             params
@@ -219,7 +251,10 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
     let resident = resident_fraction(&files_under(&job.artifact));
     let ((loaded, method, fold), measured) =
         measure_repeated(job.min_sample_s, job.max_calls, || {
-            let (loaded, method) = backend.read(&ctx, &job.artifact, request)?;
+            let (loaded, method) = match &labels {
+                Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
+                None => backend.read(&ctx, &job.artifact, request)?,
+            };
             let fold = scan.then(|| fold(&loaded));
             Ok::<_, WorkerError>((loaded, method, fold))
         })?;
@@ -274,11 +309,7 @@ fn matrix_read(
     schema: &SchemaRef,
     plan: &MatrixPlan,
 ) -> Result<Answer, WorkerError> {
-    let ctx = Context {
-        profile: &job.profile,
-        schema,
-        threads: job.threads.max(1) as usize,
-    };
+    let ctx = context(job, schema);
     let resident = resident_fraction(&files_under(&job.artifact));
     let ((result, method), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
         plan.run(backend, &ctx, &job.artifact)

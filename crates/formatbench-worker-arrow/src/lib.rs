@@ -11,6 +11,7 @@ pub mod layout;
 mod parallel;
 pub mod rows;
 pub mod source;
+mod store_ops;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};
 pub use execute::execute;

@@ -89,18 +89,24 @@ impl TableMeta {
         Ok(meta)
     }
 
-    /// Replaces the metadata file atomically: a synced temporary file renamed over the old
-    /// one, then the directory synced, so a crash leaves the old or the new file, whole.
-    pub fn store(&self, dir: &Path) -> Result<()> {
+    /// Replaces the metadata file atomically: a temporary file renamed over the old one, so a
+    /// crash leaves the old or the new file, whole. With `sync`, the temporary file is synced
+    /// before the rename and the directory after it, so the change also survives a power loss.
+    pub fn store(&self, dir: &Path, sync: bool) -> Result<()> {
         let temp = dir.join(METADATA_TEMP);
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| StoreError::Invalid(format!("cannot encode the metadata: {e}")))?;
         let mut file = File::create(&temp).map_err(at(&temp))?;
         file.write_all(text.as_bytes()).map_err(at(&temp))?;
-        file.sync_all().map_err(at(&temp))?;
+        if sync {
+            file.sync_all().map_err(at(&temp))?;
+        }
         let path = dir.join(METADATA_FILE);
         std::fs::rename(&temp, &path).map_err(at(&path))?;
-        sync_dir(dir)
+        if sync {
+            sync_dir(dir)?;
+        }
+        Ok(())
     }
 
     pub fn column_names(&self) -> impl Iterator<Item = &str> {

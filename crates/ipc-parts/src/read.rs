@@ -23,6 +23,8 @@ pub enum Rows {
     Between(Key, Key),
     /// Exactly these labels, in this order; a missing one is an error naming it.
     Labels(Vec<Key>),
+    /// The rows at these positions (0 is the first row of the table), in this order.
+    Positions(Vec<u64>),
 }
 
 /// Which columns. The index is always returned, first unless a list places it.
@@ -113,6 +115,7 @@ impl Table {
         };
         let (partitions, batches) = match rows {
             Rows::Labels(labels) => self.read_labels(labels, index_at, &schema, decode)?,
+            Rows::Positions(positions) => self.read_positions(positions, &schema, decode)?,
             _ => {
                 let range = self.partition_range(rows)?;
                 let partitions: Vec<usize> = range.collect();
@@ -174,7 +177,7 @@ impl Table {
         let kind = self.meta.index.kind;
         let all = self.meta.partitions.len();
         Ok(match rows {
-            Rows::All | Rows::Labels(_) => 0..all,
+            Rows::All | Rows::Labels(_) | Rows::Positions(_) => 0..all,
             Rows::Before(x) => {
                 kind.admits(x)?;
                 0..self.partitions_starting_by(x)
@@ -258,6 +261,63 @@ impl Table {
     }
 }
 
+impl Table {
+    fn read_positions(
+        &self,
+        positions: &[u64],
+        schema: &SchemaRef,
+        decode: impl Fn(&[usize]) -> Result<Vec<Vec<RecordBatch>>>,
+    ) -> Result<(Vec<usize>, Vec<RecordBatch>)> {
+        // The first row of each partition, then of each decoded batch.
+        let mut starts = Vec::with_capacity(self.meta.partitions.len());
+        let mut total = 0u64;
+        for part in &self.meta.partitions {
+            starts.push(total);
+            total += part.rows;
+        }
+        let beyond: Vec<u64> = positions.iter().copied().filter(|&p| p >= total).collect();
+        if !beyond.is_empty() {
+            return Err(StoreError::RowsNotFound(format!(
+                "positions {} (the table has {total} rows)",
+                listing(&beyond)
+            )));
+        }
+        let partition_of = |p: u64| starts.partition_point(|&s| s <= p) - 1;
+        let mut wanted: Vec<usize> = positions.iter().map(|&p| partition_of(p)).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let loaded = decode(&wanted)?;
+        let mut batches = Vec::new();
+        let mut batch_starts: BTreeMap<usize, Vec<(u64, usize)>> = BTreeMap::new();
+        for (p, partition) in wanted.iter().zip(loaded) {
+            let mut row = starts[*p];
+            for batch in partition.into_iter().filter(|b| b.num_rows() > 0) {
+                batch_starts
+                    .entry(*p)
+                    .or_default()
+                    .push((row, batches.len()));
+                row += batch.num_rows() as u64;
+                batches.push(batch);
+            }
+        }
+        let located: Vec<(usize, usize)> = positions
+            .iter()
+            .map(|&p| {
+                let in_partition = batch_starts
+                    .get(&partition_of(p))
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                let k = in_partition
+                    .partition_point(|(s, _)| *s <= p)
+                    .saturating_sub(1);
+                let (start, batch) = in_partition.get(k).copied().unwrap_or((0, 0));
+                (batch, (p - start) as usize)
+            })
+            .collect();
+        Ok((wanted, gather(&batches, &located, schema)?))
+    }
+}
+
 /// The rows of one decoded batch inside the range (the index column at `index_at`).
 fn narrow(batch: &RecordBatch, index_at: usize, rows: &Rows) -> Result<RecordBatch> {
     let keys = key::keys(batch.column(index_at))?;
@@ -268,7 +328,7 @@ fn narrow(batch: &RecordBatch, index_at: usize, rows: &Rows) -> Result<RecordBat
             key::lower_bound(keys.as_ref(), a),
             key::upper_bound(keys.as_ref(), b),
         ),
-        Rows::All | Rows::Labels(_) => (0, keys.len()),
+        Rows::All | Rows::Labels(_) | Rows::Positions(_) => (0, keys.len()),
     };
     Ok(batch.slice(lo, hi.saturating_sub(lo)))
 }

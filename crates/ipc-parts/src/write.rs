@@ -86,17 +86,30 @@ impl Pending {
     /// then removes the files the new metadata no longer lists (readers that mapped them keep
     /// their mapping).
     pub fn commit(self) -> Result<Table> {
-        let sync = |name: &String| -> Result<()> {
-            let path = self.dir.join(name);
-            std::fs::File::open(&path)
-                .and_then(|f| f.sync_all())
-                .map_err(at(&path))
-        };
-        in_parallel(self.threads, &self.written, |names| {
-            names.iter().map(sync).collect::<Result<Vec<()>>>()
-        })?;
-        sync_dir(&self.dir)?;
-        self.meta.store(&self.dir)?;
+        self.finish(true)
+    }
+
+    /// Commits without syncing anything: the metadata is still renamed into place whole, so a
+    /// process that dies leaves the old table or the new one, but a power loss may lose the
+    /// change. For scratch tables (a benchmark's untimed set-up).
+    pub fn commit_without_sync(self) -> Result<Table> {
+        self.finish(false)
+    }
+
+    fn finish(self, sync: bool) -> Result<Table> {
+        if sync {
+            let sync_file = |name: &String| -> Result<()> {
+                let path = self.dir.join(name);
+                std::fs::File::open(&path)
+                    .and_then(|f| f.sync_all())
+                    .map_err(at(&path))
+            };
+            in_parallel(self.threads, &self.written, |names| {
+                names.iter().map(sync_file).collect::<Result<Vec<()>>>()
+            })?;
+            sync_dir(&self.dir)?;
+        }
+        self.meta.store(&self.dir, sync)?;
         for name in &self.obsolete {
             // A file left behind is removed by the next change (`remove_unreferenced`).
             let _ = std::fs::remove_file(self.dir.join(name));

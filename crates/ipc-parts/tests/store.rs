@@ -216,6 +216,26 @@ fn label_lists_come_back_in_request_order_and_missing_labels_are_named() {
 }
 
 #[test]
+fn positions_address_rows_across_partitions_in_request_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = spaced(dir.path());
+    let asked = vec![99, 0, 42, 43, 44, 17];
+    let got = read(&t, Rows::Positions(asked.clone()));
+    assert_eq!(
+        labels_of(&got.batches),
+        asked.iter().map(|&p| p as i64 * 10).collect::<Vec<_>>()
+    );
+    match t.read(
+        &Rows::Positions(vec![3, 100]),
+        &Cols::All,
+        &ReadOptions::default(),
+    ) {
+        Err(StoreError::RowsNotFound(which)) => assert!(which.contains("100"), "{which}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn columns_by_list_or_pattern_keep_the_index_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let t = spaced(dir.path());

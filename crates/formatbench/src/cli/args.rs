@@ -112,9 +112,11 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub layouts: Option<Vec<String>>,
     /// Comma-separated operations (write, read, scan, project, range, take; matrix,
-    /// random_rows, feature_project, mixed, vector_norm; first_row), "all" (the table
-    /// operations), "features" (the five on feature matrices) or "delta" (first_row, read, scan,
-    /// project).
+    /// random_rows, feature_project, mixed, vector_norm; first_row; range_before, range_after,
+    /// range_between, labels, append, insert, update), "all" (the table operations), "features"
+    /// (the five on feature matrices), "delta" (first_row, read, scan, project) or "store"
+    /// (FeatherStore's table benchmark: write, read, scan, project, the three ranges, labels,
+    /// append, insert, update).
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<String>>,
     /// Tables of files (Delta): files each table is cut into (one deleted row per file in a

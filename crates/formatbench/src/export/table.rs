@@ -102,6 +102,7 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.count("size_bytes", &samples, |s| s.size_bytes);
     t.count("calls", &samples, |s| s.calls);
     t.float("first_call_s", &samples, |s| s.first_call_s);
+    t.float("commit_s", &samples, |s| s.commit_s);
     t.float("parallelism", &samples, |s| s.parallelism);
     t.float("resident_fraction", &samples, |s| s.resident_fraction);
     t.count("read_bytes", &samples, |s| s.read_bytes);

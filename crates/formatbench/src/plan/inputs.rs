@@ -6,7 +6,7 @@ use crate::Error;
 use arrow::array::{Array, AsArray};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type};
-use formatbench_protocol::{Op, OpParams, RangeSpec};
+use formatbench_protocol::{Op, OpParams, RangeSpec, MUTATION_STRIDE};
 
 /// How many rows `take`, `random_rows` and `mixed` ask for.
 pub const TAKE_ROWS: u64 = 128;
@@ -34,6 +34,25 @@ pub struct OpInputs {
     pub picked_features: Vec<String>,
     /// Tables of files (Delta): how many files a writer cuts the table into.
     pub files: u64,
+    /// Table stores (FeatherStore's table benchmark, a quarter of the rows each):
+    /// `range_before` the first quarter, `range_after` the last, `range_between` rows
+    /// [N/4, N/2), all by index value; `labels` the same rows by position (asked for by label).
+    pub store: Option<StoreInputs>,
+}
+
+/// The parameters of the table-store operations; only for datasets with an index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreInputs {
+    pub before: RangeSpec,
+    pub after: RangeSpec,
+    pub between: RangeSpec,
+    pub labels: RangeSpec,
+    /// The last 1 % of rows, appended to a table of the rest.
+    pub appended: RangeSpec,
+    /// 1 % of rows spread over the table (one in each stride of 100): inserted.
+    pub inserted: Vec<u64>,
+    /// Another 1 %, spread likewise: updated.
+    pub updated: Vec<u64>,
 }
 
 /// The files of a table of files unless the plan says otherwise: the Delta reader study's 200.
@@ -97,7 +116,12 @@ impl OpInputs {
             .iter()
             .filter_map(|&i| features.get(i as usize).cloned())
             .collect();
+        let store = match &source.index_column {
+            Some(column) => Some(StoreInputs::new(source, column)?),
+            None => None,
+        };
         Ok(OpInputs {
+            store,
             project,
             range,
             take,
@@ -123,9 +147,28 @@ impl OpInputs {
         })
     }
 
+    /// Why the table-store operations cannot run on this dataset, if they cannot.
+    pub fn store_refusal(&self, op: Op) -> Option<String> {
+        let store_op = matches!(
+            op,
+            Op::RangeBefore | Op::RangeAfter | Op::RangeBetween | Op::Labels
+        ) || op.is_mutation();
+        (store_op && self.store.is_none()).then(|| {
+            format!("'{op}' addresses rows by index label, and this dataset has no index column")
+        })
+    }
+
     pub fn params(&self, op: Op) -> OpParams {
         let mut params = OpParams::default();
+        let store = self.store.as_ref();
         match op {
+            Op::RangeBefore => params.range = store.map(|s| s.before.clone()),
+            Op::RangeAfter => params.range = store.map(|s| s.after.clone()),
+            Op::RangeBetween => params.range = store.map(|s| s.between.clone()),
+            Op::Labels => params.range = store.map(|s| s.labels.clone()),
+            Op::Append => params.range = store.map(|s| s.appended.clone()),
+            Op::Insert => params.rows = store.map(|s| s.inserted.clone()),
+            Op::Update => params.rows = store.map(|s| s.updated.clone()),
             Op::Project => params.columns = Some(self.project.clone()),
             Op::Range => params.range = Some(self.range.clone()),
             Op::Take => params.rows = Some(self.take.clone()),
@@ -159,6 +202,41 @@ impl OpInputs {
             deletions,
         });
         params
+    }
+}
+
+impl StoreInputs {
+    fn new(source: &Source, column: &str) -> Result<Self, Error> {
+        let n = source.rows;
+        let quarter = n / 4;
+        let by_value = |start: u64, end: u64| -> Result<RangeSpec, Error> {
+            let (lo, hi) = index_bounds(source, column, start, end)?;
+            Ok(RangeSpec::Index {
+                column: column.to_string(),
+                start: lo,
+                end: hi,
+            })
+        };
+        let spread = |offset: u64| -> Vec<u64> {
+            (0..n / MUTATION_STRIDE)
+                .map(|i| i * MUTATION_STRIDE + offset)
+                .collect()
+        };
+        Ok(StoreInputs {
+            before: by_value(0, quarter)?,
+            after: by_value(n - quarter, n)?,
+            between: by_value(quarter, 2 * quarter)?,
+            labels: RangeSpec::Position {
+                start: quarter,
+                end: 2 * quarter,
+            },
+            appended: RangeSpec::Position {
+                start: n - n / MUTATION_STRIDE,
+                end: n,
+            },
+            inserted: spread(MUTATION_STRIDE / 2),
+            updated: spread(MUTATION_STRIDE / 4),
+        })
     }
 }
 

@@ -224,6 +224,10 @@ pub struct SampleRecord {
     pub parallelism: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_call_s: Option<f64>,
+    /// Seconds per call of the commit a store runs after the timed write or change (its syncs
+    /// and metadata rename), timed apart from the operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_s: Option<f64>,
     /// Arrow in-memory bytes of the result (the denominator of read amplification).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_bytes: Option<u64>,
@@ -284,6 +288,7 @@ impl SampleRecord {
             write_bytes: None,
             parallelism: None,
             first_call_s: None,
+            commit_s: None,
             result_bytes: None,
             worker_build: None,
             reused_from: None,

@@ -236,7 +236,11 @@ impl Runner<'_> {
                     inputs,
                     self.plan.threads,
                 );
-                let matrix_refusal = op.is_matrix().then(|| inputs.matrix_refusal()).flatten();
+                let matrix_refusal = op
+                    .is_matrix()
+                    .then(|| inputs.matrix_refusal())
+                    .flatten()
+                    .or_else(|| inputs.store_refusal(op));
                 let refusal = match &artifact.status {
                     SampleStatus::Ok if matrix_refusal.is_some() => Some((
                         SampleStatus::Unsupported,

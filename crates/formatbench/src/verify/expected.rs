@@ -29,7 +29,8 @@ pub fn expected_batches(
         None => all,
     };
     Ok(match op {
-        Op::Write | Op::Read | Op::Scan => (schema, all),
+        // A change is verified by the table it leaves: the whole source.
+        Op::Write | Op::Read | Op::Scan | Op::Append | Op::Insert | Op::Update => (schema, all),
         Op::Project => {
             let names = params
                 .columns
@@ -40,28 +41,32 @@ pub fn expected_batches(
             let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
             (projected, Box::new(stream))
         }
-        Op::Range => match params.range.clone().ok_or_else(|| missing("a range"))? {
-            RangeSpec::Index { column, start, end } => {
-                let stream = all
-                    .map(move |b| b.and_then(|b| Ok(filter_index_range(&b, &column, start, end)?)));
-                (schema, Box::new(stream))
+        Op::Range | Op::RangeBefore | Op::RangeAfter | Op::RangeBetween | Op::Labels => {
+            match params.range.clone().ok_or_else(|| missing("a range"))? {
+                RangeSpec::Index { column, start, end } => {
+                    let stream = all.map(move |b| {
+                        b.and_then(|b| Ok(filter_index_range(&b, &column, start, end)?))
+                    });
+                    (schema, Box::new(stream))
+                }
+                RangeSpec::Position { start, end } => {
+                    let mut offset = 0u64;
+                    let stream = all.filter_map(move |b| {
+                        let b = match b {
+                            Ok(b) => b,
+                            Err(e) => return Some(Err(e)),
+                        };
+                        let (first, n) = (offset, b.num_rows() as u64);
+                        offset += n;
+                        let from = start.max(first);
+                        let to = end.min(first + n);
+                        (from < to)
+                            .then(|| Ok(b.slice((from - first) as usize, (to - from) as usize)))
+                    });
+                    (schema, Box::new(stream))
+                }
             }
-            RangeSpec::Position { start, end } => {
-                let mut offset = 0u64;
-                let stream = all.filter_map(move |b| {
-                    let b = match b {
-                        Ok(b) => b,
-                        Err(e) => return Some(Err(e)),
-                    };
-                    let (first, n) = (offset, b.num_rows() as u64);
-                    offset += n;
-                    let from = start.max(first);
-                    let to = end.min(first + n);
-                    (from < to).then(|| Ok(b.slice((from - first) as usize, (to - from) as usize)))
-                });
-                (schema, Box::new(stream))
-            }
-        },
+        }
         Op::Matrix | Op::VectorNorm => {
             let indices = feature_indices(&schema);
             let projected = std::sync::Arc::new(schema.project(&indices)?);

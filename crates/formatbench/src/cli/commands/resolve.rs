@@ -5,7 +5,7 @@ use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan, Suite};
 use crate::run::{catalog, WorkerKind};
 use crate::Error;
-use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS};
+use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS, STORE_OPS};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -183,6 +183,7 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
             "all" => ops.extend(ALL_OPS),
             "features" => ops.extend(MATRIX_OPS),
             "delta" => ops.extend(DELTA_OPS),
+            "store" => ops.extend(STORE_OPS),
             other => ops.push(other.parse::<Op>().map_err(Error::Input)?),
         }
     }

@@ -402,6 +402,11 @@ pub fn sample_record(
     record.method = answer.settings.get("method").cloned();
     record.digest = answer.digest.clone();
     record.first_call_s = answer.first_call_s;
+    record.commit_s = answer
+        .phases
+        .iter()
+        .find(|p| p.name == "commit")
+        .map(|p| p.seconds / answer.calls.max(1) as f64);
     record.result_bytes = answer.result_bytes;
     record.read_bytes = Some(answer.counters.read_bytes);
     record.write_bytes = Some(answer.counters.write_bytes);

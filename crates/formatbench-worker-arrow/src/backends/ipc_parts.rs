@@ -1,0 +1,265 @@
+//! `ipc-parts`: the range-partitioned Arrow IPC table store (crates/ipc-parts), FeatherStore's
+//! model done natively: partitions of 128 MiB of Arrow data written concurrently, reads that
+//! open only the partitions holding the rows and decode zero-copy from a memory map, and
+//! changes committed atomically. The write's sync-and-rename is its `commit` phase.
+
+use super::{Backend, Change, Commit, Context, LabelRead, Loaded, Request};
+use crate::WorkerError;
+use arrow::array::RecordBatch;
+use formatbench_protocol::{Op, RangeSpec};
+use ipc_parts::{
+    Cols, Compression, Key, ReadOptions, Rows, Selection, StoreError, Table, WriteOptions,
+    DEFAULT_PARTITION_BYTES,
+};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub struct IpcParts;
+
+impl From<StoreError> for WorkerError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Arrow(e) => WorkerError::Arrow(e),
+            StoreError::IndexType(reason) => WorkerError::Unsupported(reason),
+            other => WorkerError::Invalid(other.to_string()),
+        }
+    }
+}
+
+fn open(dir: &Path) -> Result<Table, WorkerError> {
+    let table = Table::open(dir)?;
+    // SAFETY: the table is this run's own artifact, written by this store, and every result
+    // is compared value by value with the source before its timings count (as `ipc` does).
+    Ok(unsafe { table.trusted() })
+}
+
+fn staged(pending: ipc_parts::Pending) -> Commit {
+    Box::new(move |sync| {
+        if sync {
+            pending.commit()?;
+        } else {
+            pending.commit_without_sync()?;
+        }
+        Ok(())
+    })
+}
+
+/// The selection in the source's column order (`names`: those columns only), without the
+/// row-number index the store adds when the source has none.
+fn shaped(
+    selection: Selection,
+    ctx: &Context,
+    names: Option<&[String]>,
+) -> Result<Vec<RecordBatch>, WorkerError> {
+    let wanted: Vec<&str> = match names {
+        Some(names) => names.iter().map(String::as_str).collect(),
+        None => ctx
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect(),
+    };
+    let order = wanted
+        .iter()
+        .map(|n| {
+            selection
+                .schema
+                .index_of(n)
+                .map_err(|_| WorkerError::Invalid(format!("the store returned no column '{n}'")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(selection
+        .batches
+        .iter()
+        .map(|b| b.project(&order))
+        .collect::<Result<_, _>>()?)
+}
+
+fn label(ctx: &Context, read: &Rows) -> Result<(), WorkerError> {
+    match (ctx.index, read) {
+        (None, Rows::All | Rows::Positions(_)) => Ok(()),
+        (None, _) => Err(WorkerError::Unsupported(
+            "the dataset has no index column to address rows by label".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl IpcParts {
+    fn select(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        rows: Rows,
+        names: Option<&[String]>,
+    ) -> Result<Vec<RecordBatch>, WorkerError> {
+        label(ctx, &rows)?;
+        let table = open(dir)?;
+        let cols = match names {
+            Some(names) => Cols::List(names.to_vec()),
+            None => Cols::All,
+        };
+        let options = ReadOptions {
+            threads: ctx.threads,
+            ..Default::default()
+        };
+        shaped(table.read(&rows, &cols, &options)?, ctx, names)
+    }
+}
+
+impl Backend for IpcParts {
+    fn name(&self) -> &'static str {
+        "ipc-parts"
+    }
+    fn about(&self) -> &'static str {
+        "formatbench's partitioned Arrow IPC table store (FeatherStore's model): 128 MiB partitions written concurrently, min/max pruning, mmap zero-copy reads, atomic commits"
+    }
+    fn profiles(&self) -> &'static [&'static str] {
+        &["default", "lz4", "zstd"]
+    }
+    fn ops(&self) -> &'static [Op] {
+        &[
+            Op::Write,
+            Op::Read,
+            Op::Scan,
+            Op::Project,
+            Op::Range,
+            Op::Take,
+            Op::RangeBefore,
+            Op::RangeAfter,
+            Op::RangeBetween,
+            Op::Labels,
+            Op::Append,
+            Op::Insert,
+            Op::Update,
+        ]
+    }
+
+    fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
+        match self.write_staged(ctx, batches, dir)? {
+            Some(commit) => commit(true),
+            None => Ok(()),
+        }
+    }
+
+    fn write_staged(
+        &self,
+        ctx: &Context,
+        batches: &[RecordBatch],
+        dir: &Path,
+    ) -> Result<Option<Commit>, WorkerError> {
+        let options = WriteOptions {
+            index: ctx.index.map(str::to_string),
+            partition_bytes: Some(DEFAULT_PARTITION_BYTES),
+            threads: ctx.threads,
+            compression: match ctx.profile {
+                "lz4" => Compression::Lz4,
+                "zstd" => Compression::Zstd,
+                _ => Compression::None,
+            },
+            replace: true,
+            sort: true,
+        };
+        let pending = Table::create(dir, ctx.schema.clone(), batches, &options)?;
+        Ok(Some(staged(pending)))
+    }
+
+    fn read(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        request: Request,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
+        let (batches, method) = match request {
+            Request::All => (
+                self.select(ctx, dir, Rows::All, None)?,
+                "every partition mapped, decoded zero-copy",
+            ),
+            Request::Columns(names) => (
+                self.select(ctx, dir, Rows::All, Some(names))?,
+                "every partition mapped, the columns decoded zero-copy",
+            ),
+            Request::Range(RangeSpec::Index { start, end, .. }) => (
+                self.select(ctx, dir, between(*start, *end), None)?,
+                "between (inclusive): the partitions holding the range",
+            ),
+            Request::Range(RangeSpec::Position { start, end }) => (
+                self.select(ctx, dir, Rows::Positions((*start..*end).collect()), None)?,
+                "row positions: the partitions holding them",
+            ),
+            Request::Take(rows, names) => (
+                self.select(ctx, dir, Rows::Positions(rows.to_vec()), names)?,
+                "row positions: the partitions holding them, gathered in request order",
+            ),
+        };
+        Ok((Loaded::Table(batches), method))
+    }
+
+    fn read_labels(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        read: LabelRead,
+    ) -> Result<(Loaded, &'static str), WorkerError> {
+        let (rows, method) = match read {
+            LabelRead::Before(x) => (Rows::Before(Key::Int(x)), "rows={before}"),
+            LabelRead::After(x) => (Rows::After(Key::Int(x)), "rows={after}"),
+            LabelRead::Between(a, b) => (Rows::Between(Key::Int(a), Key::Int(b)), "rows={between}"),
+            LabelRead::Labels(labels) => (
+                Rows::Labels(labels.iter().map(|&l| Key::Int(l)).collect()),
+                "rows=[labels]: the partitions holding them, runs sliced zero-copy",
+            ),
+        };
+        Ok((Loaded::Table(self.select(ctx, dir, rows, None)?), method))
+    }
+
+    fn change(
+        &self,
+        ctx: &Context,
+        dir: &Path,
+        change: Change,
+    ) -> Result<Option<Commit>, WorkerError> {
+        let table = open(dir)?;
+        let pending = match change {
+            Change::Append(batches) => table.append(batches, ctx.threads)?,
+            Change::Insert(batches) => table.insert(batches, ctx.threads)?,
+            Change::Update(batch) => table.update(batch, ctx.threads)?,
+        };
+        Ok(Some(staged(pending)))
+    }
+
+    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::from([
+            (
+                "library".to_string(),
+                "ipc-parts (this repository)".to_string(),
+            ),
+            ("access".into(), "mmap, zero-copy decode".into()),
+        ]);
+        if let Ok(table) = Table::open(dir) {
+            let meta = table.meta();
+            out.insert("partitions".into(), meta.partitions.len().to_string());
+            out.insert(
+                "rows_per_partition".into(),
+                meta.rows_per_partition.to_string(),
+            );
+            out.insert(
+                "partition_bytes".into(),
+                meta.partition_bytes
+                    .map_or("one partition".into(), |b| b.to_string()),
+            );
+            out.insert(
+                "compression".into(),
+                format!("{:?}", meta.compression).to_lowercase(),
+            );
+            out.insert("index".into(), meta.index.name.clone());
+        }
+        out
+    }
+}
+
+/// `[start, end)` of integer labels as FeatherStore's inclusive `between`.
+fn between(start: i64, end: i64) -> Rows {
+    Rows::Between(Key::Int(start), Key::Int(end.saturating_sub(1)))
+}

@@ -1,0 +1,265 @@
+//! The table-store operations (FeatherStore's table benchmark): reads by label, whose labels
+//! are looked up in the source before the timer, and changes (`append`, `insert`, `update`),
+//! each timed on a table freshly prepared without it.
+
+use crate::backends::{Change, Commit, Context, LabelRead, Loaded, Request};
+use crate::execute::run_commits;
+use crate::{digest, source, Backend, WorkerError};
+use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, UInt64Array};
+use arrow::compute::{cast, concat_batches, filter_record_batch, take, take_record_batch};
+use arrow::datatypes::{DataType, Int64Type};
+use formatbench_protocol::{measure_each, Answer, Job, Op, Phase, RangeSpec};
+use std::cell::RefCell;
+
+/// Changes repeat on fresh tables until the 50 ms rule is met, but at most this often: each
+/// call's untimed preparation writes the whole table again.
+const MAX_CHANGE_CALLS: u64 = 20;
+/// The directories inside the artifact where changes run; removed at the end.
+const CHANGE_PREFIX: &str = ".change-";
+
+/// A label read with its labels owned.
+pub enum LabelReadOwned {
+    Before(i64),
+    After(i64),
+    Between(i64, i64),
+    Labels(Vec<i64>),
+}
+
+impl LabelReadOwned {
+    pub fn borrowed(&self) -> LabelRead<'_> {
+        match self {
+            LabelReadOwned::Before(x) => LabelRead::Before(*x),
+            LabelReadOwned::After(x) => LabelRead::After(*x),
+            LabelReadOwned::Between(a, b) => LabelRead::Between(*a, *b),
+            LabelReadOwned::Labels(labels) => LabelRead::Labels(labels),
+        }
+    }
+}
+
+fn needs(job: &Job, what: &str) -> WorkerError {
+    WorkerError::Invalid(format!("'{}' needs {what}", job.op))
+}
+
+fn index_column(job: &Job) -> Result<&str, WorkerError> {
+    job.params
+        .options
+        .get("index")
+        .map(String::as_str)
+        .ok_or_else(|| needs(job, "an index column"))
+}
+
+/// The label read a job asks for; `None` for every other operation. `[start, end)` of
+/// integer labels becomes FeatherStore's inclusive bounds.
+pub fn label_read(job: &Job) -> Result<Option<LabelReadOwned>, WorkerError> {
+    let range = || {
+        job.params
+            .range
+            .as_ref()
+            .ok_or_else(|| needs(job, "a range"))
+    };
+    let by_value = || match range()? {
+        RangeSpec::Index { start, end, .. } => Ok((*start, end.saturating_sub(1))),
+        RangeSpec::Position { .. } => Err(needs(job, "a range of index values")),
+    };
+    Ok(Some(match job.op {
+        Op::RangeBefore => LabelReadOwned::Before(by_value()?.1),
+        Op::RangeAfter => LabelReadOwned::After(by_value()?.0),
+        Op::RangeBetween => {
+            let (a, b) = by_value()?;
+            LabelReadOwned::Between(a, b)
+        }
+        Op::Labels => match range()? {
+            RangeSpec::Position { start, end } => {
+                LabelReadOwned::Labels(source_labels(job, index_column(job)?, *start, *end)?)
+            }
+            RangeSpec::Index { .. } => return Err(needs(job, "a range of positions")),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// The index labels of source rows `[start, end)`.
+fn source_labels(job: &Job, column: &str, start: u64, end: u64) -> Result<Vec<i64>, WorkerError> {
+    let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
+    let mut offset = 0u64;
+    for batch in source::open(&job.source)? {
+        let batch = batch?;
+        let n = batch.num_rows() as u64;
+        let (lo, hi) = (start.max(offset), end.min(offset + n));
+        if lo < hi {
+            let values = batch
+                .column_by_name(column)
+                .ok_or_else(|| WorkerError::Invalid(format!("no index column '{column}'")))?;
+            let values = cast(
+                &values.slice((lo - offset) as usize, (hi - lo) as usize),
+                &DataType::Int64,
+            )?;
+            out.extend(values.as_primitive::<Int64Type>().values().iter().copied());
+        }
+        offset += n;
+    }
+    Ok(out)
+}
+
+/// The table a change starts from and the rows it brings: all from the source, so the table
+/// after the change is the source again.
+struct ChangeInputs {
+    base: Vec<RecordBatch>,
+    rows: Vec<RecordBatch>,
+}
+
+fn change_inputs(
+    job: &Job,
+    ctx: &Context,
+    batches: &[RecordBatch],
+) -> Result<ChangeInputs, WorkerError> {
+    let all = concat_batches(ctx.schema, batches)?;
+    let n = all.num_rows() as u64;
+    let positions = || -> Result<UInt64Array, WorkerError> {
+        let rows = job
+            .params
+            .rows
+            .as_deref()
+            .ok_or_else(|| needs(job, "rows"))?;
+        if let Some(bad) = rows.iter().find(|&&r| r >= n) {
+            return Err(WorkerError::Invalid(format!(
+                "row {bad} is past the source's {n} rows"
+            )));
+        }
+        Ok(UInt64Array::from(rows.to_vec()))
+    };
+    Ok(match job.op {
+        Op::Append => {
+            let (start, end) = match job.params.range.as_ref() {
+                Some(RangeSpec::Position { start, end }) if *start <= *end && *end <= n => {
+                    (*start, *end)
+                }
+                _ => return Err(needs(job, "the appended rows as a range of positions")),
+            };
+            ChangeInputs {
+                base: vec![all.slice(0, start as usize)],
+                rows: vec![all.slice(start as usize, (end - start) as usize)],
+            }
+        }
+        Op::Insert => {
+            let positions = positions()?;
+            let mut keep = vec![true; n as usize];
+            for p in positions.values() {
+                keep[*p as usize] = false;
+            }
+            ChangeInputs {
+                base: vec![filter_record_batch(&all, &BooleanArray::from(keep))?],
+                rows: vec![take_record_batch(&all, &positions)?],
+            }
+        }
+        Op::Update => {
+            let positions = positions()?;
+            let index = ctx.index.ok_or_else(|| needs(job, "an index column"))?;
+            // The prepared table holds each updated row's data from the next row; the update
+            // puts the source's values back.
+            let mut from: Vec<u64> = (0..n).collect();
+            for p in positions.values() {
+                from[*p as usize] = (p + 1) % n;
+            }
+            let from = UInt64Array::from(from);
+            let columns = all
+                .schema()
+                .fields()
+                .iter()
+                .zip(all.columns())
+                .map(|(field, column)| match field.name() == index {
+                    true => Ok(column.clone()),
+                    false => take(column.as_ref(), &from, None),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            ChangeInputs {
+                base: vec![RecordBatch::try_new(all.schema(), columns)?],
+                rows: vec![take_record_batch(&all, &positions)?],
+            }
+        }
+        other => return Err(WorkerError::Invalid(format!("'{other}' is not a change"))),
+    })
+}
+
+/// Times one change per call on a table prepared (untimed, unsynced) without it; each call's
+/// commit runs after its timer and is timed as the `commit` phase. The table the last change
+/// left is read back for the digest and the verification.
+pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer, WorkerError> {
+    let (_, batches) = source::read_all(&job.source)?;
+    let inputs = change_inputs(job, ctx, &batches)?;
+    drop(batches);
+    let change = match job.op {
+        Op::Append => Change::Append(&inputs.rows),
+        Op::Insert => Change::Insert(&inputs.rows),
+        _ => Change::Update(&inputs.rows[0]),
+    };
+    let dir_of = |call: u64| job.artifact.join(format!("{CHANGE_PREFIX}{call}"));
+    let staged: RefCell<Vec<Commit>> = RefCell::new(Vec::new());
+    let commit_s = RefCell::new(0.0);
+    let finish_staged = || -> Result<(), WorkerError> {
+        let commits = std::mem::take(&mut *staged.borrow_mut());
+        *commit_s.borrow_mut() += run_commits(commits)?.unwrap_or(0.0);
+        Ok(())
+    };
+    let ((), measured) = measure_each(
+        job.min_sample_s,
+        job.max_calls.min(MAX_CHANGE_CALLS),
+        |call| {
+            finish_staged()?;
+            let dir = dir_of(call);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)?;
+            }
+            std::fs::create_dir_all(&dir)?;
+            if let Some(commit) = backend.write_staged(ctx, &inputs.base, &dir)? {
+                commit(false)?;
+            }
+            Ok::<_, WorkerError>(dir)
+        },
+        |dir| {
+            if let Some(commit) = backend.change(ctx, &dir, change)? {
+                staged.borrow_mut().push(commit);
+            }
+            Ok(())
+        },
+    )?;
+    finish_staged()?;
+    let last = dir_of(measured.calls.saturating_sub(1));
+    let (loaded, _) = backend.read(ctx, &last, Request::All)?;
+    let Loaded::Table(result) = loaded else {
+        return Err(WorkerError::Invalid(
+            "a change read back as a matrix".into(),
+        ));
+    };
+    let schema = result
+        .first()
+        .map_or_else(|| ctx.schema.clone(), |b| b.schema());
+    let mut answer = Answer::ok().with_measurement(&measured);
+    answer.phases.push(Phase {
+        name: "commit".into(),
+        seconds: *commit_s.borrow(),
+    });
+    answer.rows = Some(result.iter().map(|b| b.num_rows() as u64).sum());
+    answer.columns = Some(schema.fields().len() as u64);
+    answer.digest = Some(digest::digest_batches(&schema, &result)?);
+    answer.settings = backend.settings(ctx, &last);
+    answer.settings.insert(
+        "method".into(),
+        format!(
+            "{} of {} rows to a table of {}, on a table prepared without them",
+            job.op,
+            inputs.rows.iter().map(|b| b.num_rows()).sum::<usize>(),
+            inputs.base.iter().map(|b| b.num_rows()).sum::<usize>()
+        ),
+    );
+    if let Some(out) = &job.verify_out {
+        source::write_ipc(out, &schema, &result)?;
+    }
+    for call in 0..measured.calls {
+        let dir = dir_of(call);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+    }
+    Ok(answer)
+}
