@@ -106,6 +106,32 @@ def measure(op, min_seconds, max_calls):
     return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset)
 
 
+def measure_each(setup, op, min_seconds, max_calls):
+    """Times `op(state)` on state `setup(call)` prepares before each call, untimed (a change
+    needs the table as it was). Counters sum the timed parts; the peak is the calls' highest."""
+    total, seconds, first_call_s, calls = {}, 0.0, 0.0, 0
+    before, after, peak_reset, peak = None, None, True, None
+    while True:
+        state = setup(calls)
+        value = None
+        value, m = measure(lambda _call: op(state), 0.0, 1)
+        for key, v in m.counters.items():
+            total[key] = total.get(key, 0) + v
+        before = before or m.before
+        after = m.after
+        peak_reset = peak_reset and m.peak_reset
+        if "VmHWM" in m.after:
+            peak = max(peak or 0, m.after["VmHWM"])
+        if calls == 0:
+            first_call_s = m.seconds
+        seconds += m.seconds
+        calls += 1
+        if calls >= max(max_calls, 1) or seconds >= min_seconds:
+            if peak is not None:
+                after = {**after, "VmHWM": peak}
+            return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset)
+
+
 def files_under(path):
     if os.path.isfile(path):
         return [path]

@@ -5,6 +5,7 @@
 use super::format::{bytes, duration, ratio, DASH};
 use super::pick::{self, Id};
 use crate::stats::RunSummary;
+use formatbench_worker_arrow::backends::FLOOR;
 
 pub(super) const SIZE: usize = 0;
 pub(super) const WRITE: usize = 1;
@@ -75,7 +76,8 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
         .collect();
     let mut ids: Vec<Id> = Vec::new();
     for g in groups.iter().flatten() {
-        for c in pick::ran(&g.cells) {
+        // The memory-copy floor bounds the formats; it is not one to pick.
+        for c in pick::ran(&g.cells).filter(|c| c.cell.backend != FLOOR) {
             if !ids.contains(&pick::id(&c.cell)) {
                 ids.push(pick::id(&c.cell));
             }

@@ -10,7 +10,8 @@ class Unsupported(Exception):
 
 @dataclass
 class Request:
-    """What a read-type operation asks for; `kind` is all, columns, range or take."""
+    """What a read-type operation asks for; `kind` is all, columns, range, take, or one of the
+    table-store reads before, after, between (inclusive `bound`s) and labels (`labels`)."""
 
     kind: str
     columns: list = None
@@ -19,6 +20,8 @@ class Request:
     #: Index labels of the rows a range or take selects, for label-addressed stores
     #: (FeatherStore); computed from the source before the timer.
     labels: list = None
+    #: before/after: the bound; between: [low, high]; inclusive, as FeatherStore's rows=.
+    bound: object = None
 
 
 @dataclass
@@ -79,6 +82,15 @@ class Backend:
     def read(self, directory, request, ctx):
         """Returns (result, method): the result in ctx.target's type."""
         raise NotImplementedError
+
+    def prepare_change(self, kind, data, ctx):
+        """Turns a change's rows (in ctx.target's type) into what `change` takes; untimed."""
+        return data
+
+    def change(self, kind, data, directory, ctx):
+        """Applies a change (append, insert or update, with `data` in ctx.target's type) to
+        the table in `directory`; returns a short description of how."""
+        raise Unsupported(f"{self.name} does not change stored tables")
 
 
 class DeltaReader(Backend):

@@ -29,6 +29,8 @@ class FeatherStore(Backend):
     deterministic_files = False
     needs_labels = True
     name = "py-featherstore"
+    ops = ("write", "read", "scan", "project", "range", "take", "range_before", "range_after",
+           "range_between", "labels", "append", "insert", "update")
     about = "FeatherStore 0.2.1: partitioned Feather files with an index (128 MiB partitions)"
     modules = ("featherstore",)
     dists = ("featherstore",)
@@ -69,6 +71,9 @@ class FeatherStore(Backend):
                 result = result.drop([ctx.index_column]) if ctx.target == "arrow" \
                     else result.drop(ctx.index_column)
             return result, f"read_{ctx.target}(cols=[…])"
+        if request.kind in ("before", "after", "between"):
+            bound = request.bound
+            return read(rows={request.kind: bound}), f"read_{ctx.target}(rows={{'{request.kind}': …}})"
         if request.labels is None:
             raise Unsupported("FeatherStore addresses rows by index label; this table has no index")
         if request.kind == "range":
@@ -77,6 +82,24 @@ class FeatherStore(Backend):
             bounds = [request.labels[0], request.labels[-1]]
             return read(rows={"between": bounds}), f"read_{ctx.target}(rows={{'between': [a, b]}})"
         return read(rows=list(request.labels)), f"read_{ctx.target}(rows=[labels])"
+
+    def prepare_change(self, kind, data, ctx):
+        if kind != "append" and ctx.target != "pandas":
+            # 0.2.1's insert and update take only pandas (with the index as the frame's index).
+            return data.to_pandas().set_index(ctx.index_column)
+        return data
+
+    def change(self, kind, data, directory, ctx):
+        table = self._table(directory)
+        if kind == "append":
+            table.append(data)
+        elif kind == "insert":
+            table.insert(data)
+        else:
+            table.update(data)
+        taken = "pandas, as 0.2.1 requires" if kind != "append" and ctx.target != "pandas" \
+            else ctx.target
+        return f"Table.{kind}({taken})"
 
 
 class Lance(Backend):
