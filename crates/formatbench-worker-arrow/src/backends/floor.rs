@@ -99,7 +99,7 @@ fn write_file(path: &Path, batches: &[RecordBatch]) -> Result<(), WorkerError> {
             .collect::<Result<Vec<_>, _>>()?;
         footer.push(json!({"rows": batch.num_rows(), "columns": columns}));
     }
-    let footer = serde_json::to_vec(&footer).map_err(|e| invalid(e))?;
+    let footer = serde_json::to_vec(&footer).map_err(invalid)?;
     w.out.write_all(&footer)?;
     w.out.write_all(&(footer.len() as u64).to_le_bytes())?;
     w.out.into_inner().map_err(|e| e.into_error())?;
@@ -211,7 +211,7 @@ fn decode(
         .checked_sub(footer_len)
         .ok_or_else(|| invalid("footer too long"))?;
     let footer: Vec<Value> =
-        serde_json::from_slice(&file.as_slice()[start..tail]).map_err(|e| invalid(e))?;
+        serde_json::from_slice(&file.as_slice()[start..tail]).map_err(invalid)?;
     let schema = std::sync::Arc::new(ctx.schema.project(columns)?);
     footer
         .iter()
