@@ -40,9 +40,25 @@ impl Compression {
     }
 }
 
+mod direct;
+
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
-/// The file is not synced: that is the commit's job.
+/// The file is not synced: that is the commit's job. Uncompressed files of the types the
+/// gathered writer covers skip arrow's copy of every buffer into a message body.
 pub fn write_file(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    compression: Compression,
+) -> Result<u64> {
+    if compression == Compression::None && direct::covers(schema) {
+        return direct::write(path, schema, batches);
+    }
+    write_with_arrow(path, schema, batches, compression)
+}
+
+/// Writes through arrow's `FileWriter` (compression, dictionaries, every type).
+pub fn write_with_arrow(
     path: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
