@@ -20,7 +20,7 @@ pub enum Command {
     /// Run a benchmark: the built-in `default` suite, a generated dataset (--dataset) or your
     /// own file (--input).
     Run(RunArgs),
-    /// Run a suite: a built-in (default, featherstore, layouts) or a TOML file.
+    /// Run a suite: a built-in (default, featherstore, layouts, delta, stores) or a TOML file.
     Suite {
         /// Built-in suite name or path to a suite TOML file.
         name: String,

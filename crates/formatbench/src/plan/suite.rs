@@ -6,7 +6,7 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 4] = [
+pub const BUILTIN_SUITES: [(&str, &str); 5] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
@@ -14,6 +14,7 @@ pub const BUILTIN_SUITES: [(&str, &str); 4] = [
     ),
     ("layouts", include_str!("../../suites/layouts.toml")),
     ("delta", include_str!("../../suites/delta.toml")),
+    ("stores", include_str!("../../suites/stores.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
