@@ -237,6 +237,14 @@ impl Table {
             let Some((start, end)) = p.and_then(|p| first_batch.get(&p).copied()) else {
                 continue;
             };
+            // A list of consecutive labels finds each one right after the previous one.
+            if let Some(&(b, row)) = located.last() {
+                let next = keys.get(b).filter(|_| (start..end).contains(&b));
+                if next.is_some_and(|k| row + 1 < k.len() && k.cmp_at(row + 1, label).is_eq()) {
+                    located.push((b, row + 1));
+                    continue;
+                }
+            }
             let candidates = &keys[start..end];
             let b = key::partition_point(candidates.len(), |i| {
                 let k = &candidates[i];
