@@ -208,39 +208,7 @@ fn hash_display(hasher: &mut Xxh3, array: &ArrayRef) {
 
 /// A cheap fold that touches every byte of every buffer (values, offsets, validity), so a lazy or
 /// memory-mapped read pays for bringing its data in. Returns a value the optimizer cannot drop.
-pub fn fold_batches(batches: &[RecordBatch]) -> u64 {
-    let mut acc = 0u64;
-    for batch in batches {
-        for column in batch.columns() {
-            acc = fold_data(acc, &column.to_data());
-        }
-    }
-    std::hint::black_box(acc)
-}
-
-fn fold_data(mut acc: u64, data: &arrow::array::ArrayData) -> u64 {
-    if let Some(nulls) = data.nulls() {
-        acc = fold_bytes(acc, nulls.buffer().as_slice());
-    }
-    for buffer in data.buffers() {
-        acc = fold_bytes(acc, buffer.as_slice());
-    }
-    for child in data.child_data() {
-        acc = fold_data(acc, child);
-    }
-    acc
-}
-
-pub fn fold_bytes(mut acc: u64, bytes: &[u8]) -> u64 {
-    let (words, tail) = bytes.as_chunks::<8>();
-    for word in words {
-        acc = acc.wrapping_add(u64::from_le_bytes(*word)).rotate_left(1);
-    }
-    for &b in tail {
-        acc = acc.wrapping_add(b as u64);
-    }
-    acc
-}
+pub use formatbench_worker_kit::scan::{fold_batches, fold_bytes};
 
 #[cfg(test)]
 mod tests {

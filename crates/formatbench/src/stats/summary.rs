@@ -112,12 +112,17 @@ impl RunSummary {
     }
 }
 
-fn op_order(op: &str) -> usize {
-    formatbench_protocol::ALL_OPS
+/// Report order: the table operations, the matrix ones, then first_row and the store ones;
+/// an operation this build does not know (from an older run) goes last, by name.
+fn op_order(op: &str) -> (usize, String) {
+    use formatbench_protocol::{Op, ALL_OPS, MATRIX_OPS, STORE_OPS};
+    let position = ALL_OPS
         .iter()
-        .chain(formatbench_protocol::MATRIX_OPS.iter())
-        .position(|o| o.name() == op)
-        .unwrap_or(usize::MAX)
+        .chain(MATRIX_OPS.iter())
+        .chain(std::iter::once(&Op::FirstRow))
+        .chain(STORE_OPS.iter().skip(4))
+        .position(|o| o.name() == op);
+    (position.unwrap_or(usize::MAX), op.to_string())
 }
 
 fn median_u64(mut values: Vec<u64>) -> Option<u64> {

@@ -307,7 +307,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
                 backend.read(&ctx, &job.artifact, request)?
             };
             if scan {
-                std::hint::black_box(fold(&batches));
+                std::hint::black_box(crate::scan::fold_batches(&batches));
             }
             Ok((Output::Table(batches), method.to_string()))
         },
@@ -355,22 +355,6 @@ fn in_order(
 enum Output {
     Matrix(crate::matrix::MatrixResult),
     Table(Vec<RecordBatch>),
-}
-
-/// A fold over every buffer, so a lazy read cannot look free.
-fn fold(batches: &[RecordBatch]) -> u64 {
-    let mut acc = 0u64;
-    for batch in batches {
-        for column in batch.columns() {
-            for buffer in column.to_data().buffers() {
-                acc = buffer
-                    .as_slice()
-                    .iter()
-                    .fold(acc, |a, b| a.wrapping_add(u64::from(*b)));
-            }
-        }
-    }
-    acc
 }
 
 /// Writes a result for verification, an array-layout table back in the source's wide shape.

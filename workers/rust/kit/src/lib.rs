@@ -22,6 +22,7 @@ pub mod layout;
 pub mod matrix;
 #[cfg(feature = "tokio")]
 pub mod runtime;
+pub mod scan;
 pub mod source;
 
 pub use execute::{describe, execute, Backend, Context, Request};
