@@ -199,6 +199,15 @@ pub fn find_backend(name: &str) -> Option<&'static dyn Backend> {
     BACKENDS.iter().copied().find(|b| b.name() == name)
 }
 
+/// The IPC codec of a profile of the IPC backends (`default` is uncompressed).
+pub(crate) fn ipc_compression(profile: &str) -> ::ipc_parts::Compression {
+    match profile {
+        "lz4" => ::ipc_parts::Compression::Lz4,
+        "zstd" => ::ipc_parts::Compression::Zstd,
+        _ => ::ipc_parts::Compression::None,
+    }
+}
+
 /// The one file a single-file backend keeps in its artifact directory.
 pub(crate) fn data_file(dir: &Path, extension: &str) -> std::path::PathBuf {
     dir.join(format!("data.{extension}"))

@@ -7,7 +7,7 @@ use crate::rows::{filter_index_range, position_range, take_positions};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
-use ipc_parts::file::{write_with_arrow, Compression, IpcFile, ALIGNMENT};
+use ipc_parts::file::{write_with_arrow, IpcFile, ALIGNMENT};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -138,11 +138,7 @@ impl Backend for Ipc {
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         // arrow-ipc's own `FileWriter` (64-byte alignment): this backend measures that library.
-        let compression = match ctx.profile {
-            "lz4" => Compression::Lz4,
-            "zstd" => Compression::Zstd,
-            _ => Compression::None,
-        };
+        let compression = super::ipc_compression(ctx.profile);
         write_with_arrow(&data_file(dir, "arrow"), ctx.schema, batches, compression)?;
         Ok(())
     }

@@ -8,7 +8,7 @@ use crate::WorkerError;
 use arrow::array::RecordBatch;
 use formatbench_protocol::{Op, RangeSpec};
 use ipc_parts::{
-    Cols, Compression, Key, ReadOptions, Rows, Selection, StoreError, Table, WriteOptions,
+    Cols, Key, ReadOptions, Rows, Selection, StoreError, Table, WriteOptions,
     DEFAULT_PARTITION_BYTES,
 };
 use std::collections::BTreeMap;
@@ -153,11 +153,7 @@ impl Backend for IpcParts {
             index: ctx.index.map(str::to_string),
             partition_bytes: Some(DEFAULT_PARTITION_BYTES),
             threads: ctx.threads,
-            compression: match ctx.profile {
-                "lz4" => Compression::Lz4,
-                "zstd" => Compression::Zstd,
-                _ => Compression::None,
-            },
+            compression: super::ipc_compression(ctx.profile),
             replace: true,
             sort: true,
         };
