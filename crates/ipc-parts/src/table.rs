@@ -141,21 +141,13 @@ impl Table {
     /// that never happened, or old ones a finished commit could not delete. Returns their
     /// names. Run by every change before it writes; safe while no other writer is at work.
     pub fn remove_unreferenced(&self) -> Result<Vec<String>> {
-        let listed: BTreeSet<&str> = self
-            .meta
-            .partitions
-            .iter()
-            .map(|p| p.file.as_str())
-            .collect();
-        let mut removed = Vec::new();
-        for name in self.unreferenced_files()? {
-            if !listed.contains(name.as_str()) {
-                let path = self.dir.join(&name);
-                std::fs::remove_file(&path).map_err(at(&path))?;
-                removed.push(name);
-            }
+        // The listing already leaves out every file the metadata names.
+        let unreferenced = self.unreferenced_files()?;
+        for name in &unreferenced {
+            let path = self.dir.join(name);
+            std::fs::remove_file(&path).map_err(at(&path))?;
         }
-        Ok(removed)
+        Ok(unreferenced)
     }
 
     pub(crate) fn unreferenced_files(&self) -> Result<Vec<String>> {
