@@ -18,7 +18,7 @@ pub use job::{
 pub use measure::{
     measure, measure_each, measure_repeated, memory_snapshot, Measured, MemorySnapshot,
 };
-pub use residency::{files_under, resident_fraction};
+pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};
 
 /// Bumped whenever a field changes meaning; a worker refuses a job of another version.

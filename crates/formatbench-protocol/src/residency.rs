@@ -90,3 +90,11 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Writes every dirty page of the system back to storage (`sync`). The runner does it before
+/// write samples, and a change's set-up after writing the table it starts from, so no timed
+/// write is throttled by, or competes with, the writeback of data written before its timer.
+pub fn write_back_everything() {
+    // SAFETY: sync takes no arguments and only schedules and waits for writeback.
+    unsafe { libc::sync() };
+}

@@ -181,9 +181,9 @@ fn change_inputs(
     })
 }
 
-/// Times one change per call on a table prepared (untimed, unsynced) without it; each call's
-/// commit runs after its timer and is timed as the `commit` phase. The table the last change
-/// left is read back for the digest and the verification.
+/// Times one change per call on a table prepared (untimed, then written back) without it;
+/// each call's commit runs after its timer and is timed as the `commit` phase. The table the
+/// last change left is read back for the digest and the verification.
 pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer, WorkerError> {
     let (_, batches) = source::read_all(&job.source)?;
     let inputs = change_inputs(job, ctx, &batches)?;
@@ -206,6 +206,10 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
         job.max_calls.min(MAX_CHANGE_CALLS),
         |call| {
             finish_staged()?;
+            // The previous call's table is done with: its pages leave the cache.
+            if let Some(previous) = call.checked_sub(1).map(dir_of) {
+                std::fs::remove_dir_all(&previous)?;
+            }
             let dir = dir_of(call);
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)?;
@@ -214,6 +218,10 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
             if let Some(commit) = backend.write_staged(ctx, &inputs.base, &dir)? {
                 commit(false)?;
             }
+            // A change starts from a table at rest on disk, as a user's would be: otherwise
+            // its timed write competes with, and is throttled by, the writeback of the table
+            // written just before it.
+            formatbench_protocol::write_back_everything();
             Ok::<_, WorkerError>(dir)
         },
         |dir| {
@@ -255,11 +263,6 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
     if let Some(out) = &job.verify_out {
         source::write_ipc(out, &schema, &result)?;
     }
-    for call in 0..measured.calls {
-        let dir = dir_of(call);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-    }
+    std::fs::remove_dir_all(&last)?;
     Ok(answer)
 }

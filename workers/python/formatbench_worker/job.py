@@ -313,12 +313,18 @@ def _change(job, backend, ctx, source_table, min_s, max_calls):
         return os.path.join(artifact, f"{CHANGE_PREFIX}{call}")
 
     def setup(call):
+        if call > 0:
+            # The previous call's table is done with: its pages leave the cache.
+            shutil.rmtree(directory(call - 1), ignore_errors=True)
         path = directory(call)
         if os.path.exists(path):
             shutil.rmtree(path)
         os.makedirs(path)
         backend.write(base, path, ctx)
         gc.collect()
+        # A change starts from a table at rest on disk, as a user's would be, not competing
+        # with the writeback of the table written just before it (as the Rust workers do).
+        os.sync()
         return path
 
     method, measured = measure_each(
@@ -332,8 +338,7 @@ def _change(job, backend, ctx, source_table, min_s, max_calls):
     answer["settings"] = _settings(backend, ctx, method)
     if job.get("verify_out"):
         tables.write_ipc(job["verify_out"], table)
-    for call in range(measured.calls):
-        shutil.rmtree(directory(call), ignore_errors=True)
+    shutil.rmtree(last, ignore_errors=True)
     return answer
 
 

@@ -74,12 +74,6 @@ pub fn check_cold_possible(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes every dirty page of the system back to storage (`sync`), before a write sample.
-pub fn write_back_everything() {
-    // SAFETY: sync takes no arguments and only schedules and waits for writeback.
-    unsafe { libc::sync() };
-}
-
 /// Brings `files` into the state, just before a sample.
 pub fn prepare(state: CacheState, files: &[PathBuf]) -> Result<(), Error> {
     // Reading what mincore already shows fully resident would change nothing.

@@ -461,7 +461,7 @@ impl Runner<'_> {
             if cell.op == Op::Write || cell.op.is_mutation() {
                 // Earlier samples' dirty pages are written back first, so a write is never
                 // throttled by the writeback of what another competitor wrote before it.
-                super::cache::write_back_everything();
+                formatbench_protocol::write_back_everything();
             }
             let mut job = self.job(cell, &artifact, None, false, cell.op);
             // A reader that keeps no row order may return another valid first row each time:
