@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for round in 0..8 {
         let dir = scratch.join(format!("t{round}"));
         let t = Instant::now();
-        let pending = Table::create(&dir, schema.clone(), &[base.clone()], &options)?;
+        let pending = Table::create(&dir, schema.clone(), std::slice::from_ref(&base), &options)?;
         let write = ms(t);
         // The benchmark's append starts from a table at rest on disk.
         pending.commit()?;
@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let table = Table::open(&dir)?;
         let open = ms(t);
         let t = Instant::now();
-        let pending = table.append(&[new.clone()], threads)?;
+        let pending = table.append(std::slice::from_ref(&new), threads)?;
         let append = ms(t);
         let footprint = pending.footprint().clone();
         let t = Instant::now();
@@ -57,6 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         std::fs::remove_dir_all(&dir)?;
     }
+    std::fs::remove_dir_all(&scratch)?;
     Ok(())
 }
 
