@@ -74,6 +74,14 @@ pub fn resident_fraction(files: &[PathBuf]) -> Option<f64> {
     (total > 0).then(|| resident as f64 / total as f64)
 }
 
+/// Writes every dirty page of the system back to storage (`sync`). The runner does it before
+/// write samples, and a change's set-up after writing the table it starts from, so no timed
+/// write is throttled by, or competes with, the writeback of data written before its timer.
+pub fn write_back_everything() {
+    // SAFETY: sync takes no arguments and only schedules and waits for writeback.
+    unsafe { libc::sync() };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,12 +97,4 @@ mod tests {
         assert!(fraction > 0.9, "{fraction}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
-}
-
-/// Writes every dirty page of the system back to storage (`sync`). The runner does it before
-/// write samples, and a change's set-up after writing the table it starts from, so no timed
-/// write is throttled by, or competes with, the writeback of data written before its timer.
-pub fn write_back_everything() {
-    // SAFETY: sync takes no arguments and only schedules and waits for writeback.
-    unsafe { libc::sync() };
 }
