@@ -6,8 +6,8 @@ use crate::key::{self, Key};
 use crate::read::{Access, Rows};
 use crate::table::Table;
 use crate::write::{
-    column_meta, increasing, sorted_unique, split, with_row_numbers, write_partitions, Footprint,
-    Pending,
+    column_meta, in_parallel, increasing, sorted_unique, split, with_row_numbers, write_partitions,
+    Footprint, Pending,
 };
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow::compute::{cast, concat_batches, filter_record_batch, interleave};
@@ -15,10 +15,15 @@ use arrow::datatypes::SchemaRef;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+mod merge;
+
 /// An append rewrites the last partition only when it holds fewer rows than this share of
 /// `rows_per_partition`; otherwise new rows start new partitions. So an append costs the new
 /// rows plus at most a quarter partition (FeatherStore always rewrites the last partition).
 const APPEND_MERGE_SHARE: u64 = 4;
+
+/// An update's rows in one partition, per stored batch: (row there, row in the update).
+type BatchChanges = Vec<Vec<(usize, usize)>>;
 
 /// One partition's replacement: its position, and the rows that replace it (none: removed).
 struct Rewrite {
@@ -71,18 +76,12 @@ impl Table {
 
     /// Inserts rows whose labels are not in the table, each into the partition whose range
     /// holds it (at a seam, the preceding one); a partition grown past 1.5 × its size splits.
+    /// Each touched partition is merged with its new rows in one pass, straight from the map.
     pub fn insert(&self, batches: &[RecordBatch], threads: usize) -> Result<Pending> {
         self.remove_unreferenced()?;
         let batches = sorted_unique(&self.schema, self.conform(batches)?, true)?;
         let new = concat_batches(&self.schema, &batches)?;
         let keys = key::keys(new.column(0))?;
-        let existing: Vec<Key> = (0..keys.len())
-            .map(|i| keys.key(i))
-            .filter(|k| self.contains(k).unwrap_or(false))
-            .collect();
-        if !existing.is_empty() {
-            return Err(StoreError::RowsExist(listing(&existing)));
-        }
         // New rows are sorted, so each partition's share is one run.
         let mut runs: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
         for i in 0..keys.len() {
@@ -91,25 +90,36 @@ impl Table {
                 .and_modify(|r| r.1 = i + 1)
                 .or_insert((i, i + 1));
         }
-        let per = self.meta.rows_per_partition;
-        let mut rewrites = Vec::new();
+        let mut merges = Vec::with_capacity(runs.len());
+        let mut existing = Vec::new();
         for (p, (start, end)) in runs {
-            let mut rows = self.load(p, None, Access::Mmap)?;
-            rows.push(new.slice(start, end - start));
-            let merged = concat_batches(&self.schema, &rows)?;
-            let order = arrow::compute::sort_to_indices(merged.column(0), None, None)?;
-            let merged = vec![arrow::compute::take_record_batch(&merged, &order)?];
-            let total = merged[0].num_rows() as u64;
-            let pieces = if total * 2 > per * 3 {
-                split(&merged, per)
-            } else {
-                vec![merged]
-            };
-            rewrites.push(Rewrite {
-                partition: p,
-                pieces,
-            });
+            let stored = self.load(p, None, Access::Mmap)?;
+            let rows = new.slice(start, end - start);
+            let order = merge::merge_order(&stored, &rows)?;
+            existing.extend(order.clashes.iter().cloned());
+            merges.push((p, stored, rows, order));
         }
+        if !existing.is_empty() {
+            return Err(StoreError::RowsExist(listing(&existing)));
+        }
+        let per = self.meta.rows_per_partition;
+        let rewrites = in_parallel(threads, &merges, |group| {
+            group
+                .iter()
+                .map(|(p, stored, rows, order)| {
+                    let merged = vec![merge::gather(&self.schema, stored, rows, order)?];
+                    let total = merged[0].num_rows() as u64;
+                    Ok(Rewrite {
+                        partition: *p,
+                        pieces: if total * 2 > per * 3 {
+                            split(&merged, per)
+                        } else {
+                            vec![merged]
+                        },
+                    })
+                })
+                .collect()
+        })?;
         self.rewrite(rewrites, threads, |meta| {
             meta.rows = meta.partitions.iter().map(|p| p.rows).sum();
         })
@@ -148,11 +158,12 @@ impl Table {
             return Err(StoreError::UnknownColumns(listing(&unknown)));
         }
         let keys = key::keys(batch.column(index))?;
-        // Each updated row: its partition and position there, and its row in `batch`.
-        let mut by_partition: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        // The partitions holding updated rows, as stored (mapped, not copied).
+        let mut loaded: BTreeMap<usize, Vec<RecordBatch>> = BTreeMap::new();
+        // Each updated row: its partition, its stored batch and row there, its row in `batch`.
+        let mut changes = Vec::with_capacity(keys.len());
         let mut missing = Vec::new();
         let mut seen = BTreeSet::new();
-        let mut loaded: BTreeMap<usize, RecordBatch> = BTreeMap::new();
         for i in 0..keys.len() {
             let label = keys.key(i);
             let Some(p) = self.partition_holding(&label) else {
@@ -160,41 +171,65 @@ impl Table {
                 continue;
             };
             if let std::collections::btree_map::Entry::Vacant(slot) = loaded.entry(p) {
-                let rows = self.load(p, None, Access::Mmap)?;
-                slot.insert(concat_batches(&self.schema, &rows)?);
+                slot.insert(self.load(p, None, Access::Mmap)?);
             }
-            let stored = key::keys(loaded[&p].column(0))?;
-            let row = key::lower_bound(stored.as_ref(), &label);
-            if row >= stored.len() || !stored.cmp_at(row, &label).is_eq() {
+            let Some((b, row)) = locate(&loaded[&p], &label)? else {
                 missing.push(label);
                 continue;
-            }
-            if !seen.insert((p, row)) {
+            };
+            if !seen.insert((p, b, row)) {
                 return Err(StoreError::IndexOrder(format!(
                     "the update names {label} twice"
                 )));
             }
-            by_partition.entry(p).or_default().push((row, i));
+            changes.push((p, b, row, i));
         }
         if !missing.is_empty() {
             return Err(StoreError::RowsNotFound(listing(&missing)));
         }
-        let mut rewrites = Vec::new();
-        for (p, changes) in by_partition {
-            let old = &loaded[&p];
-            let mut columns: Vec<ArrayRef> = old.columns().to_vec();
-            for (at, values) in &targets {
-                let mut pick: Vec<(usize, usize)> = (0..old.num_rows()).map(|r| (0, r)).collect();
-                for &(row, i) in &changes {
-                    pick[row] = (1, i);
-                }
-                columns[*at] = interleave(&[old.column(*at).as_ref(), values.as_ref()], &pick)?;
+        let mut by_batch: BTreeMap<usize, BatchChanges> = loaded
+            .iter()
+            .map(|(&p, stored)| (p, vec![Vec::new(); stored.len()]))
+            .collect();
+        for (p, b, row, i) in changes {
+            if let Some(slot) = by_batch.get_mut(&p).and_then(|batches| batches.get_mut(b)) {
+                slot.push((row, i));
             }
-            rewrites.push(Rewrite {
-                partition: p,
-                pieces: vec![vec![RecordBatch::try_new(self.schema.clone(), columns)?]],
-            });
         }
+        let jobs: Vec<(usize, BatchChanges)> = by_batch.into_iter().collect();
+        // Columns not updated stay as stored (zero-copy from the map); updated ones are
+        // gathered once, batch by batch.
+        let rewrites = in_parallel(threads, &jobs, |group| {
+            group
+                .iter()
+                .map(|(p, per_batch)| {
+                    let stored = loaded.get(p).map(Vec::as_slice).unwrap_or_default();
+                    let pieces = stored
+                        .iter()
+                        .zip(per_batch)
+                        .map(|(old, rows)| {
+                            let mut columns: Vec<ArrayRef> = old.columns().to_vec();
+                            if !rows.is_empty() {
+                                let mut pick: Vec<(usize, usize)> =
+                                    (0..old.num_rows()).map(|r| (0, r)).collect();
+                                for &(row, i) in rows {
+                                    pick[row] = (1, i);
+                                }
+                                for (at, values) in &targets {
+                                    let sources = [old.column(*at).as_ref(), values.as_ref()];
+                                    columns[*at] = interleave(&sources, &pick)?;
+                                }
+                            }
+                            Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    Ok(Rewrite {
+                        partition: *p,
+                        pieces: vec![pieces],
+                    })
+                })
+                .collect()
+        })?;
         self.rewrite(rewrites, threads, |_| {})
     }
 
@@ -436,6 +471,20 @@ impl Table {
             trusted: self.trusted,
         })
     }
+}
+
+/// The stored batch and row holding `label`, if any (each batch's labels sorted, batches in
+/// order).
+fn locate(stored: &[RecordBatch], label: &Key) -> Result<Option<(usize, usize)>> {
+    for (b, batch) in stored.iter().enumerate() {
+        let keys = key::keys(batch.column(0))?;
+        if keys.is_empty() || keys.cmp_at(keys.len() - 1, label).is_lt() {
+            continue;
+        }
+        let row = key::lower_bound(keys.as_ref(), label);
+        return Ok((row < keys.len() && keys.cmp_at(row, label).is_eq()).then_some((b, row)));
+    }
+    Ok(None)
 }
 
 /// Whether the labels are exactly 0..rows (they are unique and sorted, so the ends suffice).
