@@ -5,13 +5,12 @@
 //!
 //! - `append`: the last 1 % of the rows, onto a table of the rest;
 //! - `insert`: every 100th row (50, 150, …), into a table without them;
-//! - `update`: every data column of every 100th row (25, 125, …), on a table holding the
-//!   next row's values there.
+//! - `update`: every data column of every 100th row (25, 125, …).
 //!
 //! `cargo run --release -p ipc-parts --example change_cost -- SOURCE.arrow [INDEX] [THREADS] [CALLS]`
 
 use arrow::array::{BooleanArray, RecordBatch, UInt64Array};
-use arrow::compute::{concat_batches, filter_record_batch, take, take_record_batch};
+use arrow::compute::{concat_batches, filter_record_batch, take_record_batch};
 use ipc_parts::{Table, WriteOptions};
 use std::time::Instant;
 
@@ -30,7 +29,7 @@ fn main() -> Result<(), Error> {
     let all = concat_batches(&schema, &batches)?;
     drop(batches);
     let options = WriteOptions {
-        index: Some(index.clone()),
+        index: Some(index),
         threads,
         replace: true,
         ..Default::default()
@@ -39,7 +38,7 @@ fn main() -> Result<(), Error> {
     std::fs::create_dir_all(&scratch)?;
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     for change in ["append", "insert", "update"] {
-        let (base, rows) = inputs(change, &all, &index)?;
+        let (base, rows) = inputs(change, &all)?;
         for call in 0..calls {
             let dir = scratch.join(format!("{change}-{call}"));
             let t = Instant::now();
@@ -75,11 +74,7 @@ fn main() -> Result<(), Error> {
 }
 
 /// The table a change starts from and the rows it brings, as the benchmark makes them.
-fn inputs(
-    change: &str,
-    all: &RecordBatch,
-    index: &str,
-) -> Result<(RecordBatch, RecordBatch), Error> {
+fn inputs(change: &str, all: &RecordBatch) -> Result<(RecordBatch, RecordBatch), Error> {
     let n = all.num_rows();
     let every_100th =
         |first: usize| UInt64Array::from_iter_values((first..n).step_by(100).map(|r| r as u64));
@@ -99,27 +94,8 @@ fn inputs(
                 take_record_batch(all, &rows)?,
             )
         }
-        _ => {
-            let rows = every_100th(25);
-            let mut from: Vec<u64> = (0..n as u64).collect();
-            for &r in rows.values() {
-                from[r as usize] = (r + 1) % n as u64;
-            }
-            let from = UInt64Array::from(from);
-            let columns = all
-                .schema()
-                .fields()
-                .iter()
-                .zip(all.columns())
-                .map(|(field, column)| match field.name() == index {
-                    true => Ok(column.clone()),
-                    false => take(column.as_ref(), &from, None),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            (
-                RecordBatch::try_new(all.schema(), columns)?,
-                take_record_batch(all, &rows)?,
-            )
-        }
+        // The update writes back the values already stored: the store does the same work
+        // either way (the benchmark's base holds other values there, to verify the result).
+        _ => (all.clone(), take_record_batch(all, &every_100th(25))?),
     })
 }
