@@ -158,10 +158,10 @@ impl Table {
             return Err(StoreError::UnknownColumns(listing(&unknown)));
         }
         let keys = key::keys(batch.column(index))?;
-        // The partitions holding updated rows, as stored (mapped, not copied).
+        // The partitions holding updated rows, as stored (mapped, not copied), and per stored
+        // batch the rows updated there.
         let mut loaded: BTreeMap<usize, Vec<RecordBatch>> = BTreeMap::new();
-        // Each updated row: its partition, its stored batch and row there, its row in `batch`.
-        let mut changes = Vec::with_capacity(keys.len());
+        let mut by_batch: BTreeMap<usize, BatchChanges> = BTreeMap::new();
         let mut missing = Vec::new();
         let mut seen = BTreeSet::new();
         for i in 0..keys.len() {
@@ -171,7 +171,9 @@ impl Table {
                 continue;
             };
             if let std::collections::btree_map::Entry::Vacant(slot) = loaded.entry(p) {
-                slot.insert(self.load(p, None, Access::Mmap)?);
+                let stored = self.load(p, None, Access::Mmap)?;
+                by_batch.insert(p, vec![Vec::new(); stored.len()]);
+                slot.insert(stored);
             }
             let Some((b, row)) = locate(&loaded[&p], &label)? else {
                 missing.push(label);
@@ -182,19 +184,12 @@ impl Table {
                     "the update names {label} twice"
                 )));
             }
-            changes.push((p, b, row, i));
+            if let Some(rows) = by_batch.get_mut(&p).and_then(|batches| batches.get_mut(b)) {
+                rows.push((row, i));
+            }
         }
         if !missing.is_empty() {
             return Err(StoreError::RowsNotFound(listing(&missing)));
-        }
-        let mut by_batch: BTreeMap<usize, BatchChanges> = loaded
-            .iter()
-            .map(|(&p, stored)| (p, vec![Vec::new(); stored.len()]))
-            .collect();
-        for (p, b, row, i) in changes {
-            if let Some(slot) = by_batch.get_mut(&p).and_then(|batches| batches.get_mut(b)) {
-                slot.push((row, i));
-            }
         }
         let jobs: Vec<(usize, BatchChanges)> = by_batch.into_iter().collect();
         // Columns not updated stay as stored (zero-copy from the map); updated ones are
