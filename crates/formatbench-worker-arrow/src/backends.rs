@@ -11,7 +11,7 @@ pub use npy::matrix_to_batch;
 
 use crate::layout::{self, ArrayForm};
 use crate::WorkerError;
-use arrow::array::RecordBatch;
+use arrow::array::{Int64Array, RecordBatch};
 use arrow::datatypes::{Schema, SchemaRef};
 use formatbench_protocol::{Op, RangeSpec, MATRIX_OPS};
 use std::collections::BTreeMap;
@@ -64,8 +64,8 @@ pub enum LabelRead<'a> {
     Before(i64),
     After(i64),
     Between(i64, i64),
-    /// These labels, returned in this order.
-    Labels(&'a [i64]),
+    /// These labels, returned in this order (an Arrow array, so a store can take it as is).
+    Labels(&'a Int64Array),
 }
 
 /// A change to a stored table, with the rows it brings.

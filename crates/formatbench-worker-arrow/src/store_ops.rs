@@ -5,7 +5,7 @@
 use crate::backends::{Change, Commit, Context, LabelRead, Loaded, Request};
 use crate::execute::run_commits;
 use crate::{digest, source, Backend, WorkerError};
-use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, UInt64Array};
+use arrow::array::{Array, AsArray, BooleanArray, Int64Array, RecordBatch, UInt64Array};
 use arrow::compute::{cast, concat_batches, filter_record_batch, take, take_record_batch};
 use arrow::datatypes::{DataType, Int64Type};
 use formatbench_protocol::{measure_each, Answer, Job, Op, Phase, RangeSpec};
@@ -22,7 +22,7 @@ pub enum LabelReadOwned {
     Before(i64),
     After(i64),
     Between(i64, i64),
-    Labels(Vec<i64>),
+    Labels(Int64Array),
 }
 
 impl LabelReadOwned {
@@ -79,7 +79,7 @@ pub fn label_read(job: &Job) -> Result<Option<LabelReadOwned>, WorkerError> {
 }
 
 /// The index labels of source rows `[start, end)`.
-fn source_labels(job: &Job, column: &str, start: u64, end: u64) -> Result<Vec<i64>, WorkerError> {
+fn source_labels(job: &Job, column: &str, start: u64, end: u64) -> Result<Int64Array, WorkerError> {
     let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
     let mut offset = 0u64;
     for batch in source::open(&job.source)? {
@@ -98,7 +98,7 @@ fn source_labels(job: &Job, column: &str, start: u64, end: u64) -> Result<Vec<i6
         }
         offset += n;
     }
-    Ok(out)
+    Ok(Int64Array::from(out))
 }
 
 /// The table a change starts from and the rows it brings: all from the source, so the table

@@ -1,13 +1,16 @@
 //! Reads: rows by inclusive label ranges or label lists, columns by list or like-pattern;
 //! only the partitions that can hold the rows are opened, only the wanted columns decoded.
 
+mod labels;
+
 use crate::error::{listing, Result, StoreError};
 use crate::key::{self, Key};
 use crate::like;
 use crate::table::Table;
 use crate::write::in_parallel;
-use arrow::array::RecordBatch;
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
+use labels::{LabelList, Opened, Runs};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -23,6 +26,9 @@ pub enum Rows {
     Between(Key, Key),
     /// Exactly these labels, in this order; a missing one is an error naming it.
     Labels(Vec<Key>),
+    /// The same as `Labels`, the labels held as an Arrow array (a type an index can have, no
+    /// nulls): a list of millions costs no `Key` per label.
+    LabelArray(ArrayRef),
     /// The rows at these positions (0 is the first row of the table), in this order.
     Positions(Vec<u64>),
 }
@@ -81,9 +87,6 @@ impl Selection {
     }
 }
 
-/// Label runs at least this long are returned as zero-copy slices; shorter ones are gathered.
-const SLICE_RUN: usize = 64;
-
 impl Table {
     pub fn read(&self, rows: &Rows, cols: &Cols, options: &ReadOptions) -> Result<Selection> {
         let order = self.column_order(cols)?;
@@ -114,7 +117,13 @@ impl Table {
             })
         };
         let (partitions, batches) = match rows {
-            Rows::Labels(labels) => self.read_labels(labels, index_at, &schema, decode)?,
+            Rows::Labels(labels) => {
+                self.read_labels(&LabelList::Keys(labels), index_at, &schema, decode)?
+            }
+            Rows::LabelArray(labels) => {
+                let labels = LabelList::of_array(labels)?;
+                self.read_labels(&labels, index_at, &schema, decode)?
+            }
             Rows::Positions(positions) => self.read_positions(positions, &schema, decode)?,
             _ => {
                 let range = self.partition_range(rows)?;
@@ -177,7 +186,7 @@ impl Table {
         let kind = self.meta.index.kind;
         let all = self.meta.partitions.len();
         Ok(match rows {
-            Rows::All | Rows::Labels(_) | Rows::Positions(_) => 0..all,
+            Rows::All | Rows::Labels(_) | Rows::LabelArray(_) | Rows::Positions(_) => 0..all,
             Rows::Before(x) => {
                 kind.admits(x)?;
                 0..self.partitions_starting_by(x)
@@ -197,76 +206,31 @@ impl Table {
 
     fn read_labels(
         &self,
-        labels: &[Key],
+        labels: &LabelList,
         index_at: usize,
         schema: &SchemaRef,
         decode: impl Fn(&[usize]) -> Result<Vec<Vec<RecordBatch>>>,
     ) -> Result<(Vec<usize>, Vec<RecordBatch>)> {
-        let kind = self.meta.index.kind;
-        let mut missing = Vec::new();
-        let mut partition_of = Vec::with_capacity(labels.len());
-        for (i, label) in labels.iter().enumerate() {
-            kind.admits(label)?;
-            let p = self.partition_holding(label);
-            if p.is_none() {
-                missing.push((i, label.clone()));
-            }
-            partition_of.push(p);
-        }
-        let wanted: Vec<usize> = {
-            let mut w: Vec<usize> = partition_of.iter().flatten().copied().collect();
-            w.sort_unstable();
-            w.dedup();
-            w
-        };
-        let loaded = decode(&wanted)?;
-        // Every decoded batch, numbered, with the label range of each partition's batches.
-        let mut batches: Vec<RecordBatch> = Vec::new();
-        let mut first_batch: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
-        for (p, partition) in wanted.iter().zip(loaded) {
-            let start = batches.len();
-            batches.extend(partition.into_iter().filter(|b| b.num_rows() > 0));
-            first_batch.insert(*p, (start, batches.len()));
-        }
-        let keys: Vec<Box<dyn key::Keys + '_>> = batches
-            .iter()
-            .map(|b| key::keys(b.column(index_at)))
-            .collect::<Result<_>>()?;
-        let mut located: Vec<(usize, usize)> = Vec::with_capacity(labels.len());
-        for (i, (label, p)) in labels.iter().zip(&partition_of).enumerate() {
-            let Some((start, end)) = p.and_then(|p| first_batch.get(&p).copied()) else {
-                continue;
-            };
-            // A list of consecutive labels finds each one right after the previous one.
-            if let Some(&(b, row)) = located.last() {
-                let next = keys.get(b).filter(|_| (start..end).contains(&b));
-                if next.is_some_and(|k| row + 1 < k.len() && k.cmp_at(row + 1, label).is_eq()) {
-                    located.push((b, row + 1));
-                    continue;
-                }
-            }
-            let candidates = &keys[start..end];
-            let b = key::partition_point(candidates.len(), |i| {
-                let k = &candidates[i];
-                k.cmp_at(k.len() - 1, label) == std::cmp::Ordering::Less
-            });
-            let found = candidates.get(b).and_then(|k| {
-                let row = key::lower_bound(k.as_ref(), label);
-                (row < k.len() && k.cmp_at(row, label).is_eq()).then_some((start + b, row))
-            });
-            match found {
-                Some(at) => located.push(at),
-                None => missing.push((i, label.clone())),
-            }
-        }
+        let (wanted, mut missing) = self.partitions_of(labels)?;
+        let opened = opened(&wanted, decode(&wanted)?);
+        let runs = self.locate(labels, &opened, index_at, &mut missing)?;
         if !missing.is_empty() {
-            // Named in the order they were asked for.
-            missing.sort_by_key(|(i, _)| *i);
-            let labels: Vec<Key> = missing.into_iter().map(|(_, label)| label).collect();
-            return Err(StoreError::RowsNotFound(listing(&labels)));
+            return Err(labels::not_found(missing));
         }
-        Ok((wanted, gather(&batches, &located, schema)?))
+        Ok((wanted, runs.gather(&opened.batches, schema)?))
     }
+}
+
+/// The decoded partitions' non-empty batches in one list, with each partition's span of it.
+fn opened(partitions: &[usize], loaded: Vec<Vec<RecordBatch>>) -> Opened {
+    let mut batches: Vec<RecordBatch> = Vec::new();
+    let mut spans = Vec::with_capacity(partitions.len());
+    for (p, partition) in partitions.iter().zip(loaded) {
+        let start = batches.len();
+        batches.extend(partition.into_iter().filter(|b| b.num_rows() > 0));
+        spans.push((*p, start, batches.len()));
+    }
+    Opened { batches, spans }
 }
 
 impl Table {
@@ -308,21 +272,19 @@ impl Table {
                 batches.push(batch);
             }
         }
-        let located: Vec<(usize, usize)> = positions
-            .iter()
-            .map(|&p| {
-                let in_partition = batch_starts
-                    .get(&partition_of(p))
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                let k = in_partition
-                    .partition_point(|(s, _)| *s <= p)
-                    .saturating_sub(1);
-                let (start, batch) = in_partition.get(k).copied().unwrap_or((0, 0));
-                (batch, (p - start) as usize)
-            })
-            .collect();
-        Ok((wanted, gather(&batches, &located, schema)?))
+        let mut runs = Runs::default();
+        for &p in positions {
+            let in_partition = batch_starts
+                .get(&partition_of(p))
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            let k = in_partition
+                .partition_point(|(s, _)| *s <= p)
+                .saturating_sub(1);
+            let (start, batch) = in_partition.get(k).copied().unwrap_or((0, 0));
+            runs.push(batch, (p - start) as usize);
+        }
+        Ok((wanted, runs.gather(&batches, schema)?))
     }
 }
 
@@ -336,46 +298,7 @@ fn narrow(batch: &RecordBatch, index_at: usize, rows: &Rows) -> Result<RecordBat
             key::lower_bound(keys.as_ref(), a),
             key::upper_bound(keys.as_ref(), b),
         ),
-        Rows::All | Rows::Labels(_) | Rows::Positions(_) => (0, keys.len()),
+        Rows::All | Rows::Labels(_) | Rows::LabelArray(_) | Rows::Positions(_) => (0, keys.len()),
     };
     Ok(batch.slice(lo, hi.saturating_sub(lo)))
-}
-
-/// The located rows in request order: long runs of consecutive rows as zero-copy slices,
-/// the rest gathered into new batches.
-fn gather(
-    batches: &[RecordBatch],
-    located: &[(usize, usize)],
-    schema: &SchemaRef,
-) -> Result<Vec<RecordBatch>> {
-    let mut out = Vec::new();
-    let mut scattered: Vec<(usize, usize)> = Vec::new();
-    let flush = |scattered: &mut Vec<(usize, usize)>, out: &mut Vec<RecordBatch>| -> Result<()> {
-        if !scattered.is_empty() {
-            let refs: Vec<&RecordBatch> = batches.iter().collect();
-            out.push(arrow::compute::interleave_record_batch(&refs, scattered)?);
-            scattered.clear();
-        }
-        Ok(())
-    };
-    let mut i = 0;
-    while i < located.len() {
-        let (b, row) = located[i];
-        let mut run = 1;
-        while i + run < located.len() && located[i + run] == (b, row + run) {
-            run += 1;
-        }
-        if run >= SLICE_RUN {
-            flush(&mut scattered, &mut out)?;
-            out.push(batches[b].slice(row, run));
-        } else {
-            scattered.extend((0..run).map(|k| (b, row + k)));
-        }
-        i += run;
-    }
-    flush(&mut scattered, &mut out)?;
-    if out.is_empty() {
-        out.push(RecordBatch::new_empty(schema.clone()));
-    }
-    Ok(out)
 }

@@ -5,8 +5,10 @@
 
 mod common;
 
+use arrow::array::Int64Array;
 use common::*;
 use ipc_parts::{Access, Cols, Key, ReadOptions, Rows, Table, WriteOptions};
+use std::sync::Arc;
 
 const SEEDS: u64 = 16;
 const CHANGES: usize = 30;
@@ -89,6 +91,10 @@ fn check_random_reads(table: &Table, model: &std::collections::BTreeMap<i64, Row
                 .collect(),
         ),
         (Rows::Labels(keys(labels.iter().copied())), labels.clone()),
+        (
+            Rows::LabelArray(Arc::new(Int64Array::from(labels.clone()))),
+            labels.clone(),
+        ),
     ];
     for (rows, want) in cases {
         let got = table
@@ -108,7 +114,7 @@ fn check_random_reads(table: &Table, model: &std::collections::BTreeMap<i64, Row
                 continue;
             };
             let meets = match &rows {
-                Rows::Labels(_) => want.iter().any(|l| lo <= l && l <= hi),
+                Rows::Labels(_) | Rows::LabelArray(_) => want.iter().any(|l| lo <= l && l <= hi),
                 _ => *lo <= to && from <= *hi,
             };
             assert!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use arrow::array::{Int64Array, RecordBatch, StructArray};
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray, StructArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use common::*;
 use ipc_parts::{Access, Cols, Key, ReadOptions, Rows, StoreError, Table, WriteOptions};
@@ -213,6 +213,34 @@ fn label_lists_come_back_in_request_order_and_missing_labels_are_named() {
         Err(StoreError::RowsNotFound(which)) => assert_eq!(which, "15, 2000"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn label_arrays_read_as_label_lists_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = spaced(dir.path());
+    let array = |labels: &[i64]| Rows::LabelArray(Arc::new(Int64Array::from(labels.to_vec())));
+    // Scattered labels, then a run long enough to be sliced, then more scattered ones.
+    let mut asked = vec![990, 10, 0];
+    asked.extend((10..90).map(|i| i * 10));
+    asked.extend([20, 30, 980]);
+    let got = read(&t, array(&asked));
+    assert_eq!(labels_of(&got.batches), asked);
+    assert_eq!(
+        rows_of(&got.batches),
+        rows_of(&read(&t, Rows::Labels(keys(asked.clone()))).batches)
+    );
+    let options = ReadOptions::default();
+    match t.read(&array(&[15, 10, 2000, 25]), &Cols::All, &options) {
+        Err(StoreError::RowsNotFound(which)) => assert_eq!(which, "15, 2000, 25"),
+        other => panic!("{other:?}"),
+    }
+    let with_null: ArrayRef = Arc::new(Int64Array::from(vec![Some(10), None]));
+    let null = t.read(&Rows::LabelArray(with_null), &Cols::All, &options);
+    assert!(matches!(null, Err(StoreError::Invalid(_))), "{null:?}");
+    let strings: ArrayRef = Arc::new(StringArray::from(vec!["10"]));
+    let wrong = t.read(&Rows::LabelArray(strings), &Cols::All, &options);
+    assert!(matches!(wrong, Err(StoreError::IndexType(_))), "{wrong:?}");
 }
 
 #[test]

@@ -13,6 +13,7 @@ use ipc_parts::{
 };
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 pub struct IpcParts;
 
@@ -205,7 +206,7 @@ impl Backend for IpcParts {
             LabelRead::After(x) => (Rows::After(Key::Int(x)), "rows={after}"),
             LabelRead::Between(a, b) => (Rows::Between(Key::Int(a), Key::Int(b)), "rows={between}"),
             LabelRead::Labels(labels) => (
-                Rows::Labels(labels.iter().map(|&l| Key::Int(l)).collect()),
+                Rows::LabelArray(Arc::new(labels.clone())),
                 "rows=[labels]: the partitions holding them, runs sliced zero-copy",
             ),
         };
