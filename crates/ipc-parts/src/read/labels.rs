@@ -47,6 +47,9 @@ impl<'a> LabelList<'a> {
     }
 }
 
+/// Labels not found, with their positions in the list.
+pub(crate) type Missing = Vec<(usize, Key)>;
+
 /// Consecutive rows `row..row + len` of decoded batch `batch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Run {
@@ -114,10 +117,7 @@ pub(crate) struct Opened {
 impl Table {
     /// The partitions holding `labels` (ascending), and the labels no partition can hold
     /// (with their positions in the list).
-    pub(crate) fn partitions_of(
-        &self,
-        labels: &LabelList,
-    ) -> Result<(Vec<usize>, Vec<(usize, Key)>)> {
+    pub(crate) fn partitions_of(&self, labels: &LabelList) -> Result<(Vec<usize>, Missing)> {
         let kind = self.meta.index.kind;
         let parts = &self.meta.partitions;
         let mut wanted = vec![false; parts.len()];
@@ -153,7 +153,7 @@ impl Table {
         labels: &LabelList,
         opened: &Opened,
         index_at: usize,
-        missing: &mut Vec<(usize, Key)>,
+        missing: &mut Missing,
     ) -> Result<Runs> {
         let keys: Vec<Box<dyn Keys + '_>> = opened
             .batches
@@ -201,7 +201,7 @@ impl Table {
 }
 
 /// The error naming every missing label, in the order they were asked for.
-pub(crate) fn not_found(mut missing: Vec<(usize, Key)>) -> StoreError {
+pub(crate) fn not_found(mut missing: Missing) -> StoreError {
     missing.sort_by_key(|(i, _)| *i);
     let labels: Vec<Key> = missing.into_iter().map(|(_, label)| label).collect();
     StoreError::RowsNotFound(listing(&labels))
