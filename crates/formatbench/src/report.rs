@@ -171,6 +171,11 @@ fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
                 .iter()
                 .map(|(k, v)| (format!("Setting {k}"), v.clone())),
         );
+        rows.extend(
+            env.memory
+                .iter()
+                .map(|(k, v)| (format!("Memory setting {k}"), v.clone())),
+        );
     }
     if let Some(schedule) = &summary.schedule {
         rows.extend([

@@ -11,7 +11,7 @@ use arrow::ipc::reader::{read_footer_length, FileDecoder};
 use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow::ipc::{Block, CompressionType, MetadataVersion};
 use std::fs::File;
-use std::io::{BufWriter, Read};
+use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,10 +51,22 @@ pub fn write_file(
     batches: &[RecordBatch],
     compression: Compression,
 ) -> Result<u64> {
+    let file = File::create(path).map_err(at(path))?;
+    write_into(&file, path, schema, batches, compression)
+}
+
+/// `write_file` into a file already created (and empty) at `path`.
+pub fn write_into(
+    file: &File,
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    compression: Compression,
+) -> Result<u64> {
     if compression == Compression::None && direct::covers(schema) {
-        return direct::write(path, schema, batches);
+        return direct::write(file, path, schema, batches);
     }
-    write_with_arrow(path, schema, batches, compression)
+    arrow_into(file, path, schema, batches, compression)
 }
 
 /// Writes through arrow's `FileWriter` (compression, dictionaries, every type).
@@ -64,22 +76,26 @@ pub fn write_with_arrow(
     batches: &[RecordBatch],
     compression: Compression,
 ) -> Result<u64> {
+    let file = File::create(path).map_err(at(path))?;
+    arrow_into(&file, path, schema, batches, compression)
+}
+
+fn arrow_into(
+    file: &File,
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    compression: Compression,
+) -> Result<u64> {
     let options = IpcWriteOptions::try_new(ALIGNMENT, false, MetadataVersion::V5)?
         .try_with_compression(compression.ipc())?;
-    let file = File::create(path).map_err(at(path))?;
     let mut writer =
         FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, file), schema, options)?;
     for batch in batches {
         writer.write(batch)?;
     }
     writer.finish()?;
-    let file = writer
-        .into_inner()?
-        .into_inner()
-        .map_err(|e| StoreError::Io {
-            path: path.to_path_buf(),
-            source: e.into_error(),
-        })?;
+    writer.into_inner()?.flush().map_err(at(path))?;
     Ok(file.metadata().map_err(at(path))?.len())
 }
 

@@ -2,7 +2,7 @@
 //! partition files (concurrently when threads allow), and the commit.
 
 use crate::error::{at, Result, StoreError};
-use crate::file::{write_file, Compression};
+use crate::file::{write_into, Compression};
 use crate::key::{self, KeyKind};
 use crate::meta::{
     partition_file, sync_dir, ColumnMeta, IndexMeta, PartitionMeta, TableMeta, FORMAT, VERSION,
@@ -10,6 +10,7 @@ use crate::meta::{
 use crate::table::Table;
 use arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -375,16 +376,31 @@ pub(crate) fn write_partitions(
     compression: Compression,
     threads: usize,
 ) -> Result<(Vec<PartitionMeta>, Vec<String>)> {
+    // Every file is created (and closed, so that thousands of partitions need no thousands of
+    // descriptors) before any is written: creating a file looks up the directory, and once
+    // gigabytes are being written back, that lookup waits behind the data for the directory's
+    // block (measured at 10M x 60: 0.5 s of each write's thread time). Opening an existing
+    // file to write finds it in the dentry cache.
     let jobs: Vec<(String, Vec<RecordBatch>)> = pieces
         .into_iter()
         .enumerate()
-        .map(|(i, batches)| (partition_file(generation, first + i), batches))
-        .collect();
+        .map(|(i, batches)| {
+            let name = partition_file(generation, first + i);
+            let path = dir.join(&name);
+            File::create(&path).map_err(at(&path))?;
+            Ok((name, batches))
+        })
+        .collect::<Result<_>>()?;
     let metas = in_parallel(threads, &jobs, |group| {
         group
             .iter()
             .map(|(name, batches)| {
-                let bytes = write_file(&dir.join(name), schema, batches, compression)?;
+                let path = dir.join(name);
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(at(&path))?;
+                let bytes = write_into(&file, &path, schema, batches, compression)?;
                 partition_meta(name, batches, bytes)
             })
             .collect::<Result<Vec<_>>>()

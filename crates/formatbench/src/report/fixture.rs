@@ -280,6 +280,7 @@ pub(super) fn fixture() -> RunSummary {
         clock_resolution_s: Some(2e-8),
         worker_build: Some("xxh3:feedbeef".into()),
         settings: BTreeMap::from([("rounds".into(), "5".into())]),
+        memory: BTreeMap::from([("vm.dirty_ratio".into(), "20".into())]),
     };
     let dataset = DatasetRecord {
         run_id: "run-1".into(),

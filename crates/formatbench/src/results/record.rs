@@ -54,6 +54,10 @@ pub struct EnvironmentRecord {
     pub worker_build: Option<String>,
     /// The command-line settings the run used (suite, rounds, warmup, threads, timeout, …).
     pub settings: BTreeMap<String, String>,
+    /// The kernel's memory settings that move write and allocation timings (huge pages,
+    /// dirty-page limits, free page reporting to a hypervisor), as read from /proc and /sys.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory: BTreeMap<String, String>,
 }
 
 /// One dataset's canonical source.

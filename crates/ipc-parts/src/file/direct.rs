@@ -172,7 +172,7 @@ fn message(
 }
 
 struct Out<'a> {
-    file: File,
+    file: &'a File,
     path: &'a Path,
     at: usize,
 }
@@ -221,13 +221,10 @@ fn calls<'a>(pieces: &[&'a [u8]], max_pieces: usize, max_bytes: usize) -> Vec<Ve
     out
 }
 
-/// Writes `batches` (of a schema `covers` accepts) as an uncompressed IPC file at `path`.
-pub fn write(path: &Path, schema: &Schema, batches: &[RecordBatch]) -> Result<u64> {
-    let mut out = Out {
-        file: File::create(path).map_err(at(path))?,
-        path,
-        at: 0,
-    };
+/// Writes `batches` (of a schema `covers` accepts) as an uncompressed IPC file into `file`, created
+/// empty at `path`.
+pub fn write(file: &File, path: &Path, schema: &Schema, batches: &[RecordBatch]) -> Result<u64> {
+    let mut out = Out { file, path, at: 0 };
     let mut fbb = FlatBufferBuilder::new();
     let fb_schema = schema_to_fb_offset(&mut fbb, schema);
     let schema_message = encapsulate(

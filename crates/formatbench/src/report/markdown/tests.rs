@@ -98,6 +98,7 @@ fn environment_datasets_and_artifacts() {
     assert!(text.contains("| Measured slots | 3 |"));
     assert!(text.contains("| Version of arrow | 60.1.0 |"));
     assert!(text.contains("| Setting rounds | 5 |"));
+    assert!(text.contains("| Memory setting vm.dirty_ratio | 20 |"));
     assert!(text.contains(&format!(
         "| {DATASET} | 100,000 | 61 | `fp-0123` | 45.8 MiB |"
     )));
