@@ -121,7 +121,7 @@ impl Table {
                 self.read_labels(&LabelList::Keys(labels), index_at, &schema, decode)?
             }
             Rows::LabelArray(labels) => {
-                let labels = LabelList::of_array(labels)?;
+                let labels = LabelList::of_array(labels, self.meta.index.kind)?;
                 self.read_labels(&labels, index_at, &schema, decode)?
             }
             Rows::Positions(positions) => self.read_positions(positions, &schema, decode)?,

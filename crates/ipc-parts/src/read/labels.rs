@@ -22,9 +22,15 @@ pub(crate) enum LabelList<'a> {
 }
 
 impl<'a> LabelList<'a> {
-    /// The labels of an Arrow array: a type an index can have, and no nulls.
-    pub(crate) fn of_array(array: &'a ArrayRef) -> Result<LabelList<'a>> {
-        KeyKind::of(array.data_type())?;
+    /// The labels of an Arrow array for an index of `kind`: a type of that kind, no nulls.
+    /// The kind is checked here once, not label by label.
+    pub(crate) fn of_array(array: &'a ArrayRef, kind: KeyKind) -> Result<LabelList<'a>> {
+        if KeyKind::of(array.data_type())? != kind {
+            return Err(StoreError::IndexType(format!(
+                "labels of type {} do not match the index type ({kind:?})",
+                array.data_type()
+            )));
+        }
         if array.null_count() > 0 {
             return Err(StoreError::Invalid("a label list cannot hold nulls".into()));
         }
@@ -125,7 +131,9 @@ impl Table {
         let mut last: Option<usize> = None;
         for i in 0..labels.len() {
             let label = labels.get(i);
-            kind.admits(&label)?;
+            if let LabelList::Keys(_) = labels {
+                kind.admits(&label)?;
+            }
             // Listed labels mostly fall in the partition of the label before them.
             let within = |p: usize| {
                 let order = |bound: &Option<Key>| bound.as_ref().and_then(|b| b.compare(&label));
