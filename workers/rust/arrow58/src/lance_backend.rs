@@ -96,6 +96,9 @@ impl Backend for Lance {
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), KitError> {
+        // Owned batches: Dataset::write takes a 'static reader, which a borrowing iterator is not
+        // (clippy's `iter().cloned()` suggestion does not compile).
+        #[allow(clippy::unnecessary_to_owned)]
         let reader =
             RecordBatchIterator::new(batches.to_vec().into_iter().map(Ok), ctx.schema.clone());
         let params = WriteParams {

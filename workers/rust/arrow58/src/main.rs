@@ -10,17 +10,14 @@ mod lance_backend;
 use formatbench_worker_kit::Backend;
 
 fn backends() -> Vec<&'static dyn Backend> {
-    #[allow(unused_mut)]
-    let mut out: Vec<&'static dyn Backend> = Vec::new();
-    #[cfg(feature = "duckdb")]
-    out.push(&duckdb_backend::DuckDb);
-    #[cfg(feature = "lance")]
-    out.push(&lance_backend::Lance);
-    #[cfg(feature = "delta-arrow-reader")]
-    out.push(&formatbench_worker_kit::delta::DeltaReader(
-        delta_arrow_reader_backend::DeltaArrowReader,
-    ));
-    out
+    vec![
+        #[cfg(feature = "duckdb")]
+        &duckdb_backend::DuckDb,
+        #[cfg(feature = "lance")]
+        &lance_backend::Lance,
+        #[cfg(feature = "delta-arrow-reader")]
+        &formatbench_worker_kit::delta::DeltaReader(delta_arrow_reader_backend::DeltaArrowReader),
+    ]
 }
 
 fn main() {
@@ -39,13 +36,12 @@ fn main() {
 
 /// The backends this build left out, by the cargo feature that adds each.
 fn built_without() -> Vec<&'static str> {
-    #[allow(unused_mut)]
-    let mut out = Vec::new();
-    #[cfg(not(feature = "duckdb"))]
-    out.push("duckdb");
-    #[cfg(not(feature = "lance"))]
-    out.push("lance");
-    #[cfg(not(feature = "delta-arrow-reader"))]
-    out.push("delta-arrow-reader");
-    out
+    vec![
+        #[cfg(not(feature = "duckdb"))]
+        "duckdb",
+        #[cfg(not(feature = "lance"))]
+        "lance",
+        #[cfg(not(feature = "delta-arrow-reader"))]
+        "delta-arrow-reader",
+    ]
 }

@@ -7,15 +7,13 @@ mod zarr_backend;
 
 use formatbench_worker_kit::Backend;
 
-#[allow(clippy::vec_init_then_push)]
 fn backends() -> Vec<&'static dyn Backend> {
-    #[allow(unused_mut)]
-    let mut out: Vec<&'static dyn Backend> = Vec::new();
-    #[cfg(feature = "zarr")]
-    out.push(&zarr_backend::Zarr);
-    #[cfg(feature = "delta-kernel")]
-    out.push(&delta_kernel_backend::DeltaKernel);
-    out
+    vec![
+        #[cfg(feature = "zarr")]
+        &zarr_backend::Zarr,
+        #[cfg(feature = "delta-kernel")]
+        &delta_kernel_backend::DeltaKernel,
+    ]
 }
 
 fn main() {
@@ -33,13 +31,11 @@ fn main() {
 }
 
 /// The backends this build left out, by the cargo feature that adds each.
-#[allow(clippy::vec_init_then_push)]
 fn built_without() -> Vec<&'static str> {
-    #[allow(unused_mut)]
-    let mut out = Vec::new();
-    #[cfg(not(feature = "zarr"))]
-    out.push("zarr");
-    #[cfg(not(feature = "delta-kernel"))]
-    out.push("delta-kernel");
-    out
+    vec![
+        #[cfg(not(feature = "zarr"))]
+        "zarr",
+        #[cfg(not(feature = "delta-kernel"))]
+        "delta-kernel",
+    ]
 }
