@@ -8,9 +8,8 @@
 
 mod common;
 
-use common::{available, formatbench, run_dir, stderr};
+use common::{formatbench, run_dir, stderr};
 use formatbench::results::{read_records, Record, SampleStatus};
-use formatbench::run::find;
 use formatbench_protocol::DELTA_OPS;
 
 const READERS: [&str; 5] = [
@@ -22,15 +21,11 @@ const READERS: [&str; 5] = [
 ];
 
 fn ready(name: &str) -> bool {
-    let reason = find(name).map(|b| b.available);
-    let what = match &reason {
-        Some(Err(why)) => format!("the Delta backend {name} ({why})"),
-        _ => format!("the Delta backend {name}"),
-    };
-    available(&what, matches!(reason, Some(Ok(()))))
+    common::ready("Delta backend", name)
 }
 
 #[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_delta_reader_leaves_out_the_deleted_rows() {
     if !ready("delta-kernel") {
         return;

@@ -6,25 +6,12 @@
 
 mod common;
 
-use common::{available, formatbench, run_dir, samples, stderr};
+use common::{formatbench, run_dir, samples, stderr};
 use formatbench::results::SampleStatus;
 use formatbench::run::{find, HEAVY_BACKENDS};
 
 fn built(name: &str) -> bool {
-    // A build that leaves a heavy backend out on purpose names it here (CI: lance, whose cold
-    // build alone takes most of CI's budget on 2 cores); it is skipped with that reason.
-    if let Ok(skip) = std::env::var("FORMATBENCH_HEAVY_SKIP") {
-        if skip.split([',', ' ']).any(|s| s == name) {
-            eprintln!("skipped: the heavy backend {name} (FORMATBENCH_HEAVY_SKIP={skip})");
-            return false;
-        }
-    }
-    let reason = find(name).map(|b| b.available);
-    let what = match &reason {
-        Some(Err(why)) => format!("the heavy backend {name} ({why})"),
-        _ => format!("the heavy backend {name}"),
-    };
-    available(&what, matches!(reason, Some(Ok(()))))
+    common::ready("heavy backend", name)
 }
 
 fn run(args: &[&str]) -> Vec<formatbench::results::SampleRecord> {
@@ -38,6 +25,7 @@ fn run(args: &[&str]) -> Vec<formatbench::results::SampleRecord> {
 }
 
 #[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_heavy_backend_verifies_each_operation_it_claims() {
     for (name, _, _) in HEAVY_BACKENDS {
         if !built(name) {

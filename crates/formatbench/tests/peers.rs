@@ -27,6 +27,7 @@ fn peers(prefix: &str) -> BTreeMap<String, (bool, Vec<String>)> {
 }
 
 #[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_available_python_peer_round_trips_a_small_table() {
     // Each peer's default profile: the Python peers are many and start slowly.
     round_trip(
@@ -38,6 +39,7 @@ fn every_available_python_peer_round_trips_a_small_table() {
 }
 
 #[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_available_r_peer_round_trips_a_small_table() {
     round_trip(
         "r-",

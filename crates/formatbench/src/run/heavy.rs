@@ -34,7 +34,8 @@ pub fn program_name(kind: WorkerKind) -> &'static str {
 }
 
 /// Where a heavy worker's program is: `$FORMATBENCH_WORKER_DIR`, beside this binary, or in the
-/// release directory beside it (a debug formatbench, as tests run, uses release workers).
+/// release directory beside it (a debug formatbench, as tests run, uses release workers when no
+/// debug ones are built: CI builds debug ones, `workers/rust/build --debug`).
 pub fn program(kind: WorkerKind) -> Option<PathBuf> {
     let name = program_name(kind);
     let mut dirs = Vec::new();
@@ -46,9 +47,13 @@ pub fn program(kind: WorkerKind) -> Option<PathBuf> {
         .and_then(|e| e.parent().map(PathBuf::from))
     {
         dirs.push(dir.clone());
-        dirs.push(dir.join("..").join("release"));
         // Test programs run from target/<profile>/deps.
-        dirs.push(dir.join("..").join("..").join("release"));
+        if dir.file_name().is_some_and(|n| n == "deps") {
+            dirs.push(dir.join(".."));
+            dirs.push(dir.join("..").join("..").join("release"));
+        } else {
+            dirs.push(dir.join("..").join("release"));
+        }
     }
     dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
 }

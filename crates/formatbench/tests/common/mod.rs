@@ -77,3 +77,23 @@ pub fn available(what: &str, present: bool) -> bool {
     eprintln!("skipped: {what} is missing");
     false
 }
+
+/// Whether a backend (a heavy worker's, or a peer) is ready to test: skipped with the reason
+/// when it is missing, failed instead under FORMATBENCH_REQUIRE_ALL=1. A heavy backend named in
+/// FORMATBENCH_HEAVY_SKIP is skipped with that reason even then: CI leaves out the heavy
+/// workers whose cold build does not fit its budget (lance, delta-rs), says so in its last
+/// lines, and `workers/rust/check-heavy` tests them.
+pub fn ready(kind: &str, name: &str) -> bool {
+    if let Ok(skip) = std::env::var("FORMATBENCH_HEAVY_SKIP") {
+        if skip.split([',', ' ']).any(|s| s == name) {
+            eprintln!("skipped: the {kind} {name} (FORMATBENCH_HEAVY_SKIP={skip})");
+            return false;
+        }
+    }
+    let reason = formatbench::run::find(name).map(|b| b.available);
+    let what = match &reason {
+        Some(Err(why)) => format!("the {kind} {name} ({why})"),
+        _ => format!("the {kind} {name}"),
+    };
+    available(&what, matches!(reason, Some(Ok(()))))
+}
