@@ -1,6 +1,6 @@
 //! Self-test workers: behaviour known in advance, for tests and calibration of the runner.
 
-use formatbench_protocol::{measure, Answer, Job};
+use formatbench_protocol::{measure, measure_repeated, Answer, Job};
 use std::hint::black_box;
 
 pub const BACKENDS: [&str; 6] = [
@@ -15,20 +15,21 @@ pub const BACKENDS: [&str; 6] = [
 /// Profiles of each self-test backend; calibration compares them.
 pub fn profiles(backend: &str) -> &'static [&'static str] {
     match backend {
-        "selftest-spin" => &["x1", "x2"],
+        // x1/x2: one call per sample; short-x1/short-x2: calls short enough to repeat inside a
+        // sample (min_sample_s), so their CPU ratio checks that CPU is per call.
+        "selftest-spin" => &["x1", "x2", "short-x1", "short-x2"],
         "selftest-alloc" => &["256mib", "512mib"],
         _ => &["default"],
     }
 }
 
-/// Units of CPU work for a spin profile.
-fn spin_units(job: &Job) -> u64 {
-    let base = option_u64(job, "work", 10);
-    if job.profile == "x2" {
-        2 * base
-    } else {
-        base
-    }
+/// Steps of CPU work for a spin profile, in millions: option `work` (default 100 for x1/x2,
+/// 2 for the short ones), twice that for the x2 profiles.
+fn spin_steps(job: &Job) -> u64 {
+    let short = job.profile.starts_with("short-");
+    let base = option_u64(job, "work", if short { 2 } else { 100 });
+    let factor = if job.profile.ends_with("x2") { 2 } else { 1 };
+    base * factor * 1_000_000
 }
 
 fn alloc_bytes(job: &Job) -> u64 {
@@ -61,10 +62,10 @@ fn touch(bytes: u64) -> u64 {
         .sum()
 }
 
-/// A fixed amount of integer work (a xorshift chain), `units` × 10 million steps.
-fn spin(units: u64) -> u64 {
+/// A fixed amount of integer work: a xorshift chain of `steps` steps.
+fn spin(steps: u64) -> u64 {
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for _ in 0..units * 10_000_000 {
+    for _ in 0..steps {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -84,7 +85,10 @@ pub fn run(job: &Job) -> Answer {
     let measured = match job.backend.as_str() {
         "selftest-noop" => measure(|| Ok::<u64, ()>(0)),
         "selftest-alloc" => measure(|| Ok(touch(alloc_bytes(job)))),
-        "selftest-spin" => measure(|| Ok(spin(spin_units(job)))),
+        "selftest-spin" => {
+            let steps = spin_steps(job);
+            measure_repeated(job.min_sample_s, job.max_calls, || Ok(spin(steps)))
+        }
         "selftest-crash" => std::process::abort(),
         "selftest-hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));

@@ -25,6 +25,10 @@ pub struct Competitor {
     pub target: String,
 }
 
+/// The layout study's sampling rule: a sample repeats a short operation until it has lasted
+/// this long (`--min-sample-ms`).
+pub const DEFAULT_MIN_SAMPLE_S: f64 = 0.05;
+
 /// Everything a run needs to know before it starts.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Plan {

@@ -308,3 +308,45 @@ fn progress_goes_to_stderr_and_quiet_silences_it() {
     assert_eq!(stderr(&quiet), "", "quiet");
     assert!(stdout(&quiet).contains("selftest-noop"));
 }
+
+#[test]
+fn cpu_time_is_per_call_like_wall_time() {
+    // A one-thread spin short enough to repeat inside every sample: per call, its CPU time
+    // cannot exceed its wall time, while the whole sample's CPU would be `calls` times that.
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(["--dataset", "mixed", "--rows", "16", "--per-type", "1"]);
+    args.extend([
+        "--backends",
+        "selftest-spin",
+        "--profiles",
+        "short-x1",
+        "--ops",
+        "read",
+        "--threads",
+        "1",
+        "--min-sample-ms",
+        "500",
+    ]);
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let ok: Vec<_> = samples(&run_dir(out.path()))
+        .into_iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .collect();
+    assert!(!ok.is_empty());
+    for s in ok {
+        let calls = s.calls.unwrap();
+        assert!(
+            calls >= 3,
+            "the spin repeats inside its sample: {calls} calls"
+        );
+        let cpu = s.cpu_user_s.unwrap() + s.cpu_sys_s.unwrap();
+        let wall = s.wall_s.unwrap();
+        assert!(
+            cpu <= wall * 1.25 + 1e-3,
+            "CPU {cpu} s a call against wall {wall} s a call ({calls} calls)"
+        );
+        assert!(s.cpu_per_call);
+    }
+}

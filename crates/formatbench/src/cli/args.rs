@@ -132,7 +132,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub samples: Option<u32>,
     /// Repeat short operations inside a sample until it lasts this long (cold reads never repeat).
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = crate::plan::DEFAULT_MIN_SAMPLE_S * 1000.0)]
     pub min_sample_ms: f64,
     /// Page-cache state of reads: warm (files read just before), cold (evicted), or both.
     #[arg(long, default_value = "warm")]

@@ -166,9 +166,14 @@ pub struct SampleRecord {
     pub reason: Option<String>,
     /// Seconds of the timed operation (per call).
     pub wall_s: Option<f64>,
-    /// CPU seconds of the timed operation, all threads, from the worker's getrusage.
+    /// CPU seconds of the timed operation per call, like `wall_s`: the worker's getrusage over
+    /// every call of the sample, all threads, divided by `calls`.
     pub cpu_user_s: Option<f64>,
     pub cpu_sys_s: Option<f64>,
+    /// Whether `cpu_user_s` and `cpu_sys_s` are per call. Results written before they were
+    /// hold the whole sample's CPU there; reading converts them (`cpu_to_per_call`).
+    #[serde(default)]
+    pub cpu_per_call: bool,
     /// The worker's own peak resident memory over the operation (VmHWM).
     pub peak_rss_bytes: Option<u64>,
     /// Bytes on disk of the backend's artifact for this dataset and profile.
@@ -247,6 +252,18 @@ pub struct SampleRecord {
 }
 
 impl SampleRecord {
+    /// CPU figures written as the whole sample's (before they were per call) become per call,
+    /// so a sample that repeated its operation compares with one that did not.
+    pub fn cpu_to_per_call(&mut self) {
+        if self.cpu_per_call {
+            return;
+        }
+        let calls = self.calls.unwrap_or(1).max(1) as f64;
+        self.cpu_user_s = self.cpu_user_s.map(|s| s / calls);
+        self.cpu_sys_s = self.cpu_sys_s.map(|s| s / calls);
+        self.cpu_per_call = true;
+    }
+
     /// A record with only the identity and status filled in.
     pub fn bare(
         run_id: &str,
@@ -265,6 +282,7 @@ impl SampleRecord {
             wall_s: None,
             cpu_user_s: None,
             cpu_sys_s: None,
+            cpu_per_call: true,
             peak_rss_bytes: None,
             size_bytes: None,
             calls: None,
@@ -298,5 +316,42 @@ impl SampleRecord {
             reused_from: None,
             flags: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_totals_written_before_become_per_call() {
+        let cell = CellKey {
+            dataset: "d".into(),
+            dataset_fingerprint: "f".into(),
+            backend: "b".into(),
+            profile: "default".into(),
+            layout: "wide".into(),
+            target: "arrow".into(),
+            op: "read".into(),
+            threads: 1,
+            cache: "warm".into(),
+        };
+        let mut old = SampleRecord::bare("run", cell.clone(), Some(0), SampleStatus::Ok, None);
+        old.cpu_per_call = false;
+        old.calls = Some(400);
+        old.cpu_user_s = Some(0.04);
+        old.cpu_sys_s = Some(0.01);
+        old.cpu_to_per_call();
+        assert!(old.cpu_per_call);
+        assert_eq!(old.cpu_user_s, Some(0.04 / 400.0));
+        assert_eq!(old.cpu_sys_s, Some(0.01 / 400.0));
+        // Converting twice changes nothing; new records are per call already.
+        old.cpu_to_per_call();
+        assert_eq!(old.cpu_user_s, Some(0.04 / 400.0));
+        let mut new = SampleRecord::bare("run", cell, Some(0), SampleStatus::Ok, None);
+        new.calls = Some(400);
+        new.cpu_user_s = Some(0.0001);
+        new.cpu_to_per_call();
+        assert_eq!(new.cpu_user_s, Some(0.0001));
     }
 }

@@ -47,7 +47,12 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
             continue;
         }
         match serde_json::from_str::<Record>(line) {
-            Ok(record) => records.push(record),
+            Ok(mut record) => {
+                if let Record::Sample(sample) = &mut record {
+                    sample.cpu_to_per_call();
+                }
+                records.push(record)
+            }
             Err(_) if i == last => {}
             Err(e) => {
                 return Err(Error::Input(format!(

@@ -1,5 +1,7 @@
 //! `formatbench calibrate`: runs workers with known behaviour through the normal runner and
-//! checks that the measurements recover what is known: a 2× CPU-time ratio and 512 MiB.
+//! checks that the measurements recover what is known: a 2× CPU-time ratio, for operations
+//! that run once per sample and for ones that repeat inside a sample (CPU is per call, like
+//! wall time), and 512 MiB.
 
 use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan};
@@ -42,6 +44,8 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         competitors: vec![
             competitor("selftest-spin", "x1"),
             competitor("selftest-spin", "x2"),
+            competitor("selftest-spin", "short-x1"),
+            competitor("selftest-spin", "short-x2"),
             competitor("selftest-alloc", "512mib"),
             competitor("selftest-noop", "default"),
         ],
@@ -49,7 +53,9 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         blocks,
         max_rounds: None,
         caches: vec![CacheState::Warm],
-        min_sample_s: 0.0,
+        // The run's default sample rule: the short spins repeat to reach it, a different
+        // number of calls each, while x1 and x2 run once.
+        min_sample_s: crate::plan::DEFAULT_MIN_SAMPLE_S,
         warmup: 1,
         threads: 1,
         timeout: Duration::from_secs(120),
@@ -80,9 +86,11 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
             .copied()
             .find(|c| c.cell.backend == backend && c.cell.profile == profile)
     };
-    let (Some(x1), Some(x2), Some(alloc), Some(noop)) = (
+    let (Some(x1), Some(x2), Some(short1), Some(short2), Some(alloc), Some(noop)) = (
         find("selftest-spin", "x1"),
         find("selftest-spin", "x2"),
+        find("selftest-spin", "short-x1"),
+        find("selftest-spin", "short-x2"),
         find("selftest-alloc", "512mib"),
         find("selftest-noop", "default"),
     ) else {
@@ -92,8 +100,19 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
     };
     let cpu = paired_ratio(&x2.cpu_rounds, &x1.cpu_rounds, RESAMPLES, BOOTSTRAP_SEED);
     let wall = paired_ratio(&x2.rounds, &x1.rounds, RESAMPLES, BOOTSTRAP_SEED);
+    let short_cpu = paired_ratio(
+        &short2.cpu_rounds,
+        &short1.cpu_rounds,
+        RESAMPLES,
+        BOOTSTRAP_SEED,
+    );
+    let short_wall = paired_ratio(&short2.rounds, &short1.rounds, RESAMPLES, BOOTSTRAP_SEED);
     let memory = alloc.peak_rss_bytes.map(|b| b as f64);
-    let cpu_ok = cpu.is_some_and(|r| (r.estimate / 2.0 - 1.0).abs() <= TOLERANCE);
+    let twice = |r: Option<crate::stats::RatioInterval>| {
+        r.is_some_and(|r| (r.estimate / 2.0 - 1.0).abs() <= TOLERANCE)
+    };
+    let cpu_ok = twice(cpu);
+    let short_cpu_ok = twice(short_cpu);
     let memory_ok = memory.is_some_and(|m| (m / KNOWN_BYTES - 1.0).abs() <= TOLERANCE);
     let verdict = |ok: bool| if ok { "ok" } else { "FAILED" };
     let interval = |r: Option<crate::stats::RatioInterval>| {
@@ -112,6 +131,15 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         verdict(cpu_ok)
     );
     println!("  wall time spin x2 / x1: {}", interval(wall));
+    let calls = |c: &CellSummary| c.calls.map_or("—".to_string(), |n| n.to_string());
+    println!(
+        "  CPU time  short spin x2 / x1 (repeated: {} and {} calls a sample): {}  expected 2 ± 5 %: {}",
+        calls(short2),
+        calls(short1),
+        interval(short_cpu),
+        verdict(short_cpu_ok)
+    );
+    println!("  wall time short spin x2 / x1: {}", interval(short_wall));
     println!(
         "  memory    512 MiB touched: peak {:.1} MiB ({:+.1} %): {}",
         memory.map_or(f64::NAN, mib),
@@ -123,5 +151,9 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         noop.peak_rss_bytes.map_or(f64::NAN, |b| mib(b as f64)),
         noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
     );
-    Ok(if cpu_ok && memory_ok { 0 } else { 1 })
+    Ok(if cpu_ok && short_cpu_ok && memory_ok {
+        0
+    } else {
+        1
+    })
 }

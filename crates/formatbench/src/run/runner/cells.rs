@@ -386,8 +386,10 @@ pub fn sample_record(
         return record;
     }
     record.wall_s = Some(answer.op_s);
-    record.cpu_user_s = Some(answer.counters.cpu_user_s);
-    record.cpu_sys_s = Some(answer.counters.cpu_sys_s);
+    // Per call, like `wall_s`: the counters cover every call of a repeated sample.
+    let calls = answer.calls.max(1) as f64;
+    record.cpu_user_s = Some(answer.counters.cpu_user_s / calls);
+    record.cpu_sys_s = Some(answer.counters.cpu_sys_s / calls);
     record.minflt = Some(answer.counters.minflt);
     record.majflt = Some(answer.counters.majflt);
     record.nvcsw = Some(answer.counters.nvcsw);
