@@ -145,7 +145,7 @@ pub fn summary_table(summary: &RunSummary) -> Table {
     t.float("q75_s", &cells, |c| c.wall.map(|w| w.q75));
     t.float("max_s", &cells, |c| c.wall.map(|w| w.max));
     t.flag("noisy", &cells, |c| c.wall.map(|w| w.noisy()));
-    t.float("ratio", &cells, |c| c.ratio.map(|r| r.estimate));
+    t.float("ratio", &cells, |c| c.ratio_to_best);
     t.float("ratio_lo", &cells, |c| c.ratio.map(|r| r.lo));
     t.float("ratio_hi", &cells, |c| c.ratio.map(|r| r.hi));
     t.float("cpu_ratio", &cells, |c| c.cpu_ratio.map(|r| r.estimate));

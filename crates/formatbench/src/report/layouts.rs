@@ -28,8 +28,8 @@ const OPS: [&str; 7] = [
 const FLOOR_OPS: [&str; 4] = ["matrix", "random_rows", "feature_project", "vector_norm"];
 const FLOOR: (&str, &str) = ("npy", "array");
 
-const ARRAY_LEGEND: &str = "array ÷ wide of the same backend and profile: median times, and bytes on disk (sidecar included); below 1 the array layout is faster or smaller; geomean over the operations both ran";
-const FLOOR_LEGEND: &str = "each layout's median ÷ the .npy floor's (the bare row-major matrix): for `matrix` a true floor, for rows and features a baseline a column layout may beat";
+const ARRAY_LEGEND: &str = "array ÷ wide of the same backend and profile: wall time (paired by round, as in the tables), and bytes on disk (sidecar included); below 1 the array layout is faster or smaller; geomean over the operations both ran";
+const FLOOR_LEGEND: &str = "each layout's wall time ÷ the .npy floor's (the bare row-major matrix), paired by round as in the tables: for `matrix` a true floor, for rows and features a baseline a column layout may beat";
 
 fn median(cell: &CellSummary) -> Option<f64> {
     cell.wall.as_ref().map(|w| w.median).filter(|m| *m > 0.0)
@@ -90,7 +90,7 @@ pub(super) fn array_vs_wide(summary: &RunSummary) -> Vec<Table> {
             let ratio = array
                 .get(op)
                 .zip(wide.get(op))
-                .and_then(|(a, w)| Some(median(a)? / median(w)?));
+                .and_then(|(a, w)| a.ratio_over(w));
             row.push(ratio.map_or_else(|| format::DASH.to_string(), format::ratio));
             ratios.extend(ratio);
         }
@@ -151,7 +151,7 @@ pub(super) fn against_floor(summary: &RunSummary) -> Vec<Table> {
                 let ratio = ops
                     .get(op)
                     .zip(floor.get(op))
-                    .and_then(|(c, f)| Some(median(c)? / median(f)?));
+                    .and_then(|(c, f)| c.ratio_over(f));
                 any |= ratio.is_some();
                 row.push(ratio.map_or_else(|| format::DASH.to_string(), format::ratio));
             }
@@ -191,7 +191,7 @@ pub(super) fn access_paths(summary: &RunSummary) -> Vec<Table> {
         let ratio = |top: &str, bottom: &str| {
             ops.get(top)
                 .zip(ops.get(bottom))
-                .and_then(|(t, b)| Some(median(t)? / median(b)?))
+                .and_then(|(t, b)| t.ratio_over(b))
         };
         let checks = [ratio("matrix", "read"), ratio("random_rows", "matrix")];
         if checks.iter().all(Option::is_none) {

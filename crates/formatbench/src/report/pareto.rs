@@ -41,6 +41,11 @@ pub(super) struct Frontier {
     pub sources: Vec<String>,
 }
 
+/// The operation behind a timed metric (write, read, project, take); `None` for size and memory.
+pub(super) fn timed_op(m: usize) -> Option<&'static str> {
+    m.checked_sub(1).and_then(|i| OPS.get(i)).copied()
+}
+
 impl Competitor {
     fn worst(&self, m: usize) -> f64 {
         self.metrics[m].unwrap_or(f64::INFINITY)

@@ -3,7 +3,7 @@
 //! justify it.
 
 use super::format::{bytes, duration, ratio};
-use super::pareto::{frontiers, metric_text, Competitor, Frontier, READ, SIZE, WRITE};
+use super::pareto::{frontiers, metric_text, timed_op, Competitor, Frontier, READ, SIZE, WRITE};
 use crate::stats::RunSummary;
 
 /// What the user cares most about, from the run's `prefer` setting; anything else is balanced.
@@ -43,9 +43,9 @@ pub fn recommendation(summary: &RunSummary) -> Option<String> {
         .max_by_key(|f| cells(f))
         .filter(|f| !f.members.is_empty())?;
     let first = match priority(summary) {
-        Priority::Read => by_metric(frontier, READ),
-        Priority::Write => by_metric(frontier, WRITE),
-        Priority::Size => by_metric(frontier, SIZE),
+        Priority::Read => by_metric(summary, frontier, READ),
+        Priority::Write => by_metric(summary, frontier, WRITE),
+        Priority::Size => by_metric(summary, frontier, SIZE),
         Priority::Balanced => None,
     }
     .or_else(|| balanced(frontier))?;
@@ -75,7 +75,7 @@ fn order(m: usize) -> impl Fn(&&Competitor, &&Competitor) -> std::cmp::Ordering 
 }
 
 /// The frontier member best on one metric, against the best other competitor on it.
-fn by_metric(f: &Frontier, m: usize) -> Option<String> {
+fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
     let best = members(f)
         .filter(|c| c.metrics[m].is_some())
         .min_by(order(m))?;
@@ -93,17 +93,25 @@ fn by_metric(f: &Frontier, m: usize) -> Option<String> {
     } else {
         "For reading"
     };
-    let margin = match runner_up {
-        Some((c, v)) if m == SIZE && value > 0.0 && v / value >= 1.005 => format!(
-            " (the runner-up {} is {} larger)",
-            c.label,
-            ratio(v / value)
-        ),
-        Some((c, v)) if value > 0.0 && v / value >= 1.005 => format!(
-            " ({} faster than the runner-up {})",
-            ratio(v / value),
-            c.label
-        ),
+    // A time margin is the tables' ratio (paired by round); sizes have one value each.
+    let margin_of = |c: &Competitor, v: f64| {
+        let plain = (value > 0.0).then(|| v / value);
+        if m == SIZE {
+            return plain;
+        }
+        let group = super::pick::group(summary, &f.dataset, timed_op(m)?)?;
+        let cell = |id: &super::pick::Id| {
+            super::pick::ran(&group.cells).find(|x| super::pick::id(&x.cell) == *id)
+        };
+        cell(&c.id)?.ratio_over(cell(&best.id)?).or(plain)
+    };
+    let margin = match runner_up.and_then(|(c, v)| Some((c, margin_of(c, v)?))) {
+        Some((c, r)) if m == SIZE && r >= 1.005 => {
+            format!(" (the runner-up {} is {} larger)", c.label, ratio(r))
+        }
+        Some((c, r)) if r >= 1.005 => {
+            format!(" ({} faster than the runner-up {})", ratio(r), c.label)
+        }
         Some((c, _)) => format!(" (level with {})", c.label),
         None => String::new(),
     };

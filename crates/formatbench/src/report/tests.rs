@@ -232,3 +232,70 @@ fn writes_both_reports() -> Result<(), Error> {
     assert!(matches!(err, Error::Io(m) if m.starts_with("cannot write")));
     Ok(())
 }
+
+/// Records of a matrix operation where the paired ratio (2.00×: the median of the per-round
+/// ratios) and the ratio of medians (5 ÷ 3 = 1.67×) differ, with the `.npy` floor fastest.
+fn paired_records() -> Vec<crate::results::Record> {
+    use crate::results::{CellKey, Record, SampleRecord, VerificationRecord};
+    let key = |backend: &str, layout: &str| CellKey {
+        dataset: "matrix-1000x8".into(),
+        dataset_fingerprint: "fp".into(),
+        backend: backend.into(),
+        profile: "default".into(),
+        layout: layout.into(),
+        target: "file".into(),
+        op: "matrix".into(),
+        threads: 1,
+        cache: "warm".into(),
+    };
+    let mut records = Vec::new();
+    for (cell, walls) in [
+        (key("npy", "array"), [1.0, 2.0, 3.0, 4.0, 5.0]),
+        (key("parquet", "wide"), [5.0, 4.0, 3.5, 8.0, 10.0]),
+    ] {
+        records.push(Record::Verification(VerificationRecord {
+            run_id: "run-1".into(),
+            cell: cell.clone(),
+            status: SampleStatus::Ok,
+            reason: None,
+            digest: None,
+            rows: Some(1000),
+            representation: Vec::new(),
+            float_tolerance: None,
+        }));
+        for (round, wall) in (1..).zip(walls) {
+            let mut sample =
+                SampleRecord::bare("run-1", cell.clone(), Some(round), SampleStatus::Ok, None);
+            sample.wall_s = Some(wall);
+            records.push(Record::Sample(Box::new(sample)));
+        }
+    }
+    records
+}
+
+#[test]
+fn one_ratio_feeds_tables_charts_and_layout_tables() {
+    let summary = crate::stats::summarize_run(&paired_records());
+    let group = &summary.groups[0];
+    let parquet = &group.cells[1];
+    assert_eq!(parquet.cell.backend, "parquet");
+    assert_eq!(parquet.ratio_to_best, Some(2.0));
+    let table = &rows(group, &summary.artifacts)[1].ratio;
+    assert!(table.starts_with("2.0× ["), "{table}");
+    let chart = &charts::all(&summary)[0];
+    let (paired, of_medians) = (format::ratio(2.0), format::ratio(5.0 / 3.0));
+    assert_ne!(paired, of_medians);
+    assert!(
+        chart.label.ends_with(&format!("wide 5.00 s ({paired})")),
+        "{}",
+        chart.label
+    );
+    assert!(chart.body.contains(&format!(">{paired}</text>")));
+    assert!(!chart.body.contains(&of_medians));
+    let floor = &layouts::against_floor(&summary)[0];
+    assert_eq!(
+        floor.rows[0][..4],
+        ["parquet", "default", "wide", paired.as_str()]
+    );
+    assert_eq!(summary.geomeans[1].ratio, 2.0);
+}

@@ -13,7 +13,7 @@ pub fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
     let mut order = Vec::new();
     for group in groups {
         for cell in &group.cells {
-            let Some(ratio) = cell.ratio.map(|r| r.estimate).or(cell.ratio_to_best) else {
+            let Some(ratio) = cell.ratio_to_best else {
                 continue;
             };
             let key = (

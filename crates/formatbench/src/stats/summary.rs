@@ -25,7 +25,9 @@ pub struct CellSummary {
     pub peak_rss_bytes: Option<u64>,
     pub size_bytes: Option<u64>,
     pub bytes_per_value: Option<f64>,
-    /// Median over the fastest median of the group (`None` when it cannot be trusted).
+    /// The one ratio to the group's fastest that every view shows (tables, charts, geometric
+    /// means, exports): the paired estimate when rounds pair up, else the ratio of medians;
+    /// `None` when it cannot be trusted. See [`CellSummary::ratio_over`].
     pub ratio_to_best: Option<f64>,
     /// The paired ratio to the group's fastest, with its 95 % interval.
     pub ratio: Option<RatioInterval>,
@@ -329,6 +331,21 @@ fn summarize_cell(
     }
 }
 
+impl CellSummary {
+    /// This cell's wall time over `base`'s, the way every view computes it: the paired
+    /// estimate over the rounds both ran, else the ratio of medians (unpaired schedules).
+    pub fn ratio_over(&self, base: &CellSummary) -> Option<f64> {
+        let (median, base_median) = (self.wall?.median, base.wall?.median);
+        if base_median <= 0.0 {
+            return None;
+        }
+        Some(
+            paired_ratio(&self.rounds, &base.rounds, RESAMPLES, BOOTSTRAP_SEED)
+                .map_or(median / base_median, |r| r.estimate),
+        )
+    }
+}
+
 fn rankable(c: &CellSummary) -> Option<f64> {
     match (c.status, c.wall) {
         (SampleStatus::Ok, Some(w)) => Some(w.median),
@@ -370,8 +387,8 @@ fn rank(group: &mut OpGroup) {
         if !trusted(cell) {
             continue;
         }
-        cell.ratio_to_best = Some(median / best_median);
         cell.ratio = paired_ratio(&cell.rounds, &best.rounds, RESAMPLES, BOOTSTRAP_SEED);
+        cell.ratio_to_best = Some(cell.ratio.map_or(median / best_median, |r| r.estimate));
         cell.cpu_ratio = paired_ratio(
             &cell.cpu_rounds,
             &best.cpu_rounds,

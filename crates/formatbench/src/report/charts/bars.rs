@@ -27,45 +27,64 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
         .collect()
 }
 
-/// The cells that ran, as (label, wall summary), fastest first (ties by label).
-pub(super) fn bars(summary: &RunSummary, group: &OpGroup) -> Vec<(String, Summary)> {
+/// One competitor's bar: its label, wall summary and the group's one ratio to the fastest
+/// (`None` when the ratio cannot be trusted; the tables then show `—` too).
+struct Bar {
+    label: String,
+    wall: Summary,
+    ratio: Option<f64>,
+}
+
+impl Bar {
+    fn ratio_text(&self) -> String {
+        self.ratio
+            .map_or_else(|| format::DASH.to_string(), format::ratio)
+    }
+}
+
+/// The cells that ran, fastest first by median (ties by label).
+fn bars(summary: &RunSummary, group: &OpGroup) -> Vec<Bar> {
     let rows = rows(group, &summary.artifacts);
-    let mut bars: Vec<(String, Summary)> = group
+    let mut bars: Vec<Bar> = group
         .cells
         .iter()
         .zip(&rows)
         .filter(|(c, _)| crate::report::ran(c))
-        .filter_map(|(c, r)| Some((format!("{}/{}", r.backend, r.profile), c.wall?)))
+        .filter_map(|(c, r)| {
+            Some(Bar {
+                label: format!("{}/{}", r.backend, r.profile),
+                wall: c.wall?,
+                ratio: c.ratio_to_best,
+            })
+        })
         .collect();
-    bars.sort_by(|a, b| a.1.median.total_cmp(&b.1.median).then(a.0.cmp(&b.0)));
+    bars.sort_by(|a, b| {
+        a.wall
+            .median
+            .total_cmp(&b.wall.median)
+            .then(a.label.cmp(&b.label))
+    });
     bars
 }
 
 fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
     let bars = bars(summary, group);
-    let best = bars.first()?.1.median;
-    let ratio = |w: &Summary| {
-        if best > 0.0 {
-            w.median / best
-        } else {
-            1.0
-        }
-    };
-    let left = label_width(bars.iter().map(|b| &b.0), 60.0, 260.0) + 12.0;
+    bars.first()?;
+    let left = label_width(bars.iter().map(|b| &b.label), 60.0, 260.0) + 12.0;
     let time_x = (left, left + TIME_WIDTH);
     let ratio_left = time_x.1 + TIME_TEXT + GAP;
     let ratio_x = (ratio_left, ratio_left + RATIO_WIDTH);
-    let ratio_texts: Vec<String> = bars.iter().map(|b| format::ratio(ratio(&b.1))).collect();
+    let ratio_texts: Vec<String> = bars.iter().map(Bar::ratio_text).collect();
     let width = ratio_x.1 + label_width(ratio_texts.iter(), 30.0, 120.0) + 12.0;
     let bottom = TOP + ROW * bars.len() as f64;
     let height = bottom + BOTTOM;
 
     let longest = bars
         .iter()
-        .map(|b| b.1.max.max(b.1.median))
+        .map(|b| b.wall.max.max(b.wall.median))
         .fold(0.0, f64::max);
     let time = Scale::from_zero(longest, time_x);
-    let worst = bars.iter().map(|b| ratio(&b.1)).fold(1.0, f64::max);
+    let worst = bars.iter().filter_map(|b| b.ratio).fold(1.0, f64::max);
     let ratios = if worst > 10.0 {
         Scale {
             lo: 1.0,
@@ -104,7 +123,8 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
             svg.text((x, bottom + 16.0), Anchor::Middle, "tick", &show(tick));
         }
     }
-    for (i, (label, wall)) in bars.iter().enumerate() {
+    for (i, bar) in bars.iter().enumerate() {
+        let (label, wall) = (&bar.label, &bar.wall);
         let y = TOP + ROW * i as f64 + (ROW - BAR) / 2.0;
         let mid = y + BAR / 2.0;
         svg.text((left - 8.0, mid + 4.0), Anchor::End, "", label);
@@ -133,29 +153,32 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
             "",
             &duration(wall.median),
         );
-        let r = ratio(wall);
-        let r_end = ratios.at(r);
-        let r_tip = format!("{label}: {} the fastest", format::ratio(r));
-        svg.rect(
-            (ratio_x.0, y),
-            (r_end - ratio_x.0, BAR),
-            "mark bar ratio",
-            &r_tip,
-        );
+        let r_text = bar.ratio_text();
+        let r_end = bar.ratio.map_or(ratio_x.0, |r| ratios.at(r));
+        if r_end > ratio_x.0 {
+            let r_tip = format!("{label}: {r_text} the fastest");
+            svg.rect(
+                (ratio_x.0, y),
+                (r_end - ratio_x.0, BAR),
+                "mark bar ratio",
+                &r_tip,
+            );
+        }
         svg.text(
             (r_end.max(ratio_x.0 + 1.0) + 5.0, mid + 4.0),
             Anchor::Start,
             "",
-            &format::ratio(r),
+            &r_text,
         );
     }
     let words: Vec<String> = bars
         .iter()
-        .map(|(label, w)| {
+        .map(|b| {
             format!(
-                "{label} {} ({})",
-                duration(w.median),
-                format::ratio(ratio(w))
+                "{} {} ({})",
+                b.label,
+                duration(b.wall.median),
+                b.ratio_text()
             )
         })
         .collect();

@@ -61,21 +61,13 @@ fn ratio(summary: &RunSummary, table: &GeoTable, row: &GeoRow, op: &str) -> Opti
             == (&row.backend, &row.plain_profile, &row.layout, &row.target)
     })?;
     let Some((backend, profile)) = reference(summary) else {
-        return cell.ratio.map(|r| r.estimate).or(cell.ratio_to_best);
+        return cell.ratio_to_best;
     };
     let base = group
         .cells
         .iter()
         .find(|c| c.cell.backend == backend && c.cell.profile == profile && c.wall.is_some())?;
-    cell.wall?;
-    crate::stats::paired_ratio(
-        &cell.rounds,
-        &base.rounds,
-        crate::stats::RESAMPLES,
-        crate::stats::BOOTSTRAP_SEED,
-    )
-    .map(|r| r.estimate)
-    .or_else(|| Some(cell.wall?.median / base.wall?.median))
+    cell.ratio_over(base)
 }
 
 fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
