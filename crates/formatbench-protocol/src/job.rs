@@ -167,6 +167,17 @@ pub enum RangeSpec {
     Position { start: u64, end: u64 },
 }
 
+impl std::fmt::Display for RangeSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RangeSpec::Index { column, start, end } => {
+                write!(f, "{column} in [{start}, {end})")
+            }
+            RangeSpec::Position { start, end } => write!(f, "positions [{start}, {end})"),
+        }
+    }
+}
+
 /// Parameters of the operation; only the ones the operation needs are set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OpParams {

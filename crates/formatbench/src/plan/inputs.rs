@@ -3,7 +3,7 @@
 
 use crate::datasets::{Rng, Source};
 use crate::Error;
-use arrow::array::{Array, AsArray};
+use arrow::array::AsArray;
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type};
 use formatbench_protocol::{Op, OpParams, RangeSpec, MUTATION_STRIDE};
@@ -17,8 +17,11 @@ pub const PICKED_FEATURES: u64 = 8;
 pub struct OpInputs {
     /// 25 % of the data columns (at least one), in stored order.
     pub project: Vec<String>,
-    /// The middle quarter of rows, [3N/8, 5N/8).
+    /// The middle quarter of rows, [3N/8, 5N/8): by position, or with an index by the values
+    /// at those places of the index's sorted non-null values.
     pub range: RangeSpec,
+    /// The rows `range` selects (never zero: an empty range is a plan error).
+    pub range_rows: u64,
     /// Distinct row positions in random order.
     pub take: Vec<u64>,
     /// The dataset's index column, told to every job as option `index` (label-addressed stores
@@ -79,17 +82,22 @@ impl OpInputs {
             .cloned()
             .collect();
         let n = source.rows;
-        let (start, end) = (3 * n / 8, 5 * n / 8);
-        let range = match &source.index_column {
-            Some(column) => {
-                let (lo, hi) = index_bounds(source, column, start, end)?;
-                RangeSpec::Index {
-                    column: column.clone(),
-                    start: lo,
-                    end: hi,
-                }
+        let index = match &source.index_column {
+            Some(column) => Some(SortedIndex::load(source, column)?),
+            None => None,
+        };
+        let (range, range_rows) = match &index {
+            Some(index) => {
+                let m = index.values.len() as u64;
+                index.range(3 * m / 8, 5 * m / 8)
             }
-            None => RangeSpec::Position { start, end },
+            None => (
+                RangeSpec::Position {
+                    start: 3 * n / 8,
+                    end: 5 * n / 8,
+                },
+                5 * n / 8 - 3 * n / 8,
+            ),
         };
         let mut take_rng = Rng::new(seed, 0x7A4E);
         let take = take_rng.distinct(TAKE_ROWS.min(n), n);
@@ -116,14 +124,12 @@ impl OpInputs {
             .iter()
             .filter_map(|&i| features.get(i as usize).cloned())
             .collect();
-        let store = match &source.index_column {
-            Some(column) => Some(StoreInputs::new(source, column)?),
-            None => None,
-        };
+        let store = index.as_ref().map(|index| StoreInputs::new(n, index));
         Ok(OpInputs {
             store,
             project,
             range,
+            range_rows,
             take,
             index: source.index_column.clone(),
             features,
@@ -137,6 +143,18 @@ impl OpInputs {
     pub fn with_files(mut self, files: u64) -> Self {
         self.files = files;
         self
+    }
+
+    /// A plan error when `range` or `take` would select nothing (a dataset without rows): an
+    /// empty result would verify trivially and time nothing.
+    pub fn check_selections(&self, dataset: &str, ops: &[Op]) -> Result<(), Error> {
+        let empty = |op: Op, rows: u64| ops.contains(&op) && rows == 0;
+        if empty(Op::Range, self.range_rows) || empty(Op::Take, self.take.len() as u64) {
+            return Err(Error::Input(format!(
+                "dataset {dataset}: 'range' and 'take' would select no rows (the dataset is empty)"
+            )));
+        }
+        Ok(())
     }
 
     /// Why the operations on feature matrices cannot run on this dataset, if they cannot.
@@ -206,29 +224,21 @@ impl OpInputs {
 }
 
 impl StoreInputs {
-    fn new(source: &Source, column: &str) -> Result<Self, Error> {
-        let n = source.rows;
-        let quarter = n / 4;
-        let by_value = |start: u64, end: u64| -> Result<RangeSpec, Error> {
-            let (lo, hi) = index_bounds(source, column, start, end)?;
-            Ok(RangeSpec::Index {
-                column: column.to_string(),
-                start: lo,
-                end: hi,
-            })
-        };
+    fn new(n: u64, index: &SortedIndex) -> Self {
+        let m = index.values.len() as u64;
+        let quarter = m / 4;
         let spread = |offset: u64| -> Vec<u64> {
             (0..n / MUTATION_STRIDE)
                 .map(|i| i * MUTATION_STRIDE + offset)
                 .collect()
         };
-        Ok(StoreInputs {
-            before: by_value(0, quarter)?,
-            after: by_value(n - quarter, n)?,
-            between: by_value(quarter, 2 * quarter)?,
+        StoreInputs {
+            before: index.range(0, quarter).0,
+            after: index.range(m - quarter, m).0,
+            between: index.range(quarter, 2 * quarter).0,
             labels: RangeSpec::Position {
-                start: quarter,
-                end: 2 * quarter,
+                start: n / 4,
+                end: 2 * (n / 4),
             },
             appended: RangeSpec::Position {
                 start: n - n / MUTATION_STRIDE,
@@ -236,31 +246,57 @@ impl StoreInputs {
             },
             inserted: spread(MUTATION_STRIDE / 2),
             updated: spread(MUTATION_STRIDE / 4),
-        })
+        }
     }
 }
 
-/// Index values at positions `start` and `end`: the range [3N/8, 5N/8) expressed by value.
-fn index_bounds(source: &Source, column: &str, start: u64, end: u64) -> Result<(i64, i64), Error> {
-    let reader = formatbench_worker_arrow::source::open(&source.path)?;
-    let mut offset = 0u64;
-    let (mut lo, mut hi) = (None, None);
-    for batch in reader {
-        let batch = batch?;
-        let rows = batch.num_rows() as u64;
-        let values = batch
-            .column_by_name(column)
-            .ok_or_else(|| Error::Input(format!("no index column '{column}'")))?;
-        let values = cast(values, &DataType::Int64)?;
-        let values = values.as_primitive::<Int64Type>();
-        for (target, slot) in [(start, &mut lo), (end, &mut hi)] {
-            if slot.is_none() && target >= offset && target < offset + rows {
-                let i = (target - offset) as usize;
-                *slot = values.is_valid(i).then(|| values.value(i));
-            }
+/// The index column's non-null values, sorted. Ranges by index are cut from these, so a range
+/// selects rows whatever order the column is stored in, and a null is never a bound.
+struct SortedIndex {
+    column: String,
+    values: Vec<i64>,
+}
+
+impl SortedIndex {
+    fn load(source: &Source, column: &str) -> Result<Self, Error> {
+        let mut values = Vec::new();
+        for batch in formatbench_worker_arrow::source::open(&source.path)? {
+            let batch = batch?;
+            let column_values = batch
+                .column_by_name(column)
+                .ok_or_else(|| Error::Input(format!("no index column '{column}'")))?;
+            let column_values = cast(column_values, &DataType::Int64)?;
+            values.extend(column_values.as_primitive::<Int64Type>().iter().flatten());
         }
-        offset += rows;
+        if values.is_empty() && source.rows > 0 {
+            return Err(Error::Input(format!(
+                "dataset {}: index column '{column}' holds no values (every row is null), so a \
+                 range by index would select nothing; pick another --index",
+                source.name
+            )));
+        }
+        values.sort_unstable();
+        Ok(SortedIndex {
+            column: column.to_string(),
+            values,
+        })
     }
-    let lo = lo.unwrap_or(i64::MAX);
-    Ok((lo, hi.unwrap_or(i64::MAX).max(lo)))
+
+    /// The index values from sorted place `from` up to place `to` (exclusive; `to` past the
+    /// end means up to the largest value) as a range by value, and the rows it selects. A run
+    /// of equal values at `from` is selected whole, so the range is never empty when there are
+    /// values.
+    fn range(&self, from: u64, to: u64) -> (RangeSpec, u64) {
+        let value = |place: u64| self.values.get(place as usize).copied();
+        let last = self.values.last().map_or(0, |v| v.saturating_add(1));
+        let start = value(from).unwrap_or(last);
+        let end = value(to).unwrap_or(last).max(start.saturating_add(1));
+        let below = |v: i64| self.values.partition_point(|x| *x < v) as u64;
+        let spec = RangeSpec::Index {
+            column: self.column.clone(),
+            start,
+            end,
+        };
+        (spec, below(end) - below(start))
+    }
 }

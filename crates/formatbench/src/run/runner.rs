@@ -191,6 +191,13 @@ impl Runner<'_> {
                     .collect(),
             }))?;
             let inputs = OpInputs::for_source(&source, self.plan.seed)?.with_files(self.plan.files);
+            inputs.check_selections(&source.name, &self.plan.ops)?;
+            if self.plan.ops.contains(&formatbench_protocol::Op::Range) {
+                say(&format!(
+                    "dataset {}: 'range' selects {} of {} rows ({})",
+                    source.name, inputs.range_rows, source.rows, inputs.range
+                ));
+            }
             cells.extend(self.prepare_dataset(index, &source, &inputs)?);
         }
         say(&format!(
