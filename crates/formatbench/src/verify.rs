@@ -5,6 +5,7 @@
 
 mod compare;
 mod expected;
+mod oracle;
 
 pub use compare::{compare, Verification};
 pub use expected::{expected_batches, BatchStream};
@@ -12,7 +13,6 @@ pub use expected::{expected_batches, BatchStream};
 use crate::Error;
 use arrow::array::{Array, AsArray};
 use formatbench_protocol::{Op, OpParams};
-use formatbench_worker_arrow::rows::canonical_order;
 use std::path::Path;
 
 /// How a result's rows are compared with the source's.
@@ -58,8 +58,8 @@ pub fn verify_output(
     let expected: BatchStream = if order == RowOrder::Any {
         let lead = params.order_by.as_deref();
         let all: Vec<_> = expected.collect::<Result<_, _>>()?;
-        actual = canonical_order(&actual, lead)?;
-        Box::new(canonical_order(&all, lead)?.into_iter().map(Ok))
+        actual = oracle::sorted(&actual, lead)?;
+        Box::new(oracle::sorted(&all, lead)?.into_iter().map(Ok))
     } else {
         expected
     };

@@ -1,12 +1,12 @@
 //! Streaming logical comparison of two tables, chunk by chunk, whatever their batch splits.
 
 use super::expected::BatchStream;
+use super::oracle::logical_type;
 use crate::Error;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float32Type, Float64Type, SchemaRef};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use formatbench_worker_arrow::digest::canonical_type;
 
 /// The outcome of a check.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +86,7 @@ impl Cursor {
 /// and fails). Readers without 64-bit or unsigned integers (R) return other integer widths;
 /// readers without float32 (R, text formats) return float64, which must round to the source.
 fn allowed_representation(expected: &DataType, actual: &DataType) -> bool {
-    canonical_type(expected) == canonical_type(actual)
+    logical_type(expected) == logical_type(actual)
         || (expected.is_integer() && actual.is_integer())
         || matches!((expected, actual), (DataType::Float32, DataType::Float64))
         || matches!((expected, actual), (DataType::Timestamp(_, a), DataType::Timestamp(_, b)) if a == b)

@@ -1,11 +1,10 @@
 //! What an operation must return, computed from the canonical source by streaming it.
 
+use super::oracle::{column_positions, index_range, take_rows};
 use crate::Error;
 use arrow::array::{AsArray, Float32Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef};
 use formatbench_protocol::{Op, OpParams, RangeSpec};
-use formatbench_worker_arrow::backends::column_indices;
-use formatbench_worker_arrow::rows::{filter_index_range, take_positions};
 use formatbench_worker_arrow::source;
 use std::path::Path;
 
@@ -36,7 +35,7 @@ pub fn expected_batches(
                 .columns
                 .as_deref()
                 .ok_or_else(|| missing("columns"))?;
-            let indices = column_indices(&schema, names)?;
+            let indices = column_positions(&schema, names)?;
             let projected = std::sync::Arc::new(schema.project(&indices)?);
             let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
             (projected, Box::new(stream))
@@ -44,9 +43,8 @@ pub fn expected_batches(
         Op::Range | Op::RangeBefore | Op::RangeAfter | Op::RangeBetween | Op::Labels => {
             match params.range.clone().ok_or_else(|| missing("a range"))? {
                 RangeSpec::Index { column, start, end } => {
-                    let stream = all.map(move |b| {
-                        b.and_then(|b| Ok(filter_index_range(&b, &column, start, end)?))
-                    });
+                    let stream =
+                        all.map(move |b| b.and_then(|b| index_range(&b, &column, start, end)));
                     (schema, Box::new(stream))
                 }
                 RangeSpec::Position { start, end } => {
@@ -87,7 +85,7 @@ pub fn expected_batches(
             let (schema, taken) = expected_batches(path, Op::Take, params)?;
             let indices = match op {
                 Op::RandomRows => feature_indices(&schema),
-                _ => column_indices(
+                _ => column_positions(
                     &schema,
                     params
                         .columns
@@ -107,19 +105,9 @@ pub fn expected_batches(
         }
         Op::Take => {
             let rows = params.rows.as_deref().ok_or_else(|| missing("rows"))?;
-            let block_rows: Vec<u64> = source::open(path)?
-                .map(|b| b.map(|b| b.num_rows() as u64))
-                .collect::<Result<_, _>>()?;
-            let mut reader = source::open(path)?;
-            let taken = take_positions(&block_rows, rows, |i| {
-                reader.set_index(i)?;
-                reader
-                    .next()
-                    .ok_or_else(|| {
-                        formatbench_worker_arrow::WorkerError::Invalid("missing block".into())
-                    })?
-                    .map_err(Into::into)
-            })?;
+            // Positions address the source as written (as the readers are asked them).
+            let source_batches = source::open(path)?.map(|b| b.map_err(Error::from));
+            let taken = take_rows(&schema, source_batches, rows)?;
             (schema, Box::new(taken.into_iter().map(Ok)))
         }
     })
