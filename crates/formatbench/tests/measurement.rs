@@ -222,12 +222,22 @@ fn pooling_needs_one_clean_commit() {
     let out = tempfile::tempdir().unwrap();
     let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
     args.extend(PLAN);
+    // Two runs of one plan: two sets of evidence.
     assert_eq!(formatbench(&args).status.code(), Some(0));
-    let original = run_dir(out.path());
+    assert_eq!(formatbench(&args).status.code(), Some(0));
+    let mut runs: Vec<_> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    runs.sort();
     let pools = tempfile::tempdir().unwrap();
-    let (a, b) = (pools.path().join("a"), pools.path().join("b"));
-    copy_run(&original, &a);
-    copy_run(&original, &b);
+    let (a, b, copy) = (
+        pools.path().join("a"),
+        pools.path().join("b"),
+        pools.path().join("copy"),
+    );
+    copy_run(&runs[0], &a);
+    copy_run(&runs[1], &b);
     for dir in [&a, &b] {
         edit_environment(dir, |env| {
             env["git_commit"] = "1111111111111111".into();
@@ -248,6 +258,24 @@ fn pooling_needs_one_clean_commit() {
     let pooled = report(&[]);
     assert_eq!(pooled.status.code(), Some(0), "{}", stderr(&pooled));
     assert!(pools.path().join("report.md").exists());
+
+    // The same run twice, or a copy of it, is not more evidence.
+    copy_run(&a, &copy);
+    for twice in [[&a, &a], [&a, &copy]] {
+        let refused = formatbench(&[
+            "report",
+            twice[0].to_str().unwrap(),
+            twice[1].to_str().unwrap(),
+            "--out",
+            pools.path().to_str().unwrap(),
+        ]);
+        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+        assert!(
+            stderr(&refused).contains("both hold samples of run"),
+            "{}",
+            stderr(&refused)
+        );
+    }
 
     edit_environment(&b, |env| env["git_dirty"] = true.into());
     let refused = report(&[]);
@@ -292,6 +320,21 @@ fn reuse_takes_identical_samples_from_earlier_runs() {
     let reused: Vec<_> = second.iter().filter(|s| s.round.is_some()).collect();
     assert_eq!(reused.len(), 32);
     assert!(reused.iter().all(|s| s.reused_from.is_some()));
+    // Its samples are the first run's: pooling the two would count them twice.
+    let refused = formatbench(&[
+        "report",
+        dirs[0].to_str().unwrap(),
+        dirs[1].to_str().unwrap(),
+        "--allow-dirty",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("both hold samples of run"),
+        "{}",
+        stderr(&refused)
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use crate::results::{read_records, Record, RESULTS_FILE};
 use crate::Error;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Rounds of the n-th pooled run are shifted by n × this, so rounds of different runs never pair.
@@ -16,6 +17,7 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
     if runs.len() == 1 {
         return Ok(runs.into_iter().flat_map(|(_, r)| r).collect());
     }
+    refuse_double_counting(&runs)?;
     let mut commit: Option<(String, &PathBuf)> = None;
     for (dir, records) in &runs {
         let env = records
@@ -72,4 +74,49 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
         }
     }
     Ok(pooled)
+}
+
+/// The runs each directory's samples were measured in: its own, and the earlier ones `--reuse`
+/// took identical samples from.
+fn measured_in(records: &[Record]) -> BTreeSet<String> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Environment(e) => Some(e.run_id.clone()),
+            Record::Sample(s) => Some(s.reused_from.clone().unwrap_or_else(|| s.run_id.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Pooling the same samples twice narrows the intervals with no new evidence: refuse two
+/// directories holding one run (the same one twice, or a copy), a run with samples `--reuse`
+/// took from another in the pool, and a directory holding one measured sample twice.
+fn refuse_double_counting(runs: &[(&PathBuf, Vec<Record>)]) -> Result<(), Error> {
+    let mut owner: BTreeMap<String, &PathBuf> = BTreeMap::new();
+    for (dir, records) in runs {
+        for run in measured_in(records) {
+            if let Some(first) = owner.insert(run.clone(), dir) {
+                return Err(Error::Input(format!(
+                    "cannot pool: {} and {} both hold samples of run {run}; each run counts once",
+                    first.display(),
+                    dir.display()
+                )));
+            }
+        }
+        let mut keys = BTreeSet::new();
+        for record in records {
+            let Record::Sample(s) = record else { continue };
+            let Some(round) = s.round else { continue };
+            if !keys.insert((&s.run_id, &s.cell, round, s.position)) {
+                return Err(Error::Input(format!(
+                    "cannot pool {}: it holds two samples of {} {} round {round}; each sample counts once",
+                    dir.display(),
+                    s.cell.backend,
+                    s.cell.op
+                )));
+            }
+        }
+    }
+    Ok(())
 }
