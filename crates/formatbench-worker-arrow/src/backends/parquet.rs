@@ -41,7 +41,7 @@ fn properties(
     let builder = WriterProperties::builder().set_created_by(CREATED_BY.into());
     Ok(match profile {
         "compact" => {
-            let level = ZstdLevel::try_new(3)?;
+            let level = ZstdLevel::try_new(COMPACT_ZSTD_LEVEL)?;
             let mut builder = builder
                 .set_compression(Compression::ZSTD(level))
                 .set_dictionary_enabled(false);
@@ -258,6 +258,7 @@ impl Backend for Parquet {
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        // Settings are what the file says; what it cannot say is marked as the writer's.
         let mut out = BTreeMap::from([
             ("batch_rows".into(), BATCH_ROWS.to_string()),
             ("decode_threads".into(), ctx.threads.to_string()),
@@ -290,7 +291,7 @@ impl Backend for Parquet {
         let mut encodings = BTreeSet::new();
         for rg in meta.row_groups() {
             for column in rg.columns() {
-                codecs.insert(format!("{:?}", column.compression()));
+                codecs.insert(codec_text(column.compression(), ctx.profile));
                 encodings.extend(column.encodings().map(|e| format!("{e:?}")));
             }
         }
@@ -305,4 +306,24 @@ impl Backend for Parquet {
         out.insert("encodings".into(), join(encodings));
         out
     }
+}
+
+/// The zstd level of the `compact` profile.
+const COMPACT_ZSTD_LEVEL: i32 = 3;
+
+/// A column chunk's codec as its file states it. Parquet stores the codec, not its level: the
+/// metadata reader fills in a default level, so a level is never echoed from the file; it is
+/// named as what this writer used (`profile`).
+fn codec_text(codec: Compression, profile: &str) -> String {
+    let written = match profile {
+        "compact" => format!("written with {COMPACT_ZSTD_LEVEL}"),
+        _ => "written with the library's default".to_string(),
+    };
+    let name = match codec {
+        Compression::ZSTD(_) => "ZSTD",
+        Compression::GZIP(_) => "GZIP",
+        Compression::BROTLI(_) => "BROTLI",
+        other => return format!("{other:?}"),
+    };
+    format!("{name} (level not stored; {written})")
 }
