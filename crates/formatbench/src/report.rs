@@ -213,6 +213,43 @@ fn artifact_size(artifact: &ArtifactRecord) -> String {
 }
 
 /// Every cell that did not produce trusted timings, with the group it belongs to.
+/// An incomplete run's note for the "Not measured" section: one sentence, then one line per
+/// cell short of its samples (all of them escaped by the caller). `None` for a complete run.
+fn shortfall(summary: &RunSummary) -> Option<(String, Vec<String>)> {
+    let why = summary.completeness.describe()?;
+    let lines = summary
+        .completeness
+        .short
+        .iter()
+        .map(|s| {
+            let k = &s.cell;
+            let group = OpGroup {
+                dataset: k.dataset.clone(),
+                op: k.op.clone(),
+                threads: k.threads,
+                cache: k.cache.clone(),
+                cells: Vec::new(),
+                no_clear_winner: false,
+                warnings: Vec::new(),
+            };
+            format!(
+                "{} · {} {} ({}, {}): {} of {} samples",
+                group_title(&group),
+                k.backend,
+                k.profile,
+                k.layout,
+                k.target,
+                s.measured,
+                s.planned
+            )
+        })
+        .collect();
+    Some((
+        format!("Incomplete: {why}. Finish it with `formatbench run --resume RUN_DIR`."),
+        lines,
+    ))
+}
+
 fn not_measured(summary: &RunSummary) -> Vec<(&OpGroup, &CellSummary)> {
     summary
         .groups

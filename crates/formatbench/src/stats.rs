@@ -3,12 +3,14 @@
 
 mod across;
 mod bootstrap;
+mod completeness;
 mod quantiles;
 mod summary;
 
 pub use bootstrap::{
     geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
 };
+pub use completeness::{Completeness, ShortCell};
 pub use quantiles::{median, quantile, Summary};
 pub use summary::{
     summarize_run, CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS,

@@ -284,7 +284,21 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
         kept.iter().all(|s| s.status == SampleStatus::Ok),
         "{kept:?}"
     );
-    assert!(dir.join("report.md").exists());
+    // The report says the run is partial, which cells are short, and recommends nothing.
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("**Incomplete: the run stopped after"),
+        "{report}"
+    );
+    assert!(
+        report.contains("selftest-hang default (wide, arrow): 0 of 12 samples"),
+        "{report}"
+    );
+    assert!(!report.contains("Every cell was measured."), "{report}");
+    assert!(
+        report.contains("**Recommendation:** none: the run stopped"),
+        "{report}"
+    );
     assert!(!dir.join("scratch").exists(), "scratch removed");
 }
 

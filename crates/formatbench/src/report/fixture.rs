@@ -322,6 +322,13 @@ pub(super) fn fixture() -> RunSummary {
             slots: vec![slot(1), slot(2), slot(3)],
         }),
         groups: groups(),
+        // A finished run: every scheduled sample is here.
+        completeness: crate::stats::Completeness {
+            scheduled: true,
+            planned: 3,
+            measured: 3,
+            short: Vec::new(),
+        },
         // Listed out of order on purpose: the reports sort by ratio.
         cache_ratios: Vec::new(),
         geomeans: vec![

@@ -262,8 +262,25 @@ fn artifacts(out: &mut String, summary: &RunSummary) {
 fn missing(out: &mut String, summary: &RunSummary) {
     section(out, "not-measured", "Not measured");
     let cells = not_measured(summary);
-    if cells.is_empty() {
+    let shortfall = super::shortfall(summary);
+    if shortfall.is_none() && cells.is_empty() {
         return empty(out, "Every cell was measured.");
+    }
+    if let Some((why, short)) = shortfall {
+        let _ = writeln!(
+            out,
+            "<p id=\"incomplete\"><strong>{}</strong></p>",
+            esc(&why)
+        );
+        out.push_str("<ul>\n");
+        for line in short {
+            let _ = writeln!(out, "<li>{}</li>", esc(&line));
+        }
+        out.push_str("</ul>\n");
+    }
+    if cells.is_empty() {
+        out.push_str("</section>\n");
+        return;
     }
     out.push_str("<ul>\n");
     for (group, c) in cells {

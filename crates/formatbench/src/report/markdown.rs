@@ -308,7 +308,13 @@ fn artifacts(out: &mut String, summary: &RunSummary) {
 fn missing(out: &mut String, summary: &RunSummary) {
     out.push_str("## Not measured\n\n");
     let cells = not_measured(summary);
-    if cells.is_empty() {
+    if let Some((why, short)) = super::shortfall(summary) {
+        let _ = writeln!(out, "**{}**\n", escape(&why));
+        for line in short {
+            let _ = writeln!(out, "- {}", escape(&line));
+        }
+        out.push('\n');
+    } else if cells.is_empty() {
         out.push_str("Every cell was measured.\n");
         return;
     }

@@ -30,8 +30,18 @@ fn priority(summary: &RunSummary) -> Priority {
 }
 
 /// The recommendation for the run's priority, from the frontier of its largest dataset;
-/// `None` when nothing ran.
+/// `None` when nothing ran. An incomplete run gets none: its groups are partial.
 pub fn recommendation(summary: &RunSummary) -> Option<String> {
+    let text = recommend(summary)?;
+    Some(match summary.completeness.describe() {
+        Some(why) => format!(
+            "none: {why}, and a partial group's ranking is not a result (see Not measured)."
+        ),
+        None => text,
+    })
+}
+
+fn recommend(summary: &RunSummary) -> Option<String> {
     let all = frontiers(summary);
     let cells = |f: &Frontier| {
         super::pick::shape(summary, &f.dataset).map_or(0, |(r, c)| r.saturating_mul(c.max(1)))

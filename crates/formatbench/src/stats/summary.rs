@@ -1,4 +1,5 @@
 use super::bootstrap::{paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+use super::completeness::Completeness;
 use super::Summary;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
@@ -102,6 +103,8 @@ pub struct RunSummary {
     pub geomeans: Vec<GeoMean>,
     /// Cold ÷ warm per competitor and read operation, when a run measured both.
     pub cache_ratios: Vec<CacheRatio>,
+    /// Whether every scheduled sample is here (an interrupted run's are not).
+    pub completeness: Completeness,
 }
 
 impl RunSummary {
@@ -161,7 +164,13 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
                 });
                 summary.artifacts.push(a.clone());
             }
-            Record::Schedule(s) => summary.schedule = Some(s.clone()),
+            // Pooled runs bring one schedule each: together they are the pool's plan.
+            Record::Schedule(s) => match &mut summary.schedule {
+                Some(pool) if pool.run_id != s.run_id || pool.hash != s.hash => {
+                    pool.slots.extend(s.slots.iter().cloned());
+                }
+                _ => summary.schedule = Some(s.clone()),
+            },
             Record::Verification(v) => {
                 verifications.insert(v.cell.clone(), v);
             }
@@ -172,6 +181,8 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
             }
         }
     }
+    let all_samples: Vec<&SampleRecord> = samples.values().flatten().copied().collect();
+    summary.completeness = Completeness::of(summary.schedule.as_ref(), &all_samples);
     let resolution = summary
         .environment
         .as_ref()
@@ -180,7 +191,9 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
         .into_iter()
         .map(|(key, samples)| {
             let verification = verifications.get(&key).copied();
-            summarize_cell(key, &samples, verification, resolution)
+            let mut cell = summarize_cell(key, &samples, verification, resolution);
+            cell.flags.extend(summary.completeness.flag_of(&cell.cell));
+            cell
         })
         .collect();
     let dataset_order: Vec<&str> = summary
@@ -239,6 +252,17 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
                 .and_then(|a| a.bytes_per_value);
         }
         rank(group);
+        if group
+            .cells
+            .iter()
+            .any(|c| summary.completeness.flag_of(&c.cell).is_some())
+        {
+            group.warnings.push(
+                "partial group: the run stopped before every competitor's samples were taken; \
+                 its ranking is not a result"
+                    .into(),
+            );
+        }
     }
     summary.geomeans = super::across::geomeans(&summary.groups);
     summary.cache_ratios = super::across::cache_ratios(&summary.groups);

@@ -64,7 +64,12 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
             match &mut record {
                 // One environment (the first run's) describes the pool.
                 Record::Environment(_) if n > 0 => continue,
-                Record::Schedule(_) if n > 0 => continue,
+                // Each run's schedule, on its shifted rounds: the pool's plan is all of them.
+                Record::Schedule(schedule) => {
+                    for slot in &mut schedule.slots {
+                        slot.round += n as u32 * ROUND_STRIDE;
+                    }
+                }
                 Record::Sample(s) => {
                     s.round = s.round.map(|r| r + n as u32 * ROUND_STRIDE);
                 }
