@@ -100,6 +100,15 @@ pub struct Answer {
     /// Seconds of the first call alone (later calls of a repeated sample are warm in-process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_call_s: Option<f64>,
+    /// Mean seconds of the calls after the first (warm: same process, data already touched);
+    /// absent when the sample made one call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_call_s: Option<f64>,
+    /// CPU seconds (user + system) of the first call alone, and the mean of the later calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_call_cpu_s: Option<f64>,
     /// Byte-weighted fraction of the artifact's pages resident in the page cache just before
     /// the timer started (mincore), the proof of the cache state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +145,9 @@ impl Answer {
             digest: None,
             size_bytes: None,
             first_call_s: None,
+            warm_call_s: None,
+            first_call_cpu_s: None,
+            warm_call_cpu_s: None,
             resident_fraction: None,
             result_bytes: None,
             settings: BTreeMap::new(),
@@ -164,6 +176,13 @@ impl Answer {
         });
         self.counters = m.counters;
         self.first_call_s = Some(m.first_call_s);
+        self.first_call_cpu_s = Some(m.first_cpu_s);
+        if m.calls > 1 {
+            let later = (m.calls - 1) as f64;
+            let cpu = m.counters.cpu_user_s + m.counters.cpu_sys_s;
+            self.warm_call_s = Some(((m.seconds - m.first_call_s) / later).max(0.0));
+            self.warm_call_cpu_s = Some(((cpu - m.first_cpu_s) / later).max(0.0));
+        }
         self.peak_rss_bytes = m.after.peak_bytes;
         self.peak_scope = Some(if m.peak_reset { "operation" } else { "process" }.into());
         self.rss_before_bytes = m.before.rss_bytes;

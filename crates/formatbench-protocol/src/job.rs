@@ -278,6 +278,25 @@ pub struct Job {
     /// At most this many calls in one sample.
     #[serde(default = "default_max_calls")]
     pub max_calls: u64,
+    /// At least this many calls in one sample: 2 asks for a warm figure (a second call in the
+    /// same process) however long the first took. Workers report it as `warm_call_s`.
+    #[serde(default = "default_min_calls")]
+    pub min_calls: u64,
+}
+
+fn default_min_calls() -> u64 {
+    1
+}
+
+impl Job {
+    /// How many times a sample calls the operation.
+    pub fn calls(&self) -> crate::Calls {
+        crate::Calls {
+            min_seconds: self.min_sample_s,
+            min_calls: self.min_calls,
+            max_calls: self.max_calls,
+        }
+    }
 }
 
 fn default_max_calls() -> u64 {

@@ -16,7 +16,7 @@ pub use job::{
     MUTATION_STRIDE, STORE_OPS,
 };
 pub use measure::{
-    measure, measure_each, measure_repeated, memory_snapshot, Measured, MemorySnapshot,
+    measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,
 };
 pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};

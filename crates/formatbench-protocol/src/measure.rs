@@ -83,6 +83,12 @@ fn io_self() -> IoCounters {
     }
 }
 
+fn cpu_between(before: &libc::rusage, after: &libc::rusage) -> f64 {
+    let user = seconds(after.ru_utime) - seconds(before.ru_utime);
+    let sys = seconds(after.ru_stime) - seconds(before.ru_stime);
+    (user + sys).max(0.0)
+}
+
 fn counters_between(
     before: &libc::rusage,
     after: &libc::rusage,
@@ -103,6 +109,30 @@ fn counters_between(
     }
 }
 
+/// How many times one sample calls the operation: again until the calls together last
+/// `min_seconds`, at least `min_calls` times (a second call gives the warm figure), at most
+/// `max_calls` times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calls {
+    pub min_seconds: f64,
+    pub min_calls: u64,
+    pub max_calls: u64,
+}
+
+impl Calls {
+    /// One call, untimed repetition off: a one-shot operation.
+    pub const ONCE: Calls = Calls {
+        min_seconds: 0.0,
+        min_calls: 1,
+        max_calls: 1,
+    };
+
+    fn more(&self, calls: u64, seconds: f64) -> bool {
+        let max = self.max_calls.max(1);
+        calls < max && (calls < self.min_calls || seconds < self.min_seconds)
+    }
+}
+
 /// One measured operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
@@ -111,6 +141,8 @@ pub struct Measured {
     pub calls: u64,
     /// Wall seconds of the first call alone.
     pub first_call_s: f64,
+    /// CPU seconds (user + system) of the first call alone.
+    pub first_cpu_s: f64,
     pub counters: OpCounters,
     pub before: MemorySnapshot,
     pub after: MemorySnapshot,
@@ -122,25 +154,24 @@ pub struct Measured {
 /// alive until the clock has stopped, as it would for the caller of the library.
 pub fn measure<T, E>(op: impl FnOnce() -> Result<T, E>) -> Result<(T, Measured), E> {
     let mut op = Some(op);
-    measure_repeated(0.0, 1, || match op.take() {
+    measure_repeated(Calls::ONCE, || match op.take() {
         Some(f) => f(),
         None => unreachable_call(),
     })
 }
 
-/// A second call of a one-shot operation cannot happen: `measure_repeated` with `max_calls` 1
-/// stops after the first. Kept out of line so the timed loop stays small.
+/// A second call of a one-shot operation cannot happen: `measure_repeated` with
+/// [`Calls::ONCE`] stops after the first. Kept out of line so the timed loop stays small.
 #[cold]
 fn unreachable_call<T, E>() -> Result<T, E> {
     std::process::abort()
 }
 
-/// Times `op`, calling it again until the calls together last `min_seconds` (at most
-/// `max_calls`); the last result is returned, earlier ones are dropped inside the timer as a
-/// caller repeating the operation would. Counters and memory cover every call.
+/// Times `op`, calling it as often as `calls` asks; the last result is returned, earlier ones
+/// are dropped inside the timer as a caller repeating the operation would. Counters and memory
+/// cover every call; the first call's wall and CPU time are kept apart.
 pub fn measure_repeated<T, E>(
-    min_seconds: f64,
-    max_calls: u64,
+    calls_wanted: Calls,
     mut op: impl FnMut() -> Result<T, E>,
 ) -> Result<(T, Measured), E> {
     let peak_reset = reset_peak();
@@ -151,7 +182,10 @@ pub fn measure_repeated<T, E>(
     let mut value = op()?;
     let first_call_s = start.elapsed().as_secs_f64();
     let mut calls = 1;
-    while calls < max_calls.max(1) && start.elapsed().as_secs_f64() < min_seconds {
+    // Read only when a second call follows, so a one-call sample's timer stays as it was.
+    let mut first_usage = None;
+    while calls_wanted.more(calls, start.elapsed().as_secs_f64()) {
+        first_usage.get_or_insert_with(rusage_self);
         drop(value);
         value = op()?;
         calls += 1;
@@ -160,12 +194,14 @@ pub fn measure_repeated<T, E>(
     let usage_after = rusage_self();
     let io_after = io_self();
     let after = memory_snapshot();
+    let first_cpu_s = cpu_between(&usage_before, first_usage.as_ref().unwrap_or(&usage_after));
     Ok((
         value,
         Measured {
             seconds: elapsed,
             calls,
             first_call_s,
+            first_cpu_s,
             counters: counters_between(&usage_before, &usage_after, io_before, io_after),
             before,
             after,
@@ -179,14 +215,14 @@ pub fn measure_repeated<T, E>(
 /// parts together last `min_seconds` (at most `max_calls`). Counters are summed over the
 /// timed parts only, and the peak is the highest of the calls' own peaks.
 pub fn measure_each<S, T, E>(
-    min_seconds: f64,
-    max_calls: u64,
+    calls_wanted: Calls,
     mut setup: impl FnMut(u64) -> Result<S, E>,
     mut op: impl FnMut(S) -> Result<T, E>,
 ) -> Result<(T, Measured), E> {
     let mut total = OpCounters::default();
     let mut seconds = 0.0;
     let mut first_call_s = 0.0;
+    let mut first_cpu_s = 0.0;
     let mut calls = 0u64;
     let mut before = None;
     let mut peak: Option<u64> = None;
@@ -209,16 +245,18 @@ pub fn measure_each<S, T, E>(
         peak = peak.max(after.peak_bytes);
         if calls == 0 {
             first_call_s = elapsed;
+            first_cpu_s = c.cpu_user_s + c.cpu_sys_s;
         }
         seconds += elapsed;
         calls += 1;
-        if calls >= max_calls.max(1) || seconds >= min_seconds {
+        if !calls_wanted.more(calls, seconds) {
             return Ok((
                 value,
                 Measured {
                     seconds,
                     calls,
                     first_call_s,
+                    first_cpu_s,
                     counters: total,
                     before: before.unwrap_or_default(),
                     after: MemorySnapshot {
@@ -246,7 +284,12 @@ mod tests {
     #[test]
     fn short_operations_repeat_until_the_minimum() {
         let mut n = 0u64;
-        let (last, m) = measure_repeated(0.02, 1_000_000, || -> Result<u64, ()> {
+        let calls = |min_seconds, min_calls, max_calls| Calls {
+            min_seconds,
+            min_calls,
+            max_calls,
+        };
+        let (last, m) = measure_repeated(calls(0.02, 1, 1_000_000), || -> Result<u64, ()> {
             n += 1;
             std::thread::sleep(std::time::Duration::from_millis(2));
             Ok(n)
@@ -254,16 +297,57 @@ mod tests {
         .unwrap();
         assert_eq!(last, m.calls);
         assert!(m.calls >= 5 && m.seconds >= 0.02, "{m:?}");
-        let (_, capped) = measure_repeated(10.0, 3, || Ok::<(), ()>(())).unwrap();
+        let (_, capped) = measure_repeated(calls(10.0, 1, 3), || Ok::<(), ()>(())).unwrap();
         assert_eq!(capped.calls, 3);
+        // A slow operation still gets its second, warm call when two are asked for.
+        let slow = || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            Ok::<(), ()>(())
+        };
+        let (_, once) = measure_repeated(calls(0.02, 1, 100), slow).unwrap();
+        assert_eq!(once.calls, 1);
+        let (_, twice) = measure_repeated(calls(0.02, 2, 100), slow).unwrap();
+        assert_eq!(twice.calls, 2);
+        assert!(twice.first_call_s < twice.seconds, "{twice:?}");
+    }
+
+    #[test]
+    fn the_first_calls_cpu_is_kept_apart() {
+        let spin = |n: u64| (0..n).fold(0u64, |a, i| std::hint::black_box(a ^ i.wrapping_mul(31)));
+        let mut first = true;
+        let (_, m) = measure_repeated(
+            Calls {
+                min_seconds: 0.0,
+                min_calls: 2,
+                max_calls: 2,
+            },
+            || {
+                // The first call spins ten times longer than the second.
+                let n = if std::mem::take(&mut first) {
+                    200_000_000
+                } else {
+                    20_000_000
+                };
+                Ok::<u64, ()>(spin(n))
+            },
+        )
+        .unwrap();
+        let total = m.counters.cpu_user_s + m.counters.cpu_sys_s;
+        assert!(
+            m.first_cpu_s > 0.7 * total && m.first_cpu_s < total,
+            "{m:?}"
+        );
     }
 
     #[test]
     fn setup_is_not_timed_and_runs_before_every_call() {
         let mut prepared = Vec::new();
         let (last, m) = measure_each(
-            0.01,
-            100,
+            Calls {
+                min_seconds: 0.01,
+                min_calls: 1,
+                max_calls: 100,
+            },
             |call| -> Result<u64, ()> {
                 std::thread::sleep(std::time::Duration::from_millis(5));
                 prepared.push(call);

@@ -130,7 +130,7 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
     let mut call = 0usize;
     // Staged commits wait outside the timer; each still runs, timed as the `commit` phase.
     let mut commits = Vec::new();
-    let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
+    let ((), measured) = measure_repeated(job.calls(), || {
         call += 1;
         let dir = match call {
             1 => job.artifact.clone(),
@@ -249,15 +249,14 @@ fn read(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError> 
     let scan = job.op == Op::Scan;
     // The proof of the cache state, taken just before the clock starts.
     let resident = resident_fraction(&files_under(&job.artifact));
-    let ((loaded, method, fold), measured) =
-        measure_repeated(job.min_sample_s, job.max_calls, || {
-            let (loaded, method) = match &labels {
-                Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
-                None => backend.read(&ctx, &job.artifact, request)?,
-            };
-            let fold = scan.then(|| fold(&loaded));
-            Ok::<_, WorkerError>((loaded, method, fold))
-        })?;
+    let ((loaded, method, fold), measured) = measure_repeated(job.calls(), || {
+        let (loaded, method) = match &labels {
+            Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
+            None => backend.read(&ctx, &job.artifact, request)?,
+        };
+        let fold = scan.then(|| fold(&loaded));
+        Ok::<_, WorkerError>((loaded, method, fold))
+    })?;
 
     let mut answer = Answer::ok().with_measurement(&measured);
     answer.resident_fraction = resident;
@@ -311,9 +310,8 @@ fn matrix_read(
 ) -> Result<Answer, WorkerError> {
     let ctx = context(job, schema);
     let resident = resident_fraction(&files_under(&job.artifact));
-    let ((result, method), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
-        plan.run(backend, &ctx, &job.artifact)
-    })?;
+    let ((result, method), measured) =
+        measure_repeated(job.calls(), || plan.run(backend, &ctx, &job.artifact))?;
     let mut answer = Answer::ok().with_measurement(&measured);
     answer.resident_fraction = resident;
     let batches = match result {

@@ -202,8 +202,10 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
         Ok(())
     };
     let ((), measured) = measure_each(
-        job.min_sample_s,
-        job.max_calls.min(MAX_CHANGE_CALLS),
+        formatbench_protocol::Calls {
+            max_calls: job.max_calls.min(MAX_CHANGE_CALLS),
+            ..job.calls()
+        },
         |call| {
             finish_staged()?;
             // The previous call's table is done with: its pages leave the cache.

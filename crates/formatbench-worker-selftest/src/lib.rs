@@ -16,12 +16,17 @@ pub const BACKENDS: [&str; 6] = [
 pub fn profiles(backend: &str) -> &'static [&'static str] {
     match backend {
         // x1/x2: one call per sample; short-x1/short-x2: calls short enough to repeat inside a
-        // sample (min_sample_s), so their CPU ratio checks that CPU is per call.
-        "selftest-spin" => &["x1", "x2", "short-x1", "short-x2"],
+        // sample (min_sample_s), so their CPU ratio checks that CPU is per call; short-lazy:
+        // short-x1 whose first call does four times the work (lazy initialisation), so its
+        // first and warm calls differ by a known factor.
+        "selftest-spin" => &["x1", "x2", "short-x1", "short-x2", "short-lazy"],
         "selftest-alloc" => &["256mib", "512mib"],
         _ => &["default"],
     }
 }
+
+/// How many times a warm call's work the first call of `short-lazy` does.
+pub const LAZY_FIRST_CALL: u64 = 4;
 
 /// Steps of CPU work for a spin profile, in millions: option `work` (default 100 for x1/x2,
 /// 2 for the short ones), twice that for the x2 profiles.
@@ -87,7 +92,15 @@ pub fn run(job: &Job) -> Answer {
         "selftest-alloc" => measure(|| Ok(touch(alloc_bytes(job)))),
         "selftest-spin" => {
             let steps = spin_steps(job);
-            measure_repeated(job.min_sample_s, job.max_calls, || Ok(spin(steps)))
+            let mut first = job.profile.ends_with("lazy");
+            measure_repeated(job.calls(), || {
+                let work = if std::mem::take(&mut first) {
+                    LAZY_FIRST_CALL * steps
+                } else {
+                    steps
+                };
+                Ok(spin(work))
+            })
         }
         "selftest-crash" => std::process::abort(),
         "selftest-hang" => loop {

@@ -177,6 +177,12 @@ fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
                 .map(|(k, v)| (format!("Memory setting {k}"), v.clone())),
         );
     }
+    if !summary.groups.is_empty() {
+        rows.push((
+            "Times ranked by".to_string(),
+            summary.call.describe().to_string(),
+        ));
+    }
     if let Some(schedule) = &summary.schedule {
         rows.extend([
             ("Schedule hash".to_string(), schedule.hash.clone()),

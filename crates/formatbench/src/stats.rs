@@ -3,6 +3,7 @@
 
 mod across;
 mod bootstrap;
+mod call;
 mod completeness;
 mod quantiles;
 mod summary;
@@ -10,9 +11,10 @@ mod summary;
 pub use bootstrap::{
     geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
 };
+pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
 pub use quantiles::{median, quantile, Summary};
 pub use summary::{
-    summarize_run, CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS,
-    PARALLELISM_LIMIT,
+    summarize_run, summarize_run_as, CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary,
+    MIN_TICKS, PARALLELISM_LIMIT,
 };

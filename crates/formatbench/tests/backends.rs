@@ -42,6 +42,7 @@ fn job(
         threads,
         prepare: false,
         min_sample_s: 0.0,
+        min_calls: 1,
         max_calls: 1,
     }
 }

@@ -364,3 +364,80 @@ fn cpu_time_is_per_call_like_wall_time() {
         assert!(s.cpu_per_call);
     }
 }
+
+/// The median ratio of `profile`'s time to `short-x1`'s in a run's summary.csv.
+fn lazy_ratio(dir: &std::path::Path) -> (f64, String) {
+    let text = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (profile, ratio, call) = (column("profile"), column("ratio"), column("call"));
+    for line in lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields[profile] == "short-lazy" {
+            return (fields[ratio].parse().unwrap(), fields[call].to_string());
+        }
+    }
+    panic!("no short-lazy row: {text}")
+}
+
+#[test]
+fn first_and_warm_calls_are_both_recorded_and_either_ranks() {
+    // short-lazy's first call does four times the work of its later calls (and of short-x1's
+    // calls): ranked by warm calls the two are level, ranked by first calls it is ~4x slower.
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
+    args.extend(["--dataset", "mixed", "--rows", "16", "--per-type", "1"]);
+    args.extend([
+        "--backends",
+        "selftest-spin",
+        "--profiles",
+        "short-x1,short-lazy",
+        "--ops",
+        "read",
+        "--threads",
+        "1",
+        "--min-sample-ms",
+        "50",
+    ]);
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let dir = run_dir(out.path());
+    let ok: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .collect();
+    assert!(!ok.is_empty());
+    for s in &ok {
+        let (first, warm) = (s.first_call_s.unwrap(), s.warm_call_s.unwrap());
+        assert!(s.calls.unwrap() >= 2, "a warm call follows the first");
+        assert!(s.first_call_cpu_s.is_some() && s.warm_call_cpu_s.is_some());
+        if s.cell.profile == "short-lazy" {
+            assert!(first > 2.5 * warm, "{first} s first against {warm} s warm");
+        }
+    }
+    let (warm_ratio, call) = lazy_ratio(&dir);
+    assert_eq!(call, "warm");
+    assert!(
+        (0.75..1.33).contains(&warm_ratio),
+        "warm ratio {warm_ratio}"
+    );
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("Times are warm calls"), "{report}");
+    // The same results, ranked by first calls.
+    let first_dir = out.path().join("first");
+    let again = formatbench(&[
+        "report",
+        dir.to_str().unwrap(),
+        "--call",
+        "first",
+        "--out",
+        first_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let (first_ratio, call) = lazy_ratio(&first_dir);
+    assert_eq!(call, "first");
+    assert!(first_ratio > 2.5, "first-call ratio {first_ratio}");
+    let report = std::fs::read_to_string(first_dir.join("report.md")).unwrap();
+    assert!(report.contains("Times are first calls"), "{report}");
+}

@@ -43,10 +43,12 @@ def _reset_peak():
 
 
 class Measured:
-    def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset):
+    def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset,
+                 first_cpu_s=None):
         self.seconds = seconds
         self.calls = calls
         self.first_call_s = first_call_s
+        self.first_cpu_s = first_cpu_s
         self.counters = counters
         self.before = before
         self.after = after
@@ -61,6 +63,14 @@ class Measured:
             "counters": self.counters,
             "peak_scope": "operation" if self.peak_reset else "process",
         }
+        cpu = self.counters.get("cpu_user_s", 0.0) + self.counters.get("cpu_sys_s", 0.0)
+        if self.first_cpu_s is not None:
+            fields["first_call_cpu_s"] = self.first_cpu_s
+        if self.calls > 1:
+            later = self.calls - 1
+            fields["warm_call_s"] = max((self.seconds - self.first_call_s) / later, 0.0)
+            if self.first_cpu_s is not None:
+                fields["warm_call_cpu_s"] = max((cpu - self.first_cpu_s) / later, 0.0)
         for key, field in (
             ("VmHWM", "peak_rss_bytes"),
             ("RssAnon", "rss_anon_bytes"),
@@ -73,9 +83,14 @@ class Measured:
         return fields
 
 
-def measure(op, min_seconds, max_calls):
-    """Runs `op` once, then again until the calls together last `min_seconds` (at most
-    `max_calls`). The last result stays alive until the clock stops, as a caller holds it."""
+def _cpu(usage):
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(op, min_seconds, max_calls, min_calls=1):
+    """Runs `op` once, then again until the calls together last `min_seconds` and number at
+    least `min_calls` (at most `max_calls`); the first call's wall and CPU time are kept apart.
+    The last result stays alive until the clock stops, as a caller holds it."""
     peak_reset = _reset_peak()
     before = _status()
     io_before = _io()
@@ -84,7 +99,11 @@ def measure(op, min_seconds, max_calls):
     value = op(1)
     first_call_s = time.perf_counter() - start
     calls = 1
-    while calls < max(max_calls, 1) and time.perf_counter() - start < min_seconds:
+    first_usage = None
+    while calls < max(max_calls, 1) and (
+            calls < min_calls or time.perf_counter() - start < min_seconds):
+        if first_usage is None:
+            first_usage = resource.getrusage(resource.RUSAGE_SELF)
         value = None
         calls += 1
         value = op(calls)
@@ -103,13 +122,15 @@ def measure(op, min_seconds, max_calls):
     for key in ("read_bytes", "write_bytes", "rchar", "wchar"):
         if key in io_before and key in io_after:
             counters[key] = io_after[key] - io_before[key]
-    return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset)
+    first_cpu_s = _cpu(first_usage or usage_after) - _cpu(usage_before)
+    return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset,
+                           max(first_cpu_s, 0.0))
 
 
-def measure_each(setup, op, min_seconds, max_calls):
+def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
     """Times `op(state)` on state `setup(call)` prepares before each call, untimed (a change
     needs the table as it was). Counters sum the timed parts; the peak is the calls' highest."""
-    total, seconds, first_call_s, calls = {}, 0.0, 0.0, 0
+    total, seconds, first_call_s, first_cpu_s, calls = {}, 0.0, 0.0, 0.0, 0
     before, after, peak_reset, peak = None, None, True, None
     while True:
         state = setup(calls)
@@ -123,13 +144,14 @@ def measure_each(setup, op, min_seconds, max_calls):
         if "VmHWM" in m.after:
             peak = max(peak or 0, m.after["VmHWM"])
         if calls == 0:
-            first_call_s = m.seconds
+            first_call_s, first_cpu_s = m.seconds, m.first_cpu_s
         seconds += m.seconds
         calls += 1
-        if calls >= max(max_calls, 1) or seconds >= min_seconds:
+        if calls >= max(max_calls, 1) or (calls >= min_calls and seconds >= min_seconds):
             if peak is not None:
                 after = {**after, "VmHWM": peak}
-            return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset)
+            return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset,
+                                   first_cpu_s)
 
 
 def files_under(path):

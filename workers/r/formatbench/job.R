@@ -96,12 +96,14 @@ execute <- function(job) {
   ctx <- list(profile = job$profile, threads = cap, schema = read_schema(job$source_text))
   min_s <- as.numeric(job$min_sample_s %||0% 0)
   max_calls <- as.integer(job$max_calls %||0% 1000)
+  # At least this many calls: 2 asks for the warm figure (a second call in this process).
+  min_calls <- as.integer(job$min_calls %||0% 1)
   settings <- list(library = paste(vapply(setdiff(backend$packages, "base"), function(p) {
     paste(p, package_version_text(p))
   }, ""), collapse = " "), r = paste(R.version$major, R.version$minor, sep = "."),
   threads = as.character(cap), thread_caps = paste(caps, collapse = "; "), target = job$target)
   if (op == "write") {
-    return(execute_write(job, backend, ctx, settings, min_s, max_calls))
+    return(execute_write(job, backend, ctx, settings, min_s, max_calls, min_calls))
   }
   request <- request_of(job)
   artifact <- job$artifact
@@ -111,7 +113,7 @@ execute <- function(job) {
     if (scan) result$fold <- fold_values(result$value)
     result
   }
-  measured <- measure(read, min_s, max_calls)
+  measured <- measure(read, min_s, max_calls, min_calls)
   result <- measured$value
   returned <- returned_columns(result$value)
   answer <- c(list(status = "ok"), measured$fields,
@@ -127,7 +129,7 @@ execute <- function(job) {
 
 `%||0%` <- function(a, b) if (is.null(a)) b else a
 
-execute_write <- function(job, backend, ctx, settings, min_s, max_calls) {
+execute_write <- function(job, backend, ctx, settings, min_s, max_calls, min_calls) {
   load_start <- now()
   data <- load_source(job$source_text, ctx$threads)
   if (backend$target == "data.frame") data <- as.data.frame(data)
@@ -144,7 +146,7 @@ execute_write <- function(job, backend, ctx, settings, min_s, max_calls) {
     backend$write(data, directory, ctx)
     NULL
   }
-  measured <- measure(write, min_s, max_calls)
+  measured <- measure(write, min_s, max_calls, min_calls)
   for (entry in list.files(artifact, all.files = TRUE, no.. = TRUE)) {
     if (startsWith(entry, REPEAT_PREFIX)) unlink(file.path(artifact, entry), recursive = TRUE)
   }

@@ -46,9 +46,15 @@ reset_peak <- function() {
 
 now <- function() as.numeric(Sys.time())
 
-# Runs `op` once, then again until the calls together last `min_seconds` (at most
-# `max_calls`). The last result stays alive until the clock stops, as a caller holds it.
-measure <- function(op, min_seconds, max_calls) {
+cpu_now <- function() {
+  cpu <- proc.time()
+  cpu[["user.self"]] + cpu[["sys.self"]]
+}
+
+# Runs `op` once, then again until the calls together last `min_seconds` and number at least
+# `min_calls` (at most `max_calls`); the first call's wall and CPU time are kept apart. The last
+# result stays alive until the clock stops, as a caller holds it.
+measure <- function(op, min_seconds, max_calls, min_calls = 1L) {
   gc(verbose = FALSE)
   peak_reset <- reset_peak()
   before <- memory_now()
@@ -57,12 +63,15 @@ measure <- function(op, min_seconds, max_calls) {
   value <- op(1L)
   first_call_s <- now() - start
   calls <- 1L
-  while (calls < max(max_calls, 1L) && now() - start < min_seconds) {
+  first_cpu <- NULL
+  while (calls < max(max_calls, 1L) && (calls < min_calls || now() - start < min_seconds)) {
+    if (is.null(first_cpu)) first_cpu <- cpu_now()
     value <- NULL
     calls <- calls + 1L
     value <- op(calls)
   }
   elapsed <- now() - start
+  cpu_end <- cpu_now()
   counters_after <- counters_now()
   after <- memory_now()
   counters <- list()
@@ -77,6 +86,13 @@ measure <- function(op, min_seconds, max_calls) {
                  peak_scope = if (peak_reset) "operation" else "process",
                  peak_rss_bytes = after$VmHWM, rss_anon_bytes = after$RssAnon,
                  rss_file_bytes = after$RssFile, rss_before_bytes = before$VmRSS)
+  cpu_start <- counters_before$cpu_user_s + counters_before$cpu_sys_s
+  first_cpu_s <- max((if (is.null(first_cpu)) cpu_end else first_cpu) - cpu_start, 0)
+  fields$first_call_cpu_s <- first_cpu_s
+  if (calls > 1L) {
+    fields$warm_call_s <- max((elapsed - first_call_s) / (calls - 1L), 0)
+    fields$warm_call_cpu_s <- max((cpu_end - cpu_start - first_cpu_s) / (calls - 1L), 0)
+  }
   list(value = value, fields = fields)
 }
 

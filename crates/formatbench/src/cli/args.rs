@@ -43,6 +43,9 @@ pub enum Command {
         /// Pool runs even when their source tree was dirty.
         #[arg(long)]
         allow_dirty: bool,
+        /// Which call ranks: `warm` or `first` (default: what the run chose).
+        #[arg(long, value_parser = ["warm", "first"])]
+        call: Option<String>,
     },
     /// Manage the peers (Python and R workers) that run beside the native backends.
     Peers {
@@ -170,4 +173,9 @@ pub struct RunArgs {
     /// What the recommendation optimises for: read, write, size or balanced.
     #[arg(long, default_value = "balanced", value_parser = ["read", "write", "size", "balanced"])]
     pub prefer: String,
+    /// Which call of each sample ranks: `warm`, the calls after the first in one process (a
+    /// service's view), or `first`, the first call in a fresh process (a script's view). Both
+    /// are recorded; `report --call` re-ranks by the other.
+    #[arg(long, default_value = "warm", value_parser = ["warm", "first"])]
+    pub call: String,
 }

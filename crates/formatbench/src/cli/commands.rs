@@ -8,7 +8,7 @@ use super::{Cli, Command, PeersAction, RunArgs};
 use crate::datasets::DATASET_KINDS;
 use crate::plan::{load_suite, Suite, BUILTIN_SUITES};
 use crate::run::{catalog, execute_plan, install_interrupt_handler, RunOptions};
-use crate::stats::summarize_run;
+use crate::stats::{summarize_run_as, CallMode};
 use crate::Error;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -57,9 +57,11 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             run_dirs,
             out,
             allow_dirty,
+            call,
         } => {
             let records = pool::pooled_records(&run_dirs, allow_dirty)?;
-            let summary = summarize_run(&records);
+            let call = call.as_deref().and_then(CallMode::parse);
+            let summary = summarize_run_as(&records, call);
             let out = out
                 .or_else(|| run_dirs.first().cloned())
                 .unwrap_or_default();

@@ -102,6 +102,9 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.count("size_bytes", &samples, |s| s.size_bytes);
     t.count("calls", &samples, |s| s.calls);
     t.float("first_call_s", &samples, |s| s.first_call_s);
+    t.float("warm_call_s", &samples, |s| s.warm_call_s);
+    t.float("first_call_cpu_s", &samples, |s| s.first_call_cpu_s);
+    t.float("warm_call_cpu_s", &samples, |s| s.warm_call_cpu_s);
     t.float("commit_s", &samples, |s| s.commit_s);
     t.float("parallelism", &samples, |s| s.parallelism);
     t.float("resident_fraction", &samples, |s| s.resident_fraction);
@@ -138,6 +141,7 @@ pub fn summary_table(summary: &RunSummary) -> Table {
     cell_columns(&mut t, &cells, |c| &c.cell);
     t.text("status", &cells, |c| Some(c.status.name().to_string()));
     t.text("reason", &cells, |c| c.reason.clone());
+    t.text("call", &cells, |_| Some(summary.call.name().to_string()));
     t.count("samples", &cells, |c| c.wall.map(|w| w.n as u64));
     t.float("min_s", &cells, |c| c.wall.map(|w| w.min));
     t.float("q25_s", &cells, |c| c.wall.map(|w| w.q25));
@@ -152,6 +156,12 @@ pub fn summary_table(summary: &RunSummary) -> Table {
     t.float("cpu_ratio_lo", &cells, |c| c.cpu_ratio.map(|r| r.lo));
     t.float("cpu_ratio_hi", &cells, |c| c.cpu_ratio.map(|r| r.hi));
     t.float("median_cpu_s", &cells, |c| c.cpu.map(|w| w.median));
+    t.float("first_call_median_s", &cells, |c| {
+        c.first_call.map(|w| w.median)
+    });
+    t.float("warm_call_median_s", &cells, |c| {
+        c.warm_call.map(|w| w.median)
+    });
     t.float("parallelism", &cells, |c| c.parallelism);
     t.count("peak_rss_bytes", &cells, |c| c.peak_rss_bytes);
     t.count("size_bytes", &cells, |c| c.size_bytes);

@@ -60,6 +60,8 @@ fn ok(
             max: median * 1.5,
         }),
         cpu: None,
+        first_call: None,
+        warm_call: None,
         peak_rss_bytes: Some(200 * 1024 * 1024),
         size_bytes: Some(size),
         bytes_per_value: Some(size as f64 / 6_100_000.0),
@@ -86,6 +88,8 @@ fn not_ok(key: CellKey, status: SampleStatus, reason: &str) -> CellSummary {
         reason: Some(reason.into()),
         wall: None,
         cpu: None,
+        first_call: None,
+        warm_call: None,
         peak_rss_bytes: None,
         size_bytes: None,
         bytes_per_value: None,
@@ -322,6 +326,7 @@ pub(super) fn fixture() -> RunSummary {
             slots: vec![slot(1), slot(2), slot(3)],
         }),
         groups: groups(),
+        call: crate::stats::CallMode::Warm,
         // A finished run: every scheduled sample is here.
         completeness: crate::stats::Completeness {
             scheduled: true,

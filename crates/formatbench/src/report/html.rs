@@ -111,6 +111,11 @@ fn glance(out: &mut String, summary: &RunSummary) {
     if summary.groups.is_empty() {
         return empty(out, "No results were recorded.");
     }
+    let _ = writeln!(
+        out,
+        "<p id=\"call\">Times are {}.</p>",
+        esc(summary.call.describe())
+    );
     out.push_str("<div class=\"scroll\"><table>\n");
     thead(
         out,

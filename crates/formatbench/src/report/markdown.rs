@@ -63,6 +63,9 @@ pub fn render(summary: &RunSummary) -> String {
     if let Some(text) = recommendation(summary) {
         let _ = writeln!(out, "**Recommendation:** {}\n", escape(&text));
     }
+    if !summary.groups.is_empty() {
+        let _ = writeln!(out, "Times are {}.\n", escape(summary.call.describe()));
+    }
     let charts = charts::all(summary);
     environment(&mut out, summary);
     datasets(&mut out, summary);

@@ -38,6 +38,9 @@ pub(super) struct Row<'a> {
     pub median: String,
     pub noisy: bool,
     pub range: String,
+    /// Median of each sample's first call, and of its warm calls (whichever ranks).
+    pub first_call: String,
+    pub warm_call: String,
     /// The paired ratio to the fastest with its interval; `1.00×` on the fastest row.
     pub ratio: String,
     /// The same for CPU time.
@@ -76,6 +79,8 @@ impl Row<'_> {
     pub fn text(&self, field: Field) -> &str {
         match field {
             Field::Range => &self.range,
+            Field::FirstCall => &self.first_call,
+            Field::WarmCall => &self.warm_call,
             Field::Ratio => &self.ratio,
             Field::CpuRatio => &self.cpu_ratio,
             Field::CpuShort => &self.cpu_short,
@@ -97,6 +102,8 @@ impl Row<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Field {
     Range,
+    FirstCall,
+    WarmCall,
     Ratio,
     CpuRatio,
     CpuShort,
@@ -117,6 +124,8 @@ impl Field {
     pub fn name(self) -> &'static str {
         match self {
             Field::Range => "Min–max",
+            Field::FirstCall => "First call",
+            Field::WarmCall => "Warm calls",
             Field::Ratio => "Ratio [95 % CI]",
             Field::CpuRatio => "CPU ratio [95 % CI]",
             Field::CpuShort => "CPU ratio",
@@ -152,6 +161,8 @@ pub(super) fn shows_residency(group: &OpGroup) -> bool {
 pub(super) fn detail_fields(group: &OpGroup) -> Vec<Field> {
     let mut fields = vec![
         Field::Range,
+        Field::FirstCall,
+        Field::WarmCall,
         Field::Ratio,
         Field::CpuRatio,
         Field::Parallelism,
@@ -251,6 +262,8 @@ pub(super) fn rows<'a>(group: &'a OpGroup, artifacts: &[ArtifactRecord]) -> Vec<
                 range: or_dash(c.wall, |w| {
                     format!("{} – {}", format::duration(w.min), format::duration(w.max))
                 }),
+                first_call: or_dash(c.first_call, |w| format::duration(w.median)),
+                warm_call: or_dash(c.warm_call, |w| format::duration(w.median)),
                 ratio: ratio_text(c, fastest),
                 cpu_ratio: cpu_ratio_text(c, fastest),
                 cpu_short: or_dash(c.cpu_ratio, |r| {

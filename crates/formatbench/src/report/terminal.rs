@@ -45,6 +45,9 @@ pub fn render(summary: &RunSummary) -> String {
         }
     }
     out.push_str(&super::cache::terminal(summary));
+    if !summary.groups.is_empty() {
+        out.push_str(&format!("times = {}\n", summary.call.describe()));
+    }
     out.push_str(&format!(
         "* {LEGEND_NOISY}   ! {LEGEND_FLAG}\n\
          ×best = {LEGEND_RATIO}\n\

@@ -231,8 +231,17 @@ pub struct SampleRecord {
     /// (CPU user + system) ÷ wall over the operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallelism: Option<f64>,
+    /// Seconds of the sample's first call alone, in a fresh worker process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_call_s: Option<f64>,
+    /// Mean seconds of the calls after the first, in the same process (absent for one call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_call_s: Option<f64>,
+    /// CPU seconds (user + system) of the first call, and the mean of the later calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_call_cpu_s: Option<f64>,
     /// Seconds per call of the commit a store runs after the timed write or change (its syncs
     /// and metadata rename), timed apart from the operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +319,9 @@ impl SampleRecord {
             write_bytes: None,
             parallelism: None,
             first_call_s: None,
+            warm_call_s: None,
+            first_call_cpu_s: None,
+            warm_call_cpu_s: None,
             commit_s: None,
             result_bytes: None,
             worker_build: None,

@@ -1,4 +1,5 @@
 use super::bootstrap::{paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+use super::call::CallMode;
 use super::completeness::Completeness;
 use super::Summary;
 use crate::results::{
@@ -19,10 +20,14 @@ pub struct CellSummary {
     /// `ok` only when the result was verified and every sample succeeded.
     pub status: SampleStatus,
     pub reason: Option<String>,
-    /// Seconds of the operation over the ok samples.
+    /// Seconds per call of the operation over the ok samples: the call the run ranks by
+    /// ([`RunSummary::call`]).
     pub wall: Option<Summary>,
-    /// CPU seconds (user + system) of the operation.
+    /// CPU seconds (user + system) per call, of the same call.
     pub cpu: Option<Summary>,
+    /// Each sample's first call, and its warm calls, whichever ranks.
+    pub first_call: Option<Summary>,
+    pub warm_call: Option<Summary>,
     pub peak_rss_bytes: Option<u64>,
     pub size_bytes: Option<u64>,
     pub bytes_per_value: Option<f64>,
@@ -105,6 +110,8 @@ pub struct RunSummary {
     pub cache_ratios: Vec<CacheRatio>,
     /// Whether every scheduled sample is here (an interrupted run's are not).
     pub completeness: Completeness,
+    /// Which call of each sample the times rank by.
+    pub call: CallMode,
 }
 
 impl RunSummary {
@@ -139,7 +146,13 @@ fn median_f64(values: &[f64]) -> Option<f64> {
     super::median(values)
 }
 
+/// The summary ranked by the call the run chose (its `call` setting; warm by default).
 pub fn summarize_run(records: &[Record]) -> RunSummary {
+    summarize_run_as(records, None)
+}
+
+/// The summary ranked by `call`, or by the run's own choice when `None`.
+pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummary {
     let mut summary = RunSummary::default();
     let mut verifications: BTreeMap<CellKey, &VerificationRecord> = BTreeMap::new();
     let mut samples: BTreeMap<CellKey, Vec<&SampleRecord>> = BTreeMap::new();
@@ -181,6 +194,13 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
             }
         }
     }
+    summary.call = call
+        .or_else(|| {
+            let env = summary.environment.as_ref()?;
+            CallMode::parse(env.settings.get("call")?)
+        })
+        .unwrap_or_default();
+    let call = summary.call;
     let all_samples: Vec<&SampleRecord> = samples.values().flatten().copied().collect();
     summary.completeness = Completeness::of(summary.schedule.as_ref(), &all_samples);
     let resolution = summary
@@ -191,7 +211,7 @@ pub fn summarize_run(records: &[Record]) -> RunSummary {
         .into_iter()
         .map(|(key, samples)| {
             let verification = verifications.get(&key).copied();
-            let mut cell = summarize_cell(key, &samples, verification, resolution);
+            let mut cell = summarize_cell(key, &samples, verification, resolution, call);
             cell.flags.extend(summary.completeness.flag_of(&cell.cell));
             cell
         })
@@ -274,6 +294,7 @@ fn summarize_cell(
     samples: &[&SampleRecord],
     verification: Option<&VerificationRecord>,
     resolution: Option<f64>,
+    call: CallMode,
 ) -> CellSummary {
     let ok: Vec<&SampleRecord> = samples
         .iter()
@@ -285,12 +306,13 @@ fn summarize_cell(
         .copied()
         .filter(|s| s.status != SampleStatus::Ok)
         .collect();
-    let walls: Vec<f64> = ok.iter().filter_map(|s| s.wall_s).collect();
-    let cpu_of = |s: &SampleRecord| Some(s.cpu_user_s? + s.cpu_sys_s?);
+    let wall_of = |s: &SampleRecord| call.wall_of(s).map(|(w, _)| w);
+    let walls: Vec<f64> = ok.iter().filter_map(|s| wall_of(s)).collect();
+    let cpu_of = |s: &SampleRecord| call.cpu_of(s);
     let cpus: Vec<f64> = ok.iter().filter_map(|s| cpu_of(s)).collect();
     let rounds: BTreeMap<u32, f64> = ok
         .iter()
-        .filter_map(|s| Some((s.round?, s.wall_s?)))
+        .filter_map(|s| Some((s.round?, wall_of(s)?)))
         .collect();
     let cpu_rounds: BTreeMap<u32, f64> = ok
         .iter()
@@ -310,6 +332,17 @@ fn summarize_cell(
         (SampleStatus::Ok, None)
     };
     let mut flags: BTreeSet<String> = ok.iter().flat_map(|s| s.flags.iter().cloned()).collect();
+    if ok
+        .iter()
+        .any(|s| call.wall_of(s).is_some_and(|(_, asked)| !asked))
+    {
+        flags.insert(format!(
+            "no {} call recorded (older results): the mean over every call of a sample",
+            call.name()
+        ));
+    }
+    let first_calls: Vec<f64> = ok.iter().filter_map(|s| s.first_call_s).collect();
+    let warm_calls: Vec<f64> = ok.iter().filter_map(|s| s.warm_call_s).collect();
     let wall = Summary::of(&walls);
     if let (Some(w), Some(res)) = (wall, resolution) {
         if w.median < MIN_TICKS * res {
@@ -329,6 +362,8 @@ fn summarize_cell(
         reason,
         wall,
         cpu: Summary::of(&cpus),
+        first_call: Summary::of(&first_calls),
+        warm_call: Summary::of(&warm_calls),
         peak_rss_bytes: median_u64(ok.iter().filter_map(|s| s.peak_rss_bytes).collect()),
         size_bytes: samples.iter().find_map(|s| s.size_bytes),
         bytes_per_value: None,

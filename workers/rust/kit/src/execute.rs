@@ -211,7 +211,7 @@ fn write(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
     std::fs::create_dir_all(&job.artifact)?;
     // Every call writes fresh files; repeats go to directories removed after the timer.
     let mut call = 0usize;
-    let ((), measured) = measure_repeated(job.min_sample_s, job.max_calls, || {
+    let ((), measured) = measure_repeated(job.calls(), || {
         call += 1;
         if call == 1 {
             return write_all(&job.artifact);
@@ -294,8 +294,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
     let first_row = job.op == Op::FirstRow;
     let resident = resident_fraction(&files_under(&job.artifact));
     let ((batches, method), measured) = measure_repeated(
-        job.min_sample_s,
-        job.max_calls,
+        job.calls(),
         || -> Result<_, KitError> {
             if let Some(plan) = &plan {
                 let (result, method) = plan.run(backend, &ctx, &job.artifact)?;

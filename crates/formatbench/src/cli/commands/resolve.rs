@@ -276,6 +276,7 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
         ("seed".into(), plan.seed.to_string()),
         ("prefer".into(), args.prefer.clone()),
+        ("call".into(), args.call.clone()),
         (
             "reference".into(),
             args.reference.clone().unwrap_or_default(),

@@ -182,7 +182,13 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
             )
         })
         .collect();
-    let title = format!("{}: median wall time", group_title(group));
+    // A cold read makes one call: its first, whatever ranks elsewhere.
+    let call = if group.cache == "cold" {
+        "first"
+    } else {
+        summary.call.name()
+    };
+    let title = format!("{}: median wall time ({call} calls)", group_title(group));
     Some(Chart {
         place: Place::Group(index),
         label: format!("{title}, fastest first: {}", words.join(", ")),

@@ -404,6 +404,9 @@ pub fn sample_record(
     record.method = answer.settings.get("method").cloned();
     record.digest = answer.digest.clone();
     record.first_call_s = answer.first_call_s;
+    record.warm_call_s = answer.warm_call_s;
+    record.first_call_cpu_s = answer.first_call_cpu_s;
+    record.warm_call_cpu_s = answer.warm_call_cpu_s;
     record.commit_s = answer
         .phases
         .iter()

@@ -1,0 +1,70 @@
+//! Which call of a sample a time is. A sample calls its operation at least twice in one worker
+//! process: the first call is a script's view (page faults, pool start-up and lazy
+//! initialisation included), the later ones a service's (same process, warm). Both are
+//! recorded; `--call` chooses which one ranks.
+
+use crate::results::SampleRecord;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallMode {
+    /// The first call in a fresh process.
+    First,
+    /// The mean of the calls after the first, in the same process.
+    #[default]
+    Warm,
+}
+
+impl CallMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CallMode::First => "first",
+            CallMode::Warm => "warm",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "first" => Some(CallMode::First),
+            "warm" => Some(CallMode::Warm),
+            _ => None,
+        }
+    }
+
+    /// What the reports say the ranked times are.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CallMode::First => {
+                "first calls: each sample's first call in a fresh worker process (a script's view)"
+            }
+            CallMode::Warm => {
+                "warm calls: each sample's calls after the first, in the same worker process (a \
+                 service's view); cold-cache reads and one-call samples count their first call"
+            }
+        }
+    }
+
+    /// The wall seconds per call a sample ranks by, and whether it is the figure asked for.
+    /// A cold read's only call is its first (a second would find the cache warm), and a
+    /// record from before warm figures were kept has only its mean over every call.
+    pub fn wall_of(self, s: &SampleRecord) -> Option<(f64, bool)> {
+        match self {
+            CallMode::First => Some(match s.first_call_s {
+                Some(first) => (first, true),
+                None => (s.wall_s?, s.calls == Some(1)),
+            }),
+            CallMode::Warm => Some(match s.warm_call_s {
+                Some(warm) => (warm, true),
+                None => (s.wall_s?, s.cell.cache == "cold"),
+            }),
+        }
+    }
+
+    /// CPU seconds (user + system) per call, for the same call as [`CallMode::wall_of`].
+    pub fn cpu_of(self, s: &SampleRecord) -> Option<f64> {
+        let per_call = || Some(s.cpu_user_s? + s.cpu_sys_s?);
+        match self {
+            CallMode::First => s.first_call_cpu_s.or_else(per_call),
+            CallMode::Warm => s.warm_call_cpu_s.or_else(per_call),
+        }
+    }
+}
