@@ -293,9 +293,8 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
     let scan = job.op == Op::Scan;
     let first_row = job.op == Op::FirstRow;
     let resident = resident_fraction(&files_under(&job.artifact));
-    let ((batches, method), measured) = measure_repeated(
-        job.calls(),
-        || -> Result<_, KitError> {
+    let ((batches, method), measured) =
+        measure_repeated(job.calls(), || -> Result<_, KitError> {
             if let Some(plan) = &plan {
                 let (result, method) = plan.run(backend, &ctx, &job.artifact)?;
                 return Ok((Output::Matrix(result), method));
@@ -309,8 +308,7 @@ fn read(job: &Job, backend: &dyn Backend) -> Result<Answer, KitError> {
                 std::hint::black_box(crate::scan::fold_batches(&batches));
             }
             Ok((Output::Table(batches), method.to_string()))
-        },
-    )?;
+        })?;
     let batches = match batches {
         Output::Matrix(result) => result.into_batches()?,
         Output::Table(batches) => in_order(backend, job, batches)?,
