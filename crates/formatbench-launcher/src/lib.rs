@@ -56,6 +56,38 @@ fn json_escape(s: &str) -> String {
     out
 }
 
+/// The runner that started this launcher: named in the environment (so a runner that died
+/// before the launcher got this far is noticed), else the parent now.
+fn parent_at_start() -> i32 {
+    std::env::var(RUNNER_PID_ENV)
+        .ok()
+        .and_then(|p| p.parse().ok())
+        // SAFETY: getppid has no preconditions.
+        .unwrap_or_else(|| unsafe { libc::getppid() })
+}
+
+/// The environment variable the runner names itself in.
+pub const RUNNER_PID_ENV: &str = "FORMATBENCH_RUNNER_PID";
+
+/// Asks the kernel for SIGKILL when the parent exits, then makes sure the parent it meant is
+/// still the parent: one that died before the request leaves this process to init, and then
+/// it exits at once. Async-signal-safe (it runs between fork and exec too).
+fn die_with_parent(parent: i32) {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) and getppid touch no memory of ours; _exit never returns.
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
+    }
+}
+
 fn kill_group(pid: i32) {
     // SAFETY: kill has no memory-safety preconditions; a negative pid addresses the group.
     unsafe {
@@ -77,13 +109,21 @@ pub fn launch(args: &[String]) -> i32 {
         Ok(fd) => Stdio::from(fd),
         Err(_) => Stdio::null(),
     };
+    // The launcher dies with the runner: a runner killed with SIGKILL must not leave a sample
+    // running that would compete with the next run's.
+    die_with_parent(parent_at_start());
     let mut command = Command::new(request.program);
     command.args(request.args).stdout(stdout_for_worker);
-    // SAFETY: only async-signal-safe calls (setsid, signal) run between fork and exec.
+    // SAFETY: getpid is async-signal-safe.
+    let launcher = unsafe { libc::getpid() };
+    // SAFETY: only async-signal-safe calls (setsid, signal, prctl, getppid, _exit) run between
+    // fork and exec.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             libc::setsid();
             libc::signal(libc::SIGINT, libc::SIG_DFL);
+            // The worker dies with its launcher (and so with the runner).
+            die_with_parent(launcher);
             Ok(())
         });
     }

@@ -72,6 +72,47 @@ fn kill_group(pid: i32) {
     }
 }
 
+/// Whether any process of group `pgid` is still running: a zombie (dead, not yet reaped by
+/// whoever inherited it) does not count, as it runs nothing.
+fn group_runs(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        // SAFETY: signal 0 only checks that the group exists.
+        return unsafe { libc::kill(-pgid, 0) } == 0;
+    };
+    entries.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // After the command's closing parenthesis: state, ppid, pgrp, …
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+        pgrp == Some(pgid) && !matches!(state, Some("Z") | Some("X"))
+    })
+}
+
+/// Waits until no process of group `pid` is left (each is killed first); an error if one
+/// survives 10 s of SIGKILL.
+fn wait_until_gone(pid: i32) -> Result<(), Error> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if !group_runs(pid) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(Error::Io(format!(
+                "worker process group {pid} survived SIGKILL for 10 s; stopping so it cannot \
+                 run beside the next sample"
+            )));
+        }
+        kill_group(pid);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs one job in a fresh worker process. Returns `Err(Interrupted)` after Ctrl-C, having
 /// killed the worker; every other failure is an outcome with a reason.
 pub fn run_job(
@@ -96,6 +137,10 @@ pub fn run_job(
         .args(prefix)
         .arg("--job")
         .arg(job_path)
+        .env(
+            formatbench_launcher::RUNNER_PID_ENV,
+            std::process::id().to_string(),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
@@ -149,6 +194,13 @@ pub fn run_job(
         }
     }
     let _ = child.wait();
+    // A launcher that vanished without reporting (killed) took its worker with it; the sample
+    // is failed only once the worker's group is confirmed gone, so it cannot run beside the
+    // next sample.
+    if let (None, Some(pid)) = (&stats, pid) {
+        kill_group(pid);
+        wait_until_gone(pid)?;
+    }
 
     let answer = match (&stats, spawn_error) {
         (_, Some(error)) => Err(format!("cannot start the worker: {error}")),

@@ -1,0 +1,391 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Fault injection: the runner killed at any point, a launcher or worker killed, a cut-off
+//! results line, a full disk. After each, every complete sample is still in results.jsonl,
+//! no process of the run is left, and `--resume` finishes the plan with no duplicates.
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr};
+use formatbench::results::SampleStatus;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Processes whose command line mentions `marker` (a test's own --out directory), with the
+/// command line, leaving zombies out (they run nothing).
+fn processes_with(marker: &str) -> Vec<(i32, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if !zombie && line.contains(marker) {
+            out.push((pid, line));
+        }
+    }
+    out
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn kill(pid: i32, signal: i32) {
+    // SAFETY: signalling a process this test started.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+/// A run of a quick competitor and one whose every sample hangs until a 2 s timeout.
+fn hang_plan(out: &Path) -> Vec<String> {
+    [
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--backends",
+        "selftest-noop,selftest-hang",
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--timeout",
+        "2",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+/// Resumes the run in `out`, then checks what every fault must leave: a finished plan with no
+/// duplicate sample and a report that regenerates.
+fn resume_completes(out: &Path) {
+    let dir = run_dir(out);
+    let resumed = formatbench(&[
+        "run",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // Exit 1 when cells failed (a hanging one times out), never 2 or a crash.
+    assert!(
+        matches!(resumed.status.code(), Some(0 | 1)) && stderr(&resumed).contains("finished in"),
+        "resume: {}",
+        stderr(&resumed)
+    );
+    let measured: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.round.is_some())
+        .collect();
+    let keys: BTreeSet<_> = measured
+        .iter()
+        .map(|s| (s.cell.clone(), s.round, s.position))
+        .collect();
+    assert_eq!(keys.len(), measured.len(), "no sample twice");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        !report.contains("Incomplete"),
+        "the plan is finished: {report}"
+    );
+    let again = formatbench(&["report", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "report: {}", stderr(&again));
+}
+
+#[test]
+fn a_killed_runner_leaves_no_process_behind_and_resumes() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().display().to_string();
+    let mut args = hang_plan(out.path());
+    // Only dying with the runner can end a hanging sample within the test's 5 s.
+    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
+    args[timeout] = "60".into();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut runner = spawn(&args);
+    // A hanging sample is running: kill the runner under it.
+    wait_for("a hanging sample", Duration::from_secs(60), || {
+        processes_with(&marker)
+            .iter()
+            .any(|(_, l)| l.contains("__launch") && hang_job(l))
+    });
+    kill(runner.id() as i32, libc::SIGKILL);
+    let _ = runner.wait();
+    wait_for(
+        "the launcher and worker to die with the runner",
+        Duration::from_secs(5),
+        || processes_with(&marker).is_empty(),
+    );
+    // The resume's hanging samples time out sooner.
+    let plan = run_dir(out.path()).join("plan.json");
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    value["timeout"]["secs"] = 2.into();
+    std::fs::write(&plan, value.to_string()).unwrap();
+    resume_completes(out.path());
+}
+
+#[test]
+fn a_killed_launcher_takes_its_worker_and_the_run_goes_on() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().display().to_string();
+    let mut args = hang_plan(out.path());
+    // Long enough that only the kill ends a hanging sample.
+    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
+    args[timeout] = "60".into();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut runner = spawn(&args);
+    let mut killed = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runner.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the run did not finish");
+        let running = processes_with(&marker);
+        let hanging = running
+            .iter()
+            .find(|(_, l)| l.contains("__launch") && l.contains("selftest") && hang_job(l));
+        if let Some((launcher, line)) = hanging {
+            let job = line.split_whitespace().last().unwrap().to_string();
+            kill(*launcher, libc::SIGKILL);
+            killed += 1;
+            // Its worker goes with it, before the runner starts anything else.
+            wait_for("the orphaned worker to die", Duration::from_secs(5), || {
+                !processes_with(&job)
+                    .iter()
+                    .any(|(_, l)| !l.contains("__launch"))
+            });
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let status = runner.wait().unwrap();
+    // Exit 1: the hanging cell failed, every sample with its reason.
+    assert_eq!(status.code(), Some(1));
+    assert!(killed >= 1);
+    let hang: Vec<_> = samples(&run_dir(out.path()))
+        .into_iter()
+        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
+        .collect();
+    assert_eq!(hang.len(), killed);
+    for s in &hang {
+        assert_eq!(s.status, SampleStatus::Failed);
+        let reason = s.reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("launcher ended"), "{reason}");
+    }
+    assert!(processes_with(&marker).is_empty());
+}
+
+/// Whether a launcher's command line runs a measured selftest-hang sample (its job file names
+/// the backend; preparing and verifying jobs do not hang).
+fn hang_job(line: &str) -> bool {
+    let job = line.split_whitespace().last().unwrap_or_default();
+    let Ok(text) = std::fs::read_to_string(job) else {
+        return false;
+    };
+    let Ok(job) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    job["backend"] == "selftest-hang" && job["prepare"] == false && job["verify_out"].is_null()
+}
+
+#[test]
+fn the_runner_stopped_at_any_point_resumes_to_the_full_plan() {
+    // SIGINT and SIGTERM stop cleanly, SIGKILL does not; at three points each.
+    for (seed, signal) in [
+        (1u64, libc::SIGINT),
+        (2, libc::SIGTERM),
+        (3, libc::SIGKILL),
+        (4, libc::SIGKILL),
+        (5, libc::SIGTERM),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let marker = out.path().display().to_string();
+        let args = [
+            "run",
+            "--dataset",
+            "mixed",
+            "--rows",
+            "200",
+            "--per-type",
+            "1",
+            "--min-sample-ms",
+            "0",
+            "--backends",
+            "ipc,csv,selftest-noop",
+            "--ops",
+            "read,take",
+            "--rounds",
+            "1",
+            "--out",
+            out.path().to_str().unwrap(),
+        ];
+        let mut runner = spawn(&args);
+        // Somewhere between preparing and measuring, different for every seed.
+        std::thread::sleep(Duration::from_millis(300 + 350 * seed));
+        kill(runner.id() as i32, signal);
+        let status = runner.wait().unwrap();
+        if status.success() {
+            // Finished before the signal: nothing to resume.
+            continue;
+        }
+        wait_for("the run's processes to end", Duration::from_secs(5), || {
+            processes_with(&marker).is_empty()
+        });
+        if std::fs::read_dir(out.path()).unwrap().next().is_none() {
+            // Stopped before the run folder was made.
+            continue;
+        }
+        resume_completes(out.path());
+    }
+}
+
+#[test]
+fn a_cut_off_results_line_is_set_aside_and_the_resume_completes() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "200",
+        "--per-type",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--backends",
+        "ipc,selftest-noop",
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    let first = formatbench(&args);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let dir = run_dir(out.path());
+    // A crash cut the last record off half-way.
+    let path = dir.join("results.jsonl");
+    let text = std::fs::read(&path).unwrap();
+    let cut = text.len() - 40;
+    std::fs::write(&path, &text[..cut]).unwrap();
+    let before = samples(&dir).len();
+    resume_completes(out.path());
+    let torn = std::fs::read(dir.join("results.jsonl.torn-1")).unwrap();
+    assert_eq!(
+        torn,
+        &text[text[..cut].iter().rposition(|&b| b == b'\n').unwrap() + 1..cut]
+    );
+    assert!(
+        samples(&dir).len() > before,
+        "the cut-off sample was measured again"
+    );
+}
+
+/// A small tmpfs mounted for one test (root only), unmounted when dropped.
+struct Tmpfs(tempfile::TempDir);
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(Tmpfs(dir))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_full_disk_keeps_every_complete_record() {
+    use formatbench::results::{read_records, Record, ResultsWriter, SampleRecord};
+    let Some(disk) = Tmpfs::mount("64k") else {
+        common::available("mounting a tmpfs (root) for the disk-full test", false);
+        return;
+    };
+    // Fill the disk but for a few kilobytes.
+    let filler = disk.0.path().join("filler");
+    let mut file = std::fs::File::create(&filler).unwrap();
+    let chunk = vec![7u8; 4096];
+    use std::io::Write;
+    while file.write_all(&chunk).is_ok() {}
+    drop(file);
+    let len = std::fs::metadata(&filler).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&filler)
+        .unwrap()
+        .set_len(len - 6 * 1024)
+        .unwrap();
+    let path = disk.0.path().join("results.jsonl");
+    let mut writer = ResultsWriter::open(&path).unwrap();
+    let sample = |round| {
+        let mut s = SampleRecord::bare(
+            "run",
+            formatbench::results::CellKey {
+                dataset: "d".into(),
+                dataset_fingerprint: "fp".into(),
+                backend: "ipc".into(),
+                profile: "default".into(),
+                layout: "default".into(),
+                target: "arrow".into(),
+                op: "read".into(),
+                threads: 1,
+                cache: "warm".into(),
+            },
+            Some(round),
+            SampleStatus::Ok,
+            None,
+        );
+        s.reason = Some("x".repeat(700));
+        Record::Sample(Box::new(s))
+    };
+    let mut written = 0;
+    let error = loop {
+        match writer.append(&sample(written + 1)) {
+            Ok(()) => written += 1,
+            Err(e) => break e.to_string(),
+        }
+        assert!(written < 100, "the disk never filled");
+    };
+    assert!(error.contains("every complete record before it is kept"), "{error}");
+    assert!(written >= 1);
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes.last(), Some(&b'\n'), "no partial line is left");
+    assert_eq!(read_records(&path).unwrap().len(), written as usize);
+}
