@@ -7,7 +7,7 @@ mod rng;
 mod spec;
 mod words;
 
-pub use generate::{generate, ColumnGenerator};
+pub use generate::{generate, row_shape, ColumnGenerator};
 pub use ingest::ingest;
 pub use rng::Rng;
 pub use spec::{DatasetKind, DatasetSpec, DATASET_KINDS};

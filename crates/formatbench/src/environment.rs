@@ -45,7 +45,10 @@ fn os() -> String {
 fn git_state() -> (Option<String>, Option<bool>) {
     let tree = Path::new(env!("CARGO_MANIFEST_DIR"));
     let git = |args: &[&str]| -> Option<String> {
+        // Read-only: `git status` would otherwise refresh the index and take .git/index.lock
+        // in the user's tree, a write outside --out (and a lock another git may trip on).
         let out = Command::new("git")
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .arg("-C")
             .arg(tree)
             .args(args)

@@ -2,6 +2,7 @@
 //! parameters of each operation, and the order samples run in.
 
 mod inputs;
+pub mod limits;
 mod schedule;
 mod suite;
 

@@ -22,6 +22,8 @@ pub use recommend::recommendation;
 use crate::results::{ArtifactRecord, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 use crate::Error;
+/// Byte counts as every report writes them (binary units).
+pub use format::bytes;
 use format::DASH;
 use std::path::Path;
 

@@ -10,7 +10,7 @@ pub mod progress;
 mod runner;
 
 pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, CacheState};
-pub use catalog::{catalog, find, BackendInfo, TableTraits, WorkerKind};
+pub use catalog::{catalog, catalog_with, find, BackendInfo, TableTraits, WorkerKind};
 pub use heavy::{heavy_backends, HEAVY_BACKENDS};
 pub use interrupt::{install_interrupt_handler, interrupted};
 pub use launch::{run_job, ProcessStats, SampleOutcome};

@@ -383,7 +383,10 @@ fn a_full_disk_keeps_every_complete_record() {
         }
         assert!(written < 100, "the disk never filled");
     };
-    assert!(error.contains("every complete record before it is kept"), "{error}");
+    assert!(
+        error.contains("every complete record before it is kept"),
+        "{error}"
+    );
     assert!(written >= 1);
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes.last(), Some(&b'\n'), "no partial line is left");

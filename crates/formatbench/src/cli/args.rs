@@ -173,6 +173,10 @@ pub struct RunArgs {
     /// What the recommendation optimises for: read, write, size or balanced.
     #[arg(long, default_value = "balanced", value_parser = ["read", "write", "size", "balanced"])]
     pub prefer: String,
+    /// Generate a dataset even when its source looks too big for the free disk under --out or
+    /// the memory available (a write holds the whole source).
+    #[arg(long)]
+    pub allow_large: bool,
     /// Which call of each sample ranks: `warm`, the calls after the first in one process (a
     /// service's view), or `first`, the first call in a fresh process (a script's view). Both
     /// are recorded; `report --call` re-ranks by the other.

@@ -60,6 +60,16 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             call,
         } => {
             let records = pool::pooled_records(&run_dirs, allow_dirty)?;
+            if !records
+                .iter()
+                .any(|r| matches!(r, crate::results::Record::Sample(_)))
+            {
+                let dirs: Vec<String> = run_dirs.iter().map(|d| d.display().to_string()).collect();
+                return Err(Error::Input(format!(
+                    "{}: no samples to report (the run stopped before measuring anything)",
+                    dirs.join(", ")
+                )));
+            }
             let call = call.as_deref().and_then(CallMode::parse);
             let summary = summarize_run_as(&records, call);
             let out = out
@@ -80,6 +90,8 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
         Some(dir) => resolve::stored_plan(dir)?,
         None => resolve::plan(suite.as_ref(), args)?,
     };
+    // Before anything is written: a source that cannot fit stops here, leaving nothing.
+    crate::plan::limits::check(&plan.datasets, &args.out, args.allow_large)?;
     let options = RunOptions {
         out_dir: args.out.clone(),
         resume: args.resume.clone(),

@@ -103,6 +103,28 @@ pub enum ColumnGenerator {
 }
 
 impl ColumnGenerator {
+    /// About how many bytes one value takes in the canonical source (a string's bytes plus
+    /// its 4-byte offset), for sizing a dataset before it is generated.
+    fn value_bytes(&self) -> u64 {
+        let text = |len: usize| len as u64 + 4;
+        match self {
+            ColumnGenerator::Index
+            | ColumnGenerator::Int64 { .. }
+            | ColumnGenerator::UInt64 { .. }
+            | ColumnGenerator::Float64
+            | ColumnGenerator::Timestamp => 8,
+            ColumnGenerator::Float32Normal | ColumnGenerator::Date => 4,
+            ColumnGenerator::Bool => 1,
+            ColumnGenerator::Chars { len, .. } => text(*len),
+            ColumnGenerator::Choice(values) => {
+                let total: usize = values.iter().map(|v| v.len()).sum();
+                text(total / values.len().max(1))
+            }
+            ColumnGenerator::Label(label) => text(label(0).len()),
+            ColumnGenerator::Words { bytes } => text(*bytes),
+        }
+    }
+
     fn data_type(&self) -> DataType {
         match self {
             ColumnGenerator::Index | ColumnGenerator::Int64 { .. } => DataType::Int64,
@@ -183,6 +205,38 @@ fn plate_id(row: u64) -> String {
 fn well_id(row: u64) -> String {
     let well = row % 384;
     format!("{}{:02}", (b'A' + (well / 24) as u8) as char, well % 24 + 1)
+}
+
+/// About how many bytes a row of a generated dataset takes, and how many columns it has,
+/// worked out without building its columns (a million features would take gigabytes).
+pub fn row_shape(kind: DatasetKind, per_type: usize, features: usize) -> (u64, u64) {
+    let bytes = |cols: &[(String, ColumnGenerator)]| -> u64 {
+        cols.iter().map(|(_, g)| g.value_bytes()).sum()
+    };
+    match kind {
+        DatasetKind::Mixed => {
+            let one = columns(kind, 1, 0);
+            let index = bytes(&one[..1]);
+            let cycle = bytes(&one[1..]);
+            let per = per_type as u64;
+            (
+                index.saturating_add(cycle.saturating_mul(per)),
+                1 + (one.len() as u64 - 1).saturating_mul(per),
+            )
+        }
+        DatasetKind::Features => {
+            let fixed = columns(kind, 0, 0);
+            let feature = ColumnGenerator::Float32Normal.value_bytes();
+            (
+                bytes(&fixed).saturating_add(feature.saturating_mul(features as u64)),
+                (fixed.len() as u64).saturating_add(features as u64),
+            )
+        }
+        DatasetKind::Long | DatasetKind::Text => {
+            let cols = columns(kind, 0, 0);
+            (bytes(&cols), cols.len() as u64)
+        }
+    }
 }
 
 /// The columns of a generated dataset, in order.

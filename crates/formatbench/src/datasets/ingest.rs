@@ -57,12 +57,44 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
     }
 }
 
+/// The line of a CSV's quote that is never closed, if there is one. A quoted field may span
+/// lines and holds doubled quotes (`""`), so an even count of quotes after the opening one
+/// closes it: a reader without this check takes the rest of the file as one field.
+fn unterminated_quote(mut reader: impl std::io::BufRead) -> Result<Option<u64>, Error> {
+    let mut quoted_since = None;
+    let mut line = 1u64;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(quoted_since);
+        }
+        for &byte in chunk {
+            if byte == b'"' {
+                quoted_since = match quoted_since {
+                    Some(_) => None,
+                    None => Some(line),
+                };
+            } else if byte == b'\n' {
+                line += 1;
+            }
+        }
+        let n = chunk.len();
+        reader.consume(n);
+    }
+}
+
 /// Rows of a CSV that type inference (and the offset check) reads.
 const INFER_ROWS: usize = 10_000;
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 
 fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error> {
+    if path.is_dir() {
+        return Err(Error::Input(format!(
+            "{} is a directory: --input takes one CSV, Parquet or Arrow IPC file",
+            path.display()
+        )));
+    }
     let mut file = File::open(path)
         .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
     let format = detect(path, &mut file)?;
@@ -71,6 +103,13 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
     };
     Ok(match format {
         InputFormat::Csv => {
+            if let Some(line) = unterminated_quote(BufReader::new(&mut file))? {
+                return Err(Error::Input(format!(
+                    "malformed CSV file {}: the quote opened on line {line} is never closed",
+                    path.display()
+                )));
+            }
+            file.rewind()?;
             let (schema, _) = arrow::csv::reader::Format::default()
                 .with_header(true)
                 .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
@@ -148,10 +187,7 @@ pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, E
         ("format".into(), format.to_string()),
         ("index".into(), index.unwrap_or("(position)").to_string()),
     ]);
-    let name = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into());
+    let name = super::spec::input_name(input);
     Ok(Source {
         name,
         path: out.to_path_buf(),

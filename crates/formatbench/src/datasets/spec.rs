@@ -88,6 +88,31 @@ pub enum DatasetSpec {
     },
 }
 
+/// A user file's dataset key: its stem with anything but letters, digits, `.`, `_` and `-`
+/// replaced by `_`. The key names directories (sources, artifacts), so a stem of dots only
+/// (`...csv` has stem `..`) or none at all becomes `input`.
+pub fn input_name(path: &std::path::Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.chars().all(|c| c == '.') {
+        "input".to_string()
+    } else {
+        clean
+    }
+}
+
 impl DatasetSpec {
     /// The dataset's key in results: kind, rows and columns (index included), or the file's stem.
     pub fn name(&self) -> String {
@@ -95,10 +120,7 @@ impl DatasetSpec {
             DatasetSpec::Generated { kind, rows, .. } => {
                 format!("{kind}-{rows}x{}", self.columns())
             }
-            DatasetSpec::Input { path, .. } => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "input".into()),
+            DatasetSpec::Input { path, .. } => input_name(path),
         }
     }
 

@@ -125,7 +125,19 @@ impl TableTraits {
     }
 }
 
+/// Every backend, the peers included (describing them starts Python and R once).
 pub fn catalog() -> Vec<BackendInfo> {
+    catalog_with(true)
+}
+
+/// Whether a backend name belongs to a peer (Python or R worker).
+pub fn is_peer_name(name: &str) -> bool {
+    name.starts_with("py-") || name.starts_with("r-")
+}
+
+/// The backends, with the peers only when `peers`: a plan of native backends never starts an
+/// interpreter or writes the peers' worker files.
+pub fn catalog_with(peers: bool) -> Vec<BackendInfo> {
     let native = formatbench_worker_arrow::BACKENDS
         .iter()
         .map(|b| BackendInfo {
@@ -165,8 +177,10 @@ pub fn catalog() -> Vec<BackendInfo> {
             available: Ok(()),
             table: TableTraits::default(),
         });
-    let peers = [crate::peers::python_backends(), crate::peers::r_backends()]
+    let peers = peers
+        .then(|| [crate::peers::python_backends(), crate::peers::r_backends()])
         .into_iter()
+        .flatten()
         .filter_map(|described| described.as_ref().ok())
         .flat_map(|backends| backends.iter().cloned());
     let heavy = super::heavy::heavy_backends().iter().cloned();
@@ -184,5 +198,7 @@ impl BackendInfo {
 }
 
 pub fn find(name: &str) -> Option<BackendInfo> {
-    catalog().into_iter().find(|b| b.name == name)
+    catalog_with(is_peer_name(name))
+        .into_iter()
+        .find(|b| b.name == name)
 }

@@ -152,7 +152,14 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             say("interrupted: the samples already written stay valid; finish with --resume");
             true
         }
-        Err(e) => return Err(e),
+        Err(e) => {
+            // A run that stopped on bad input before measuring anything leaves no folder: there
+            // is nothing in it to resume or report.
+            if options.resume.is_none() && !holds_samples(&results_path) {
+                let _ = std::fs::remove_dir_all(&run_dir);
+            }
+            return Err(e);
+        }
     };
     let records = crate::results::read_records(&results_path)?;
     let summary = summarize_run(&records);
@@ -164,6 +171,13 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         interrupted,
         wall_s: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether the results file holds any sample record (measured or not run).
+fn holds_samples(path: &std::path::Path) -> bool {
+    crate::results::read_records(path)
+        .map(|records| records.iter().any(|r| matches!(r, Record::Sample(_))))
+        .unwrap_or(true)
 }
 
 impl Runner<'_> {

@@ -74,12 +74,18 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
 }
 
 fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>, Error> {
-    let known = catalog();
     let wanted = args
         .backends
         .clone()
         .or_else(|| suite.map(|s| s.backends.clone()))
         .unwrap_or_else(|| vec!["all".into()]);
+    // The peers are described (an interpreter started) only when the plan may use one.
+    let native = crate::run::catalog_with(false);
+    let needs_peers = wanted.iter().any(|w| {
+        !matches!(w.as_str(), "native" | "builtin" | "heavy")
+            && !native.iter().any(|b| b.name == *w)
+    });
+    let known = if needs_peers { catalog() } else { native };
     // Groups: "all" (native and peers), "native" (built in and heavy workers), "builtin" (the
     // light backends inside this binary), "heavy" (the workers on other Arrow majors) and
     // "peers" (py-*, r-*).
@@ -195,9 +201,7 @@ fn ops(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Op>, Error> {
 pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
     if let Some(reference) = &args.reference {
         let known = reference.split_once('/').is_some_and(|(b, p)| {
-            catalog()
-                .iter()
-                .any(|i| i.name == b && i.profiles.iter().any(|x| x == p))
+            crate::run::find(b).is_some_and(|i| i.profiles.iter().any(|x| x == p))
         });
         if !known {
             return Err(Error::Input(format!(

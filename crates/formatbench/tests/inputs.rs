@@ -1,0 +1,204 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Bad input gets one clear error line and exit 2, before anything is written; a run touches
+//! nothing outside --out that it does not need.
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr};
+use std::process::Command;
+
+/// Runs formatbench with `args` and `--out OUT`; asserts exit 2, one error line containing
+/// `expect`, no panic, and no run folder left in OUT.
+fn refused(args: &[&str], expect: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--out", out.path().to_str().unwrap()]);
+    let result = formatbench(&all);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(expect), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains("error")).count(),
+        1,
+        "{args:?}: {err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(out.path()).unwrap().collect();
+    assert!(left.is_empty(), "{args:?} left {left:?}");
+}
+
+#[test]
+fn an_unterminated_quote_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bad_quote.csv");
+    std::fs::write(&csv, "a,b\n1,x\n2,\"y\n3,z\n4,w\n").unwrap();
+    refused(
+        &["run", "--input", csv.to_str().unwrap()],
+        "the quote opened on line 3 is never closed",
+    );
+    // Quoted fields across lines and doubled quotes are fine.
+    let good = dir.path().join("good.csv");
+    std::fs::write(&good, "a,b\n1,\"two\nlines\"\n2,\"say \"\"hi\"\"\"\n").unwrap();
+    let out = dir.path().join("out");
+    let result = formatbench(&[
+        "run",
+        "--input",
+        good.to_str().unwrap(),
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+}
+
+#[test]
+fn a_directory_as_input_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    refused(&["run", "--input", path], &format!("{path} is a directory"));
+}
+
+#[test]
+fn a_source_too_big_for_the_machine_is_refused_with_the_figures() {
+    refused(
+        &["run", "--rows", "1000000000000"],
+        "its source would take about",
+    );
+    refused(
+        &[
+            "run",
+            "--dataset",
+            "features",
+            "--rows",
+            "1",
+            "--features",
+            "100000000",
+        ],
+        "is available",
+    );
+    refused(&["run", "--rows", "0"], "--rows 0 makes an empty dataset");
+}
+
+#[test]
+fn a_run_without_samples_has_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("results.jsonl"), "").unwrap();
+    let result = formatbench(&["report", run.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("no samples to report"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!run.join("report.md").exists());
+}
+
+#[test]
+fn an_input_named_with_dots_stays_inside_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("...csv");
+    std::fs::write(&csv, "a,b\n1,2\n3,4\n").unwrap();
+    let out = dir.path().join("out");
+    let result = formatbench(&[
+        "run",
+        "--input",
+        csv.to_str().unwrap(),
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--keep-artifacts",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let run = run_dir(&out);
+    assert!(samples(&run).iter().all(|s| s.cell.dataset == "input"));
+    // Nothing was written beside the run folder.
+    let beside: Vec<_> = std::fs::read_dir(&out).unwrap().collect();
+    assert_eq!(beside.len(), 1);
+    assert!(run.join("scratch/artifacts/input").exists());
+}
+
+#[test]
+fn a_native_run_reads_git_without_its_lock_and_leaves_the_peers_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    // A git that records how it was asked, then runs the real one.
+    let real = String::from_utf8(Command::new("which").arg("git").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    if !common::available("git", !real.is_empty()) {
+        return;
+    }
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.path().join("git.log");
+    let script = format!(
+        "#!/bin/sh\necho \"locks=${{GIT_OPTIONAL_LOCKS:-unset}} $*\" >> {}\nexec {real} \"$@\"\n",
+        log.display()
+    );
+    let fake = bin.join("git");
+    std::fs::write(&fake, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let peers = dir.path().join("peers");
+    let out = dir.path().join("out");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let result = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args([
+            "run",
+            "--dataset",
+            "mixed",
+            "--rows",
+            "100",
+            "--per-type",
+            "1",
+            "--backends",
+            "ipc",
+            "--ops",
+            "read",
+            "--rounds",
+            "1",
+            "--min-sample-ms",
+            "0",
+            "--out",
+        ])
+        .arg(&out)
+        .env("PATH", path)
+        .env("FORMATBENCH_PEERS", &peers)
+        .output()
+        .unwrap();
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!calls.is_empty(), "the run read its commit");
+    for call in calls.lines() {
+        assert!(
+            call.starts_with("locks=0 "),
+            "git without its optional locks: {call}"
+        );
+    }
+    assert!(!peers.exists(), "no peer was probed for a native plan");
+}
