@@ -39,3 +39,22 @@ impl From<formatbench_worker_arrow::WorkerError> for Error {
         Error::Input(e.to_string())
     }
 }
+
+/// Runs `read` over outside bytes (a user's file, a worker's output) and turns a panic inside a
+/// library's reader (arrow's IPC reader panics on some corrupt buffers) into an input error
+/// naming `what`, printed as one line rather than a backtrace.
+pub fn reading<T>(what: &str, read: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    let hook = std::panic::take_hook();
+    // Quiet while reading: the error below is the one line the user sees.
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    std::panic::set_hook(hook);
+    outcome.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the reader gave up".into());
+        Err(Error::Input(format!("malformed {what}: {message}")))
+    })
+}

@@ -112,6 +112,14 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
         outcome.wall_s,
         outcome.run_dir.display()
     ));
+    // The runner's own high-water mark (its workers' are in the samples): it streams every
+    // pass over a source or result, so this stays near a few batches at any data size.
+    if let Some(peak) = formatbench_protocol::memory_snapshot().peak_bytes {
+        crate::run::progress::say(&format!(
+            "the runner's own peak memory: {}",
+            crate::report::bytes(peak)
+        ));
+    }
     Ok(if outcome.interrupted {
         130
     } else if outcome.summary.any_failed() {

@@ -156,6 +156,11 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
 /// Streams `input` into the canonical IPC file at `out`; `index` names the integer column that
 /// `range` selects by (without it, ranges are by position).
 pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
+    let what = format!("input {}", input.display());
+    crate::error::reading(&what, || ingest_file(input, index, out))
+}
+
+fn ingest_file(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
     let (schema, batches, format) = open_batches(input)?;
     if let Some(index) = index {
         let field = schema.field_with_name(index).map_err(|_| {

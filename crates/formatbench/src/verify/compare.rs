@@ -18,7 +18,7 @@ pub struct Verification {
 }
 
 impl Verification {
-    fn failed(reason: String, representation: Vec<String>, rows: u64) -> Self {
+    pub(crate) fn failed(reason: String, representation: Vec<String>, rows: u64) -> Self {
         Verification {
             ok: false,
             reason: Some(reason),

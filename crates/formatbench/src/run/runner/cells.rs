@@ -296,7 +296,8 @@ pub fn verification_record(
                 verify_out,
                 tolerance,
                 row_order(&cell.info),
-            )?;
+            )
+            .or_else(unreadable_fails)?;
             record.rows = Some(verdict.rows);
             record.representation = verdict.representation;
             if verdict.ok {
@@ -337,7 +338,8 @@ pub fn check_returned(
         returned,
         None,
         row_order(&cell.info),
-    )?;
+    )
+    .or_else(unreadable_fails)?;
     let _ = std::fs::remove_file(returned);
     Ok(if verdict.ok {
         Ok(())
@@ -452,4 +454,17 @@ pub fn sample_record(
         ));
     }
     record
+}
+
+/// What a worker wrote for verification cannot be read (garbage, cut off): the cell fails with
+/// the reason and the run goes on; only an interrupt stops it.
+fn unreadable_fails(e: Error) -> Result<crate::verify::Verification, Error> {
+    match e {
+        Error::Interrupted => Err(e),
+        e => Ok(crate::verify::Verification::failed(
+            e.to_string(),
+            Vec::new(),
+            0,
+        )),
+    }
 }

@@ -25,8 +25,19 @@ pub fn clock_resolution() -> f64 {
 
 /// A hash of the binary that runs the workers, so samples of different builds never mix.
 pub fn worker_build() -> Result<String, Error> {
+    use std::io::Read;
     let exe = std::env::current_exe()?;
-    let bytes = std::fs::read(&exe)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", exe.display())))?;
-    Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
+    let cannot = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", exe.display()));
+    // Streamed: a debug build is hundreds of megabytes, more than the runner needs otherwise.
+    let mut file = std::fs::File::open(&exe).map_err(cannot)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut chunk).map_err(cannot)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&chunk[..n]);
+    }
+    Ok(format!("xxh3:{:016x}", hasher.digest()))
 }
