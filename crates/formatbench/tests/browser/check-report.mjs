@@ -10,17 +10,23 @@ import { join } from 'node:path';
 const [reportPath, resultsPath, outDir] = process.argv.slice(2);
 const problems = [];
 
-// Medians recomputed from results.jsonl: ok measured samples per cell, linear interpolation.
+// Medians recomputed from results.jsonl: ok measured samples per cell, linear interpolation,
+// of the call the run ranks by (its `call` setting, warm by default): a sample's warm calls or
+// its first; a cold read's one call, or an older record's mean, where the figure is absent.
 function medians() {
   const byCell = new Map();
+  let call = 'warm';
   for (const line of readFileSync(resultsPath, 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const r = JSON.parse(line);
+    if (r.kind === 'environment' && r.settings && r.settings.call) call = r.settings.call;
     if (r.kind !== 'sample' || r.status !== 'ok' || r.round == null) continue;
     const key = [r.dataset, r.backend, r.profile, r.op, r.cache, r.threads].join('|');
     if (!byCell.has(key)) byCell.set(key, []);
-    byCell.get(key).push(r.wall_s);
+    byCell.get(key).push(r);
   }
+  const ranked = (r) => (call === 'first' ? r.first_call_s : r.warm_call_s) ?? r.wall_s;
+  for (const [key, records] of byCell) byCell.set(key, records.map(ranked));
   const out = new Map();
   for (const [key, values] of byCell) {
     values.sort((a, b) => a - b);
