@@ -84,25 +84,7 @@ fn corrupted_suites_results_and_answers_are_errors_not_panics() {
     });
     // A finished run's results file.
     let out = dir.path().join("out");
-    let run = common::formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "100",
-        "--per-type",
-        "1",
-        "--backends",
-        "ipc",
-        "--ops",
-        "read",
-        "--rounds",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = common::quick_ipc_read(&common::SMALL_MIXED, &[], &out);
     assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
     let results = std::fs::read(common::run_dir(&out).join("results.jsonl")).unwrap();
     never_panics(dir.path(), "results.jsonl", &results, |p| {

@@ -40,21 +40,7 @@ fn an_unterminated_quote_is_an_error_naming_its_line() {
     let good = dir.path().join("good.csv");
     std::fs::write(&good, "a,b\n1,\"two\nlines\"\n2,\"say \"\"hi\"\"\"\n").unwrap();
     let out = dir.path().join("out");
-    let result = formatbench(&[
-        "run",
-        "--input",
-        good.to_str().unwrap(),
-        "--backends",
-        "ipc",
-        "--ops",
-        "read",
-        "--rounds",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let result = common::quick_ipc_read(&["--input", good.to_str().unwrap()], &[], &out);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
 }
 
@@ -108,22 +94,11 @@ fn an_input_named_with_dots_stays_inside_the_run() {
     let csv = dir.path().join("...csv");
     std::fs::write(&csv, "a,b\n1,2\n3,4\n").unwrap();
     let out = dir.path().join("out");
-    let result = formatbench(&[
-        "run",
-        "--input",
-        csv.to_str().unwrap(),
-        "--backends",
-        "ipc",
-        "--ops",
-        "read",
-        "--rounds",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--keep-artifacts",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let result = common::quick_ipc_read(
+        &["--input", csv.to_str().unwrap()],
+        &["--keep-artifacts"],
+        &out,
+    );
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let run = run_dir(&out);
     assert!(samples(&run).iter().all(|s| s.cell.dataset == "input"));

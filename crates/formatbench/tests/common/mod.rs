@@ -97,3 +97,27 @@ pub fn ready(kind: &str, name: &str) -> bool {
     };
     available(&what, matches!(reason, Some(Ok(()))))
 }
+
+/// One quick measured run: `source` (e.g. `["--input", path]` or a generated dataset) read by
+/// the `ipc` backend once a round, one block, into `out`, plus `extra` arguments.
+pub fn quick_ipc_read(source: &[&str], extra: &[&str], out: &Path) -> Output {
+    let mut args = vec!["run"];
+    args.extend(source);
+    args.extend([
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--min-sample-ms",
+        "0",
+    ]);
+    args.extend(extra);
+    let out = out.to_str().expect("a UTF-8 path");
+    args.extend(["--out", out]);
+    formatbench(&args)
+}
+
+/// A small generated table for [`quick_ipc_read`].
+pub const SMALL_MIXED: [&str; 6] = ["--dataset", "mixed", "--rows", "100", "--per-type", "1"];
