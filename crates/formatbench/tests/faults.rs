@@ -202,6 +202,47 @@ fn a_killed_launcher_takes_its_worker_and_the_run_goes_on() {
     assert!(processes_with(&marker).is_empty());
 }
 
+#[test]
+fn a_killed_worker_fails_its_sample_and_the_run_goes_on() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().display().to_string();
+    let mut args = hang_plan(out.path());
+    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
+    args[timeout] = "60".into();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut runner = spawn(&args);
+    let mut killed = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runner.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the run did not finish");
+        let running = processes_with(&marker);
+        // The worker itself (not its launcher) of a hanging sample.
+        let worker = running
+            .iter()
+            .find(|(_, l)| !l.contains("__launch") && l.contains("__worker") && hang_job(l));
+        if let Some((pid, _)) = worker {
+            kill(*pid, libc::SIGKILL);
+            killed += 1;
+            wait_for("the killed worker to go", Duration::from_secs(5), || {
+                !processes_with(&marker).iter().any(|(p, _)| p == pid)
+            });
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert_eq!(runner.wait().unwrap().code(), Some(1));
+    assert!(killed >= 1);
+    let hang: Vec<_> = samples(&run_dir(out.path()))
+        .into_iter()
+        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
+        .collect();
+    assert_eq!(hang.len(), killed);
+    for s in &hang {
+        let reason = s.reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("worker killed by SIGKILL"), "{reason}");
+    }
+    assert!(processes_with(&marker).is_empty());
+}
+
 /// Whether a launcher's command line runs a measured selftest-hang sample (its job file names
 /// the backend; preparing and verifying jobs do not hang).
 fn hang_job(line: &str) -> bool {
