@@ -182,10 +182,10 @@ pub fn measure_repeated<T, E>(
     let mut value = op()?;
     let first_call_s = start.elapsed().as_secs_f64();
     let mut calls = 1;
-    // Read only when a second call follows, so a one-call sample's timer stays as it was.
-    let mut first_usage = None;
+    // Where the first call's CPU ends: read once, and only when a second call follows, so the
+    // loop of calls stays as it was and a one-call sample reads no extra counter.
+    let first_usage = calls_wanted.more(calls, first_call_s).then(rusage_self);
     while calls_wanted.more(calls, start.elapsed().as_secs_f64()) {
-        first_usage.get_or_insert_with(rusage_self);
         drop(value);
         value = op()?;
         calls += 1;

@@ -90,16 +90,14 @@ const NO_CLEAR_WINNER: &str = "no clear winner: the runner-up's 95 % interval in
 
 /// `dataset · op · cache warm · threads 2`; writes (cache `n/a`) leave the cache part out.
 fn group_title(group: &OpGroup) -> String {
-    if group.cache == "n/a" || group.cache.is_empty() {
-        format!(
-            "{} · {} · threads {}",
-            group.dataset, group.op, group.threads
-        )
+    title(&group.dataset, &group.op, &group.cache, group.threads)
+}
+
+fn title(dataset: &str, op: &str, cache: &str, threads: u32) -> String {
+    if cache == "n/a" || cache.is_empty() {
+        format!("{dataset} · {op} · threads {threads}")
     } else {
-        format!(
-            "{} · {} · cache {} · threads {}",
-            group.dataset, group.op, group.cache, group.threads
-        )
+        format!("{dataset} · {op} · cache {cache} · threads {threads}")
     }
 }
 
@@ -231,18 +229,9 @@ fn shortfall(summary: &RunSummary) -> Option<(String, Vec<String>)> {
         .iter()
         .map(|s| {
             let k = &s.cell;
-            let group = OpGroup {
-                dataset: k.dataset.clone(),
-                op: k.op.clone(),
-                threads: k.threads,
-                cache: k.cache.clone(),
-                cells: Vec::new(),
-                no_clear_winner: false,
-                warnings: Vec::new(),
-            };
             format!(
                 "{} · {} {} ({}, {}): {} of {} samples",
-                group_title(&group),
+                title(&k.dataset, &k.op, &k.cache, k.threads),
                 k.backend,
                 k.profile,
                 k.layout,

@@ -59,8 +59,8 @@ fn kill(pid: i32, signal: i32) {
     }
 }
 
-/// A run of a quick competitor and one whose every sample hangs until a 2 s timeout.
-fn hang_plan(out: &Path) -> Vec<String> {
+/// A run of a quick competitor and one whose every sample hangs until `timeout` seconds.
+fn hang_plan(out: &Path, timeout: &str) -> Vec<String> {
     [
         "run",
         "--dataset",
@@ -78,13 +78,59 @@ fn hang_plan(out: &Path) -> Vec<String> {
         "--rounds",
         "1",
         "--timeout",
-        "2",
+        timeout,
         "--out",
     ]
     .iter()
     .map(|s| s.to_string())
     .chain([out.display().to_string()])
     .collect()
+}
+
+/// Runs the hanging plan (a 60 s timeout: only a kill ends a hanging sample) and, whenever a
+/// process `pick` chooses is running a hanging sample, SIGKILLs it and waits for `gone`
+/// (given the killed pid and its command line) before looking again. Returns the run's exit
+/// code and how many it killed, once the run has ended by itself.
+fn kill_each_hanging(
+    out: &Path,
+    pick: impl Fn(&str) -> bool,
+    gone: impl Fn(i32, &str) -> bool,
+) -> (Option<i32>, usize) {
+    let marker = out.display().to_string();
+    let args = hang_plan(out, "60");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut runner = spawn(&args);
+    let mut killed = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while runner.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the run did not finish");
+        let running = processes_with(&marker);
+        if let Some((pid, line)) = running.iter().find(|(_, l)| pick(l) && hang_job(l)) {
+            kill(*pid, libc::SIGKILL);
+            killed += 1;
+            wait_for(
+                "the killed process's sample to end",
+                Duration::from_secs(5),
+                || gone(*pid, line),
+            );
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    (runner.wait().unwrap().code(), killed)
+}
+
+/// The measured selftest-hang samples of the run in `out`, each failed with `reason`.
+fn hang_samples_failed_with(out: &Path, reason: &str) -> usize {
+    let hang: Vec<_> = samples(&run_dir(out))
+        .into_iter()
+        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
+        .collect();
+    for s in &hang {
+        assert_eq!(s.status, SampleStatus::Failed);
+        let said = s.reason.as_deref().unwrap_or_default();
+        assert!(said.contains(reason), "{said}");
+    }
+    hang.len()
 }
 
 /// Resumes the run in `out`, then checks what every fault must leave: a finished plan with no
@@ -126,10 +172,8 @@ fn resume_completes(out: &Path) {
 fn a_killed_runner_leaves_no_process_behind_and_resumes() {
     let out = tempfile::tempdir().unwrap();
     let marker = out.path().display().to_string();
-    let mut args = hang_plan(out.path());
     // Only dying with the runner can end a hanging sample within the test's 5 s.
-    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
-    args[timeout] = "60".into();
+    let args = hang_plan(out.path(), "60");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut runner = spawn(&args);
     // A hanging sample is running: kill the runner under it.
@@ -157,89 +201,43 @@ fn a_killed_runner_leaves_no_process_behind_and_resumes() {
 #[test]
 fn a_killed_launcher_takes_its_worker_and_the_run_goes_on() {
     let out = tempfile::tempdir().unwrap();
-    let marker = out.path().display().to_string();
-    let mut args = hang_plan(out.path());
-    // Long enough that only the kill ends a hanging sample.
-    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
-    args[timeout] = "60".into();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut runner = spawn(&args);
-    let mut killed = 0;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while runner.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the run did not finish");
-        let running = processes_with(&marker);
-        let hanging = running
-            .iter()
-            .find(|(_, l)| l.contains("__launch") && l.contains("selftest") && hang_job(l));
-        if let Some((launcher, line)) = hanging {
-            let job = line.split_whitespace().last().unwrap().to_string();
-            kill(*launcher, libc::SIGKILL);
-            killed += 1;
-            // Its worker goes with it, before the runner starts anything else.
-            wait_for("the orphaned worker to die", Duration::from_secs(5), || {
-                !processes_with(&job)
-                    .iter()
-                    .any(|(_, l)| !l.contains("__launch"))
-            });
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    let status = runner.wait().unwrap();
+    let (code, killed) = kill_each_hanging(
+        out.path(),
+        |line| line.contains("__launch") && line.contains("selftest"),
+        // Its worker goes with it, before the runner starts anything else.
+        |_, line| {
+            let job = line.split_whitespace().last().unwrap_or_default();
+            !processes_with(job)
+                .iter()
+                .any(|(_, l)| !l.contains("__launch"))
+        },
+    );
     // Exit 1: the hanging cell failed, every sample with its reason.
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(code, Some(1));
     assert!(killed >= 1);
-    let hang: Vec<_> = samples(&run_dir(out.path()))
-        .into_iter()
-        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
-        .collect();
-    assert_eq!(hang.len(), killed);
-    for s in &hang {
-        assert_eq!(s.status, SampleStatus::Failed);
-        let reason = s.reason.as_deref().unwrap_or_default();
-        assert!(reason.contains("launcher ended"), "{reason}");
-    }
-    assert!(processes_with(&marker).is_empty());
+    assert_eq!(
+        hang_samples_failed_with(out.path(), "launcher ended"),
+        killed
+    );
+    assert!(processes_with(&out.path().display().to_string()).is_empty());
 }
 
 #[test]
 fn a_killed_worker_fails_its_sample_and_the_run_goes_on() {
     let out = tempfile::tempdir().unwrap();
     let marker = out.path().display().to_string();
-    let mut args = hang_plan(out.path());
-    let timeout = args.iter().position(|a| a == "--timeout").unwrap() + 1;
-    args[timeout] = "60".into();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut runner = spawn(&args);
-    let mut killed = 0;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while runner.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the run did not finish");
-        let running = processes_with(&marker);
-        // The worker itself (not its launcher) of a hanging sample.
-        let worker = running
-            .iter()
-            .find(|(_, l)| !l.contains("__launch") && l.contains("__worker") && hang_job(l));
-        if let Some((pid, _)) = worker {
-            kill(*pid, libc::SIGKILL);
-            killed += 1;
-            wait_for("the killed worker to go", Duration::from_secs(5), || {
-                !processes_with(&marker).iter().any(|(p, _)| p == pid)
-            });
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    assert_eq!(runner.wait().unwrap().code(), Some(1));
+    let (code, killed) = kill_each_hanging(
+        out.path(),
+        // The worker itself, not its launcher.
+        |line| !line.contains("__launch") && line.contains("__worker"),
+        |pid, _| !processes_with(&marker).iter().any(|(p, _)| *p == pid),
+    );
+    assert_eq!(code, Some(1));
     assert!(killed >= 1);
-    let hang: Vec<_> = samples(&run_dir(out.path()))
-        .into_iter()
-        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
-        .collect();
-    assert_eq!(hang.len(), killed);
-    for s in &hang {
-        let reason = s.reason.as_deref().unwrap_or_default();
-        assert!(reason.contains("worker killed by SIGKILL"), "{reason}");
-    }
+    assert_eq!(
+        hang_samples_failed_with(out.path(), "worker killed by SIGKILL"),
+        killed
+    );
     assert!(processes_with(&marker).is_empty());
 }
 
