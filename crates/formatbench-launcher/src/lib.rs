@@ -10,12 +10,15 @@ use std::time::{Duration, Instant};
 
 struct Request<'a> {
     timeout: Option<Duration>,
+    /// Bytes of address space the worker may map (RLIMIT_AS), when capped.
+    memory_limit: Option<u64>,
     program: &'a str,
     args: &'a [String],
 }
 
 fn parse(args: &[String]) -> Option<Request<'_>> {
     let mut timeout = None;
+    let mut memory_limit = None;
     let mut rest = args;
     loop {
         match rest {
@@ -24,9 +27,14 @@ fn parse(args: &[String]) -> Option<Request<'_>> {
                 timeout = Some(Duration::from_millis(ms));
                 rest = tail;
             }
+            [flag, value, tail @ ..] if flag == "--memory-limit-bytes" => {
+                memory_limit = Some(value.parse().ok()?);
+                rest = tail;
+            }
             [dashes, program, tail @ ..] if dashes == "--" => {
                 return Some(Request {
                     timeout,
+                    memory_limit,
                     program,
                     args: tail,
                 })
@@ -98,7 +106,9 @@ fn kill_group(pid: i32) {
 /// Runs the launcher with its arguments (after the program name); returns its exit code.
 pub fn launch(args: &[String]) -> i32 {
     let Some(request) = parse(args) else {
-        eprintln!("usage: formatbench-launcher [--timeout-ms N] -- PROGRAM [ARGS...]");
+        eprintln!(
+            "usage: formatbench-launcher [--timeout-ms N] [--memory-limit-bytes N] -- PROGRAM [ARGS...]"
+        );
         return 2;
     };
     // SAFETY: setting a signal disposition to SIG_IGN is async-signal-safe and has no handler.
@@ -116,14 +126,27 @@ pub fn launch(args: &[String]) -> i32 {
     command.args(request.args).stdout(stdout_for_worker);
     // SAFETY: getpid is async-signal-safe.
     let launcher = unsafe { libc::getpid() };
-    // SAFETY: only async-signal-safe calls (setsid, signal, prctl, getppid, _exit) run between
-    // fork and exec.
+    let memory_limit = request.memory_limit;
+    // SAFETY: only async-signal-safe calls (setsid, signal, prctl, getppid, setrlimit, _exit)
+    // run between fork and exec.
     unsafe {
         command.pre_exec(move || {
             libc::setsid();
             libc::signal(libc::SIGINT, libc::SIG_DFL);
             // The worker dies with its launcher (and so with the runner).
             die_with_parent(launcher);
+            if let Some(bytes) = memory_limit {
+                // Address space, not resident memory: the one cap an unprivileged process
+                // can set on its child without cgroups. The worker's allocations fail past it
+                // and it dies with its allocator's message instead of the machine swapping.
+                let limit = libc::rlimit {
+                    rlim_cur: bytes as libc::rlim_t,
+                    rlim_max: bytes as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
     }

@@ -3,13 +3,14 @@
 use formatbench_protocol::{measure, measure_repeated, Answer, Job};
 use std::hint::black_box;
 
-pub const BACKENDS: [&str; 6] = [
+pub const BACKENDS: [&str; 7] = [
     "selftest-noop",
     "selftest-alloc",
     "selftest-spin",
     "selftest-crash",
     "selftest-hang",
     "selftest-garbage",
+    "selftest-truncated",
 ];
 
 /// Profiles of each self-test backend; calibration compares them.
@@ -109,6 +110,16 @@ pub fn run(job: &Job) -> Answer {
         "selftest-garbage" => {
             // A worker that answers with nonsense: the runner must record it as failed.
             let _ = std::fs::write(&job.answer, b"this is not { json");
+            std::process::exit(0);
+        }
+        "selftest-truncated" => {
+            // A worker cut off while writing a real answer (a full disk, a kill between two
+            // writes): what it left parses as the start of a good answer and nothing more.
+            let whole = measure(|| Ok::<u64, ()>(0))
+                .ok()
+                .and_then(|(_, m)| serde_json::to_vec(&Answer::ok().with_measurement(&m)).ok())
+                .unwrap_or_default();
+            let _ = std::fs::write(&job.answer, &whole[..whole.len() / 2]);
             std::process::exit(0);
         }
         other => return Answer::failed(format!("unknown self-test backend '{other}'")),

@@ -53,6 +53,9 @@ pub struct Plan {
     pub warmup: u32,
     pub threads: u32,
     pub timeout: Duration,
+    /// Bytes of address space each worker may map (`--memory-limit`); none when uncapped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
     /// Seeds the choice of projected columns and taken rows.
     pub seed: u64,
     /// Tables of files (Delta): files each table is cut into.

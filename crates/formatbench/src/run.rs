@@ -13,7 +13,7 @@ pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, Cach
 pub use catalog::{catalog, catalog_with, find, BackendInfo, TableTraits, WorkerKind};
 pub use heavy::{heavy_backends, HEAVY_BACKENDS};
 pub use interrupt::{install_interrupt_handler, interrupted};
-pub use launch::{run_job, ProcessStats, SampleOutcome};
+pub use launch::{run_job, Limits, ProcessStats, SampleOutcome};
 pub use runner::{execute_plan, RunOptions, RunOutcome, PLAN_FILE};
 
 /// Hidden first arguments under which the formatbench binary acts as the launcher or a worker.

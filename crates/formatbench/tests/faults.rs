@@ -431,3 +431,93 @@ fn a_full_disk_keeps_every_complete_record() {
     assert_eq!(bytes.last(), Some(&b'\n'), "no partial line is left");
     assert_eq!(read_records(&path).unwrap().len(), written as usize);
 }
+
+/// A run of the quick competitor beside `backend` (one block), with `extra` arguments.
+fn misbehaving_run(out: &Path, backend: &str, extra: &[&str]) -> std::process::Output {
+    let competitors = format!("selftest-noop,{backend}");
+    let mut args = vec![
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--backends",
+        &competitors,
+        "--ops",
+        "read",
+        "--rounds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    formatbench(&args)
+}
+
+/// The measured samples of `backend` in the run in `out`: each failed with a reason that says
+/// all of `reasons`; returns how many.
+fn failed_with(out: &Path, backend: &str, reasons: &[&str]) -> usize {
+    let measured: Vec<_> = samples(&run_dir(out))
+        .into_iter()
+        .filter(|s| s.cell.backend == backend && s.round.is_some())
+        .collect();
+    for s in &measured {
+        assert_eq!(s.status, SampleStatus::Failed, "{backend}");
+        let said = s.reason.as_deref().unwrap_or_default();
+        for reason in reasons {
+            assert!(said.contains(reason), "{backend}: {said}");
+        }
+    }
+    measured.len()
+}
+
+#[test]
+fn a_truncated_answer_fails_its_sample_and_the_run_goes_on() {
+    let out = tempfile::tempdir().unwrap();
+    let run = misbehaving_run(out.path(), "selftest-truncated", &[]);
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    // Two competitors: one block of four rounds.
+    assert_eq!(
+        failed_with(
+            out.path(),
+            "selftest-truncated",
+            &["garbled answer", "EOF while parsing"]
+        ),
+        4
+    );
+    resume_completes(out.path());
+}
+
+#[test]
+fn a_worker_past_its_memory_limit_fails_its_sample_and_the_run_goes_on() {
+    let out = tempfile::tempdir().unwrap();
+    // 512 MiB allocated and touched under a 256 MiB cap on address space.
+    let run = misbehaving_run(
+        out.path(),
+        "selftest-alloc",
+        &["--profiles", "default,512mib", "--memory-limit", "256MiB"],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    assert_eq!(
+        failed_with(
+            out.path(),
+            "selftest-alloc",
+            &[
+                "memory allocation of 536870912 bytes failed",
+                "under --memory-limit 256 MiB",
+            ]
+        ),
+        4
+    );
+    let noop = samples(&run_dir(out.path()))
+        .into_iter()
+        .filter(|s| s.cell.backend == "selftest-noop" && s.round.is_some())
+        .filter(|s| s.status == SampleStatus::Ok)
+        .count();
+    assert_eq!(noop, 4, "the competitor within the limit is measured");
+    resume_completes(out.path());
+}

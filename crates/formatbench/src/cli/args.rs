@@ -149,6 +149,10 @@ pub struct RunArgs {
     /// Seconds a sample may take before its worker is killed.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
+    /// Address space each worker may map, e.g. 8GiB (as `prlimit --as`): a worker past it
+    /// fails its sample instead of pushing the machine into swap. Default: uncapped.
+    #[arg(long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
     /// Where run directories are written.
     #[arg(long, default_value = "formatbench-results")]
     pub out: PathBuf,

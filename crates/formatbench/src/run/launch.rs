@@ -28,6 +28,15 @@ pub struct ProcessStats {
     pub nivcsw: u64,
 }
 
+/// What a sample may use before it is stopped.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Wall time; the launcher kills the worker's group past it.
+    pub timeout: Duration,
+    /// Bytes of address space (`--memory-limit`), when capped.
+    pub memory: Option<u64>,
+}
+
 #[derive(Debug)]
 pub struct SampleOutcome {
     /// The worker's answer, or why there is none.
@@ -56,13 +65,27 @@ fn signal_name(signal: i32) -> &'static str {
     }
 }
 
-/// The last non-empty line a worker printed: usually the reason it died.
+/// The last line a worker printed that is not part of a backtrace: usually the reason it died
+/// (a panic's message, an allocator's "memory allocation of N bytes failed", …).
 fn last_log_line(log: &Path) -> Option<String> {
     let text = std::fs::read_to_string(log).ok()?;
     text.lines()
         .rev()
-        .find(|l| !l.trim().is_empty())
+        .find(|l| !l.trim().is_empty() && !is_backtrace_line(l))
         .map(|l| l.chars().take(300).collect())
+}
+
+/// Lines of a Rust (`RUST_BACKTRACE`) or Python traceback's frame list, and the notes about
+/// them: the frames say where, the line before them says why.
+fn is_backtrace_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    let frame_number = trimmed
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    frame_number
+        || trimmed.starts_with("at ")
+        || trimmed == "stack backtrace:"
+        || (trimmed.starts_with("note: ") && trimmed.contains("backtrace"))
 }
 
 fn kill_group(pid: i32) {
@@ -120,18 +143,24 @@ pub fn run_job(
     job: &Job,
     job_path: &Path,
     log_path: &Path,
-    timeout: Duration,
+    limits: Limits,
 ) -> Result<SampleOutcome, Error> {
+    let timeout = limits.timeout;
     let text = serde_json::to_vec_pretty(job).map_err(|e| Error::Io(e.to_string()))?;
     std::fs::write(job_path, text)?;
     let _ = std::fs::remove_file(&job.answer);
     let log = std::fs::File::create(log_path)?;
     let exe = std::env::current_exe()?;
     let (program, prefix) = worker;
-    let mut child = Command::new(exe)
+    let mut launcher = Command::new(exe);
+    launcher
         .arg(LAUNCH_ARG)
         .arg("--timeout-ms")
-        .arg(timeout.as_millis().to_string())
+        .arg(timeout.as_millis().to_string());
+    if let Some(bytes) = limits.memory {
+        launcher.arg("--memory-limit-bytes").arg(bytes.to_string());
+    }
+    let mut child = launcher
         .arg("--")
         .arg(program)
         .args(prefix)
@@ -208,7 +237,17 @@ pub fn run_job(
         (Some(s), None) if s.timed_out => {
             Err(format!("timed out after {:.0} s", timeout.as_secs_f64()))
         }
-        (Some(s), None) => read_answer(s, &job.answer, log_path),
+        (Some(s), None) => read_answer(s, &job.answer, log_path).map_err(|reason| {
+            // A worker that dies under a memory cap usually died of it: say so beside its
+            // own last words (an allocator's message, a MemoryError, …).
+            match limits.memory {
+                Some(bytes) if s.code != Some(0) || s.signal.is_some() => format!(
+                    "{reason} (it ran under --memory-limit {} of address space)",
+                    crate::report::bytes(bytes)
+                ),
+                _ => reason,
+            }
+        }),
     };
     Ok(SampleOutcome {
         answer,
@@ -239,4 +278,22 @@ fn read_answer(stats: &ProcessStats, answer_path: &Path, log: &Path) -> Result<A
         let start: String = text.chars().take(60).collect();
         format!("garbled answer ({e}): {start:?}")
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::last_log_line;
+
+    #[test]
+    fn a_reason_is_the_last_line_before_a_backtrace() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("worker.log");
+        let printed = "starting\nmemory allocation of 536870912 bytes failed\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/library/std/src/panicking.rs:689:5\n  12: main\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n\n";
+        std::fs::write(&log, printed).unwrap();
+        assert_eq!(
+            last_log_line(&log).as_deref(),
+            Some("memory allocation of 536870912 bytes failed")
+        );
+    }
 }

@@ -6,7 +6,7 @@ mod identity;
 mod resume;
 mod verification;
 
-use super::{prepare_cache, run_job, CacheState, SampleOutcome, WorkerKind};
+use super::{prepare_cache, run_job, CacheState, Limits, SampleOutcome, WorkerKind};
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
 use crate::plan::{OpInputs, Plan};
@@ -375,7 +375,10 @@ impl Runner<'_> {
             &job,
             &jobs.join(format!("{n:06}.job.json")),
             &jobs.join(format!("{n:06}.log")),
-            self.plan.timeout,
+            Limits {
+                timeout: self.plan.timeout,
+                memory: self.plan.memory_limit,
+            },
         )?;
         Ok(outcome)
     }

@@ -59,6 +59,7 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         warmup: 1,
         threads: 1,
         timeout: Duration::from_secs(120),
+        memory_limit: None,
         seed: 42,
         files: crate::plan::DEFAULT_FILES,
     };

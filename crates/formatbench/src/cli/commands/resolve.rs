@@ -255,12 +255,45 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .unwrap_or(DEFAULT_WARMUP),
         threads: threads(&args.threads)?,
         timeout: Duration::from_secs_f64(args.timeout),
+        memory_limit: args.memory_limit.as_deref().map(memory_limit).transpose()?,
         seed: args.seed,
         files: args
             .files
             .or_else(|| suite.and_then(|s| s.files))
             .unwrap_or(crate::plan::DEFAULT_FILES),
     })
+}
+
+/// `--memory-limit`: bytes, or a number with a unit (KiB, MiB, GiB, TiB; K, M, G, T and the
+/// SI spellings KB, MB, GB, TB mean the same binary units, as `prlimit` and `ulimit` read them).
+fn memory_limit(text: &str) -> Result<u64, Error> {
+    let bad = || {
+        Error::Input(format!(
+            "--memory-limit {text}: give a size such as 4GiB, 512MiB or a number of bytes"
+        ))
+    };
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let number: f64 = number.parse().map_err(|_| bad())?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(bad()),
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    // Below a few MiB no worker can even start; a limit that small is a typo.
+    if !(bytes >= (16u64 << 20) as f64 && bytes < u64::MAX as f64) {
+        return Err(Error::Input(format!(
+            "--memory-limit {text}: give at least 16MiB (no worker starts in less)"
+        )));
+    }
+    Ok(bytes as u64)
 }
 
 /// The settings recorded in the environment block.
@@ -278,6 +311,11 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("warmup".into(), plan.warmup.to_string()),
         ("threads".into(), plan.threads.to_string()),
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
+        (
+            "memory_limit_bytes".into(),
+            plan.memory_limit
+                .map_or_else(String::new, |b| b.to_string()),
+        ),
         ("seed".into(), plan.seed.to_string()),
         ("prefer".into(), args.prefer.clone()),
         ("call".into(), args.call.clone()),
@@ -319,4 +357,26 @@ pub fn stored_plan(run_dir: &std::path::Path) -> Result<Plan, Error> {
             path.display()
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memory_limit;
+
+    #[test]
+    fn memory_limits_read_binary_units_and_refuse_nonsense() {
+        assert_eq!(memory_limit("512MiB").ok(), Some(512 << 20));
+        assert_eq!(memory_limit("4G").ok(), Some(4 << 30));
+        assert_eq!(memory_limit("1.5 GiB").ok(), Some(3 << 29));
+        assert_eq!(memory_limit("33554432").ok(), Some(32 << 20));
+        for bad in ["", "lots", "4 parsecs", "1KiB", "-1G", "1e400"] {
+            let refused = memory_limit(bad).map_err(|e| e.to_string());
+            assert!(
+                refused
+                    .as_ref()
+                    .is_err_and(|e| e.contains("--memory-limit")),
+                "{bad:?}: {refused:?}"
+            );
+        }
+    }
 }
