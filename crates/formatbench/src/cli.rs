@@ -8,6 +8,8 @@ use crate::run::{LAUNCH_ARG, WORKER_ARG};
 use clap::Parser;
 
 pub use args::{Cli, Command, PeersAction, RunArgs};
+/// The plan a suite (or none: the command line alone) and `run`'s arguments resolve to.
+pub use commands::plan_for;
 
 /// Runs the program; returns the process exit code.
 pub fn main() -> i32 {

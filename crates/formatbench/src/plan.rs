@@ -8,7 +8,7 @@ mod suite;
 
 pub use inputs::{OpInputs, DEFAULT_FILES};
 pub use schedule::{balanced_orders, slots, Slot};
-pub use suite::{builtin_suite, load_suite, Suite, SuiteDataset, BUILTIN_SUITES};
+pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;
 use crate::run::CacheState;

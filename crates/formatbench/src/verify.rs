@@ -6,9 +6,11 @@
 mod compare;
 mod expected;
 mod oracle;
+mod unordered;
 
 pub use compare::{compare, Verification};
 pub use expected::{expected_batches, BatchStream};
+pub use unordered::BUCKET_BYTES;
 
 use crate::Error;
 use arrow::array::{Array, AsArray};
@@ -34,9 +36,39 @@ pub fn verify_output(
     float_tolerance: Option<f64>,
     order: RowOrder,
 ) -> Result<Verification, Error> {
+    verify_output_in_buckets(
+        source,
+        op,
+        params,
+        actual,
+        float_tolerance,
+        order,
+        BUCKET_BYTES,
+    )
+}
+
+/// [`verify_output`] with the bytes of result a bucket of an unordered comparison may hold
+/// (tests use small buckets to compare in many passes).
+pub fn verify_output_in_buckets(
+    source: &Path,
+    op: Op,
+    params: &OpParams,
+    actual: &Path,
+    float_tolerance: Option<f64>,
+    order: RowOrder,
+    bucket_bytes: u64,
+) -> Result<Verification, Error> {
     let what = format!("verification output {}", actual.display());
     crate::error::reading(&what, || {
-        verify_file(source, op, params, actual, float_tolerance, order)
+        verify_file(
+            source,
+            op,
+            params,
+            actual,
+            float_tolerance,
+            order,
+            bucket_bytes,
+        )
     })
 }
 
@@ -47,6 +79,7 @@ fn verify_file(
     actual: &Path,
     float_tolerance: Option<f64>,
     order: RowOrder,
+    bucket_bytes: u64,
 ) -> Result<Verification, Error> {
     let file = std::fs::File::open(actual)
         .map_err(|e| Error::Io(format!("the worker wrote no verification output: {e}")))?;
@@ -54,8 +87,24 @@ fn verify_file(
         .map_err(|e| Error::Io(format!("unreadable verification output: {e}")))?;
     let actual_schema = reader.schema();
     // In a defined order both sides stream, batch by batch: the runner's memory stays that of a
-    // few batches whatever the data's size. Only a result without row order is sorted whole.
-    if op != Op::FirstRow && order == RowOrder::Defined {
+    // few batches whatever the data's size. A result without row order is compared in buckets
+    // of index values, each sorted on its own, so memory stays bounded there too.
+    if op != Op::FirstRow && order == RowOrder::Any {
+        let sides = unordered::Sides {
+            source,
+            op,
+            params,
+            actual,
+            actual_schema,
+        };
+        return match params.order_by.as_deref() {
+            Some(column) => {
+                unordered::compare_in_buckets(&sides, column, float_tolerance, bucket_bytes)
+            }
+            None => unordered::whole(&sides, None, float_tolerance),
+        };
+    }
+    if op != Op::FirstRow {
         let (expected_schema, expected) = expected_batches(source, op, params)?;
         return compare(
             &expected_schema,
@@ -65,29 +114,18 @@ fn verify_file(
             float_tolerance,
         );
     }
-    let mut actual: Vec<_> = reader.collect::<Result<_, _>>()?;
-    let (expected_schema, expected) = if op == Op::FirstRow {
-        match first_row_expected(source, params, &actual)? {
-            Ok(expected) => expected,
-            Err(reason) => {
-                return Ok(Verification {
-                    ok: false,
-                    reason: Some(reason),
-                    representation: Vec::new(),
-                    rows: actual.iter().map(|b| b.num_rows() as u64).sum(),
-                })
-            }
+    // 'first_row': one row returned, compared with the source's row of its index value.
+    let actual: Vec<_> = reader.collect::<Result<_, _>>()?;
+    let (expected_schema, expected) = match first_row_expected(source, params, &actual)? {
+        Ok(expected) => expected,
+        Err(reason) => {
+            return Ok(Verification {
+                ok: false,
+                reason: Some(reason),
+                representation: Vec::new(),
+                rows: actual.iter().map(|b| b.num_rows() as u64).sum(),
+            })
         }
-    } else {
-        expected_batches(source, op, params)?
-    };
-    let expected: BatchStream = if order == RowOrder::Any {
-        let lead = params.order_by.as_deref();
-        let all: Vec<_> = expected.collect::<Result<_, _>>()?;
-        actual = oracle::sorted(&actual, lead)?;
-        Box::new(oracle::sorted(&all, lead)?.into_iter().map(Ok))
-    } else {
-        expected
     };
     compare(
         &expected_schema,

@@ -6,7 +6,7 @@ mod common;
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringViewArray};
 use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema};
-use formatbench::verify::{verify_output, RowOrder};
+use formatbench::verify::{verify_output, verify_output_in_buckets, RowOrder};
 use formatbench_protocol::{FileSplit, Op, OpParams};
 use formatbench_worker_arrow::source::{read_all, write_ipc};
 use std::path::Path;
@@ -337,6 +337,78 @@ fn deleted_rows_must_be_left_out_in_any_order_by_an_unordered_reader() {
         RowOrder::Any,
     );
     assert!(verdict.ok, "{:?}", verdict.reason);
+}
+
+/// Verifies `actual` as an unordered reader's scan result, comparing in buckets of about
+/// `bucket_bytes` of result each.
+fn in_buckets(
+    source: &Path,
+    params: &OpParams,
+    actual: &RecordBatch,
+    dir: &Path,
+    bucket_bytes: u64,
+) -> formatbench::verify::Verification {
+    let out = dir.join("actual.arrow");
+    write_ipc(&out, &actual.schema(), std::slice::from_ref(actual)).unwrap();
+    verify_output_in_buckets(
+        source,
+        Op::Scan,
+        params,
+        &out,
+        None,
+        RowOrder::Any,
+        bucket_bytes,
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_unordered_result_compared_in_many_buckets_gets_the_whole_comparisons_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 1_000);
+    let params = deleting(None);
+    let survivors = surviving_reversed(&src.path, params.files.unwrap());
+    // A 4 KiB bucket cuts this result into dozens of passes; 1 GiB keeps it whole.
+    for bytes in [4 << 10, 1 << 30] {
+        let verdict = in_buckets(&src.path, &params, &survivors, dir.path(), bytes);
+        assert!(verdict.ok, "{bytes}: {:?}", verdict.reason);
+        assert_eq!(verdict.rows, 990, "{bytes}");
+    }
+    let tampered: Vec<(&str, RecordBatch)> = vec![
+        ("one value changed", {
+            let mut values = survivors
+                .column(1)
+                .as_primitive::<Int64Type>()
+                .values()
+                .to_vec();
+            values[700] += 1;
+            replace_column(&survivors, 1, Arc::new(Int64Array::from(values)))
+        }),
+        ("an index set to null", {
+            let mut index: Vec<Option<i64>> = survivors
+                .column(0)
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect();
+            index[3] = None;
+            replace_column(&survivors, 0, Arc::new(Int64Array::from(index)))
+        }),
+        (
+            "a row returned twice",
+            concat_batches(
+                &survivors.schema(),
+                &[survivors.clone(), survivors.slice(500, 1)],
+            )
+            .unwrap(),
+        ),
+        ("a row left out", survivors.slice(1, 989)),
+    ];
+    for (what, batch) in &tampered {
+        for bytes in [4 << 10, 1 << 30] {
+            let verdict = in_buckets(&src.path, &params, batch, dir.path(), bytes);
+            assert!(!verdict.ok, "{what} passed with {bytes}-byte buckets");
+        }
+    }
 }
 
 #[test]

@@ -4,6 +4,8 @@ mod calibrate;
 mod pool;
 mod resolve;
 
+pub use resolve::plan as plan_for;
+
 use super::{Cli, Command, PeersAction, RunArgs};
 use crate::datasets::DATASET_KINDS;
 use crate::plan::{load_suite, Suite, BUILTIN_SUITES};

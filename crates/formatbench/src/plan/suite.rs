@@ -96,7 +96,8 @@ impl SuiteDataset {
     }
 }
 
-fn parse(text: &str, origin: &str) -> Result<Suite, Error> {
+/// A suite from TOML text; `origin` names it in errors (a path, "(built-in NAME)").
+pub fn parse_suite(text: &str, origin: &str) -> Result<Suite, Error> {
     let suite: Suite = toml::from_str(text).map_err(|e| {
         let detail = e.message().to_string();
         let line = e
@@ -122,7 +123,7 @@ pub fn builtin_suite(name: &str) -> Option<Result<Suite, Error>> {
     BUILTIN_SUITES
         .iter()
         .find(|(n, _)| *n == name)
-        .map(|(n, text)| parse(text, &format!("(built-in {n})")))
+        .map(|(n, text)| parse_suite(text, &format!("(built-in {n})")))
 }
 
 /// A built-in suite by name, or a TOML file by path.
@@ -140,7 +141,7 @@ pub fn load_suite(name_or_path: &str) -> Result<Suite, Error> {
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Input(format!("cannot read suite file {}: {e}", path.display())))?;
-    parse(&text, &path.display().to_string())
+    parse_suite(&text, &path.display().to_string())
 }
 
 #[cfg(test)]
@@ -176,15 +177,15 @@ mod tests {
 
     #[test]
     fn a_bad_suite_names_the_problem() {
-        let err = parse("name = \"x\"\ndatasets = []\n", "t.toml").unwrap_err();
+        let err = parse_suite("name = \"x\"\ndatasets = []\n", "t.toml").unwrap_err();
         assert!(err.to_string().contains("names no datasets"), "{err}");
-        let err = parse(
+        let err = parse_suite(
             "name = \"x\"\nbogus = 1\n[[datasets]]\nkind = \"mixed\"\nrows = 1\n",
             "t.toml",
         )
         .unwrap_err();
         assert!(err.to_string().contains("bogus"), "{err}");
-        let err = parse(
+        let err = parse_suite(
             "name = \"x\"\n[[datasets]]\nkind = \"nope\"\nrows = 1\n",
             "t.toml",
         )
