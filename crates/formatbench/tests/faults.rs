@@ -432,6 +432,54 @@ fn a_full_disk_keeps_every_complete_record() {
     assert_eq!(read_records(&path).unwrap().len(), written as usize);
 }
 
+#[test]
+fn a_run_that_fills_its_disk_stops_keeping_every_sample_and_resumes_once_freed() {
+    let Some(disk) = Tmpfs::mount("150k") else {
+        common::available("mounting a tmpfs (root) for the disk-full test", false);
+        return;
+    };
+    let out = disk.0.path().join("out");
+    let run = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--backends",
+        "selftest-noop",
+        "--ops",
+        "read",
+        "--rounds",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let said = stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(said.contains("No space left on device"), "{said}");
+    assert!(
+        said.contains("every complete sample") && said.contains("--resume"),
+        "{said}"
+    );
+    assert!(!said.contains("panicked"), "{said}");
+    let dir = run_dir(&out);
+    let kept = samples(&dir).len();
+    assert!(kept > 0, "samples were measured before the disk filled");
+    // Room again: the resume finishes the plan from what was kept.
+    let grown = Command::new("mount")
+        .args(["-o", "remount,size=8m"])
+        .arg(disk.0.path())
+        .status()
+        .unwrap();
+    assert!(grown.success());
+    resume_completes(&out);
+    assert!(samples(&dir).len() > kept);
+}
+
 /// A run of the quick competitor beside `backend` (one block), with `extra` arguments.
 fn misbehaving_run(out: &Path, backend: &str, extra: &[&str]) -> std::process::Output {
     let competitors = format!("selftest-noop,{backend}");

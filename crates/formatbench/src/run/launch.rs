@@ -147,9 +147,12 @@ pub fn run_job(
 ) -> Result<SampleOutcome, Error> {
     let timeout = limits.timeout;
     let text = serde_json::to_vec_pretty(job).map_err(|e| Error::Io(e.to_string()))?;
-    std::fs::write(job_path, text)?;
+    let cannot = |what: &str, path: &Path, e: std::io::Error| {
+        Error::Io(format!("cannot write the {what} {}: {e}", path.display()))
+    };
+    std::fs::write(job_path, text).map_err(|e| cannot("job file", job_path, e))?;
     let _ = std::fs::remove_file(&job.answer);
-    let log = std::fs::File::create(log_path)?;
+    let log = std::fs::File::create(log_path).map_err(|e| cannot("worker log", log_path, e))?;
     let exe = std::env::current_exe()?;
     let (program, prefix) = worker;
     let mut launcher = Command::new(exe);

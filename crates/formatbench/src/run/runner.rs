@@ -157,6 +157,13 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             // is nothing in it to resume or report.
             if options.resume.is_none() && !holds_samples(&results_path) {
                 let _ = std::fs::remove_dir_all(&run_dir);
+            } else {
+                say(&format!(
+                    "stopped: every complete sample in {} is kept; once the cause below is \
+                     fixed, finish with `formatbench run --resume {}`",
+                    results_path.display(),
+                    run_dir.display()
+                ));
             }
             return Err(e);
         }
