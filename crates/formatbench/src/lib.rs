@@ -16,6 +16,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod stats;
+pub mod units;
 pub mod verify;
 
 pub use error::Error;

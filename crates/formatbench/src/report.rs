@@ -42,6 +42,21 @@ pub fn html(summary: &RunSummary) -> String {
     html::render(summary)
 }
 
+/// Every report and export of a results file's records, written into `dir`: the one way from
+/// results to reports, taken by `run` when it ends and by `report` (ranked by `call`, else
+/// by the run's own choice). Returns the summary they show.
+pub fn write_all(
+    records: &[crate::results::Record],
+    call: Option<crate::stats::CallMode>,
+    dir: &Path,
+) -> Result<RunSummary, Error> {
+    let summary = crate::stats::summarize_run_as(records, call);
+    std::fs::create_dir_all(dir)?;
+    write_reports(&summary, dir)?;
+    crate::export::write_exports(records, &summary, dir)?;
+    Ok(summary)
+}
+
 /// Writes `report.md`, `report.html` and the charts `report.md` links (`chart-<n>.svg`) into
 /// `dir`, and removes chart files an earlier report left there beyond the new count.
 pub fn write_reports(summary: &RunSummary, dir: &Path) -> Result<(), Error> {

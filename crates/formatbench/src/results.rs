@@ -9,3 +9,7 @@ pub use record::{
     ScheduleRecord, ScheduleSlot, VerificationRecord,
 };
 pub use store::{read_records, ResultsWriter, RESULTS_FILE};
+
+/// Parallelism (CPU time over wall time) above this under a thread cap of 1 means the cap did
+/// not hold: the runner flags such a sample and the statistics warn about such a cell.
+pub const PARALLELISM_LIMIT: f64 = 1.2;

@@ -10,7 +10,7 @@ use super::{Cli, Command, PeersAction, RunArgs};
 use crate::datasets::DATASET_KINDS;
 use crate::plan::{load_suite, Suite, BUILTIN_SUITES};
 use crate::run::{catalog, execute_plan, install_interrupt_handler, RunOptions};
-use crate::stats::{summarize_run_as, CallMode};
+use crate::stats::CallMode;
 use crate::Error;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -73,13 +73,10 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                 )));
             }
             let call = call.as_deref().and_then(CallMode::parse);
-            let summary = summarize_run_as(&records, call);
             let out = out
                 .or_else(|| run_dirs.first().cloned())
                 .unwrap_or_default();
-            std::fs::create_dir_all(&out)?;
-            crate::report::write_reports(&summary, &out)?;
-            crate::export::write_exports(&records, &summary, &out)?;
+            let summary = crate::report::write_all(&records, call, &out)?;
             print!("{}", crate::report::terminal(&summary));
             crate::run::progress::say(&format!("reports written to {}", out.display()));
             Ok(0)
@@ -103,7 +100,10 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     };
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;
-    print!("{}", crate::report::terminal(&outcome.summary));
+    // The run ends at its results file; the reports are written from it like `report` does.
+    let records = crate::results::read_records(&outcome.results)?;
+    let summary = crate::report::write_all(&records, None, &outcome.run_dir)?;
+    print!("{}", crate::report::terminal(&summary));
     crate::run::progress::say(&format!(
         "{} in {:.1} s; results, report.md and report.html in {}",
         if outcome.interrupted {
@@ -124,7 +124,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     }
     Ok(if outcome.interrupted {
         130
-    } else if outcome.summary.any_failed() {
+    } else if summary.any_failed() {
         1
     } else {
         0

@@ -51,7 +51,7 @@ fn available_memory() -> Option<u64> {
 }
 
 fn gib(bytes: u64) -> String {
-    crate::report::bytes(bytes)
+    crate::units::bytes(bytes)
 }
 
 /// Refuses, with the figures, a plan whose datasets cannot be generated here.

@@ -1,71 +1,7 @@
 //! Number and text formatting shared by every report, so the terminal, Markdown and HTML
 //! outputs never disagree about how a value reads.
 
-/// Shown where a value is missing; a blank cell would read as "zero" or "forgot to measure".
-pub const DASH: &str = "—";
-
-/// Rounds to `digits` significant digits and prints exactly those digits, so `12.3` and `1.20`
-/// keep their precision visible and `999.96` becomes `1000` rather than `999.96`.
-fn significant(v: f64, digits: i32) -> (f64, String) {
-    if v == 0.0 || !v.is_finite() {
-        return (v, format!("{v}"));
-    }
-    let exponent = v.abs().log10().floor() as i32;
-    let scale = 10f64.powi(digits - 1 - exponent);
-    let rounded = (v * scale).round() / scale;
-    // Rounding can carry into the next power of ten, which needs one decimal fewer.
-    let exponent = rounded.abs().log10().floor() as i32;
-    let decimals = (digits - 1 - exponent).max(0) as usize;
-    (rounded, format!("{rounded:.decimals$}"))
-}
-
-fn three_digits(v: f64) -> (f64, String) {
-    significant(v, 3)
-}
-
-/// Picks the largest unit in which the value is at least 1, units ordered smallest first.
-fn scaled(value: f64, units: &[(f64, &str)]) -> String {
-    let mut chosen = None;
-    for &(size, name) in units {
-        let (rounded, text) = three_digits(value / size);
-        if rounded >= 1.0 || chosen.is_none() {
-            chosen = Some(format!("{text} {name}"));
-        }
-    }
-    chosen.unwrap_or_else(|| DASH.to_string())
-}
-
-/// Seconds as "850 µs", "12.3 ms", "1.24 s" (three significant digits).
-pub fn duration(seconds: f64) -> String {
-    if !seconds.is_finite() || seconds < 0.0 {
-        return DASH.to_string();
-    }
-    if seconds == 0.0 {
-        return "0 s".to_string();
-    }
-    scaled(
-        seconds,
-        &[(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")],
-    )
-}
-
-/// Bytes in binary units: "512 B", "1.50 KiB", "12.3 MiB".
-pub fn bytes(n: u64) -> String {
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    const K: f64 = 1024.0;
-    scaled(
-        n as f64,
-        &[
-            (K, "KiB"),
-            (K * K, "MiB"),
-            (K * K * K, "GiB"),
-            (K * K * K * K, "TiB"),
-            (K * K * K * K * K, "PiB"),
-        ],
-    )
-}
+pub use crate::units::{bytes, duration, significant, DASH};
 
 /// Decimals for a ratio: two near 1× where close calls matter, fewer further out.
 fn ratio_decimals(r: f64) -> usize {

@@ -246,7 +246,7 @@ pub fn run_job(
             match limits.memory {
                 Some(bytes) if s.code != Some(0) || s.signal.is_some() => format!(
                     "{reason} (it ran under --memory-limit {} of address space)",
-                    crate::report::bytes(bytes)
+                    crate::units::bytes(bytes)
                 ),
                 _ => reason,
             }

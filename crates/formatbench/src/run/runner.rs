@@ -14,7 +14,6 @@ use crate::results::{
     DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, ScheduleRecord, ScheduleSlot,
     RESULTS_FILE,
 };
-use crate::stats::{summarize_run, RunSummary};
 use crate::Error;
 use cells::Cell;
 use formatbench_protocol::{Answer, Job, Op, PROTOCOL_VERSION};
@@ -38,7 +37,8 @@ pub struct RunOptions {
 
 pub struct RunOutcome {
     pub run_dir: PathBuf,
-    pub summary: RunSummary,
+    /// The run's results file: everything it measured, for the reports to be written from.
+    pub results: PathBuf,
     pub interrupted: bool,
     pub wall_s: f64,
 }
@@ -168,13 +168,9 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             return Err(e);
         }
     };
-    let records = crate::results::read_records(&results_path)?;
-    let summary = summarize_run(&records);
-    crate::report::write_reports(&summary, &run_dir)?;
-    crate::export::write_exports(&records, &summary, &run_dir)?;
     Ok(RunOutcome {
         run_dir,
-        summary,
+        results: results_path,
         interrupted,
         wall_s: started.elapsed().as_secs_f64(),
     })

@@ -10,8 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A median under this many clock ticks is too close to the resolution to rank.
 pub const MIN_TICKS: f64 = 100.0;
-/// Parallelism above this under a thread cap of 1 means the cap did not hold.
-pub const PARALLELISM_LIMIT: f64 = 1.2;
+pub use crate::results::PARALLELISM_LIMIT;
 
 /// What the report shows of one cell.
 #[derive(Debug, Clone)]

@@ -75,12 +75,9 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
     if outcome.interrupted {
         return Ok(130);
     }
-    let cells: Vec<&CellSummary> = outcome
-        .summary
-        .groups
-        .iter()
-        .flat_map(|g| &g.cells)
-        .collect();
+    let records = crate::results::read_records(&outcome.results)?;
+    let summary = crate::report::write_all(&records, None, &outcome.run_dir)?;
+    let cells: Vec<&CellSummary> = summary.groups.iter().flat_map(|g| &g.cells).collect();
     let find = |backend: &str, profile: &str| {
         cells
             .iter()

@@ -421,7 +421,7 @@ pub fn sample_record(
     let wall = answer.op_s * answer.calls as f64;
     record.parallelism = (wall > 0.0).then(|| cpu / wall);
     if let (Some(p), 1) = (record.parallelism, cell.key.threads) {
-        if p > crate::stats::PARALLELISM_LIMIT {
+        if p > crate::results::PARALLELISM_LIMIT {
             record
                 .flags
                 .push(format!("parallelism {p:.2} under a thread cap of 1"));

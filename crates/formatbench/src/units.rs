@@ -1,0 +1,114 @@
+//! Quantities as people read and write them: durations and byte sizes with three significant
+//! digits in the largest fitting unit, and sizes given on the command line. A leaf module: the
+//! runner's messages, the plan's checks and every report format the same way through it.
+
+/// Shown where a value is missing; a blank cell would read as "zero" or "forgot to measure".
+pub const DASH: &str = "—";
+
+/// Rounds to `digits` significant digits and prints exactly those digits, so `12.3` and `1.20`
+/// keep their precision visible and `999.96` becomes `1000` rather than `999.96`.
+pub fn significant(v: f64, digits: i32) -> (f64, String) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, format!("{v}"));
+    }
+    let exponent = v.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits - 1 - exponent);
+    let rounded = (v * scale).round() / scale;
+    // Rounding can carry into the next power of ten, which needs one decimal fewer.
+    let exponent = rounded.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - exponent).max(0) as usize;
+    (rounded, format!("{rounded:.decimals$}"))
+}
+
+fn three_digits(v: f64) -> (f64, String) {
+    significant(v, 3)
+}
+
+/// Picks the largest unit in which the value is at least 1, units ordered smallest first.
+fn scaled(value: f64, units: &[(f64, &str)]) -> String {
+    let mut chosen = None;
+    for &(size, name) in units {
+        let (rounded, text) = three_digits(value / size);
+        if rounded >= 1.0 || chosen.is_none() {
+            chosen = Some(format!("{text} {name}"));
+        }
+    }
+    chosen.unwrap_or_else(|| DASH.to_string())
+}
+
+/// Seconds as "850 µs", "12.3 ms", "1.24 s" (three significant digits).
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return DASH.to_string();
+    }
+    if seconds == 0.0 {
+        return "0 s".to_string();
+    }
+    scaled(
+        seconds,
+        &[(1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")],
+    )
+}
+
+/// Bytes in binary units: "512 B", "1.50 KiB", "12.3 MiB".
+pub fn bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    const K: f64 = 1024.0;
+    scaled(
+        n as f64,
+        &[
+            (K, "KiB"),
+            (K * K, "MiB"),
+            (K * K * K, "GiB"),
+            (K * K * K * K, "TiB"),
+            (K * K * K * K * K, "PiB"),
+        ],
+    )
+}
+
+/// A size such as `4GiB`, `512 MiB`, `1.5G` or a number of bytes. K, M, G and T, with or
+/// without `B` or `iB`, are binary units, as `prlimit` and `ulimit` read them.
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    (bytes.is_finite() && bytes < u64::MAX as f64).then_some(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_binary_units_and_refuse_nonsense() {
+        assert_eq!(parse_bytes("512MiB"), Some(512 << 20));
+        assert_eq!(parse_bytes("4G"), Some(4 << 30));
+        assert_eq!(parse_bytes("1.5 GiB"), Some(3 << 29));
+        assert_eq!(parse_bytes("33554432"), Some(32 << 20));
+        for bad in ["", "lots", "4 parsecs", "-1G", "1e400", "99999999999T"] {
+            assert_eq!(parse_bytes(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_and_durations_read_in_three_digits() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(256 << 20), "256 MiB");
+        assert_eq!(bytes(1536), "1.50 KiB");
+        assert_eq!(duration(0.0123), "12.3 ms");
+    }
+}
