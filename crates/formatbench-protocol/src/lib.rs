@@ -5,12 +5,14 @@
 //! files (Arrow IPC), so workers on different Arrow majors, or in other languages, take part alike.
 
 mod answer;
+mod counters;
 mod job;
 mod measure;
 mod residency;
 mod worker;
 
-pub use answer::{Answer, AnswerStatus, OpCounters, Phase};
+pub use answer::{Answer, AnswerStatus, Phase};
+pub use counters::OpCounters;
 pub use job::{
     FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DELTA_OPS, MATRIX_OPS, MUTATION_OPS,
     MUTATION_STRIDE, STORE_OPS,

@@ -1,7 +1,7 @@
 //! Worker-side measurement: only the operation is timed; memory and OS counters are the worker's
 //! own (an exec'd process starts with a fresh address space, so nothing of the runner leaks in).
 
-use crate::OpCounters;
+use crate::counters::OpCounters;
 use std::time::Instant;
 
 /// Resident memory figures from `/proc/self/status`, in bytes; `None` where the kernel has none.

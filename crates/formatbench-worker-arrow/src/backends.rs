@@ -226,3 +226,16 @@ pub fn column_indices(schema: &Schema, names: &[String]) -> Result<Vec<usize>, W
     indices.sort_unstable();
     Ok(indices)
 }
+
+/// Runs staged commits (synced), timing them together: the `commit` phase, or `None` when
+/// the backend stages none.
+pub(crate) fn run_commits(commits: Vec<Commit>) -> Result<Option<f64>, WorkerError> {
+    if commits.is_empty() {
+        return Ok(None);
+    }
+    let start = std::time::Instant::now();
+    for commit in commits {
+        commit(true)?;
+    }
+    Ok(Some(start.elapsed().as_secs_f64()))
+}

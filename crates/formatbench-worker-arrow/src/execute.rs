@@ -1,6 +1,6 @@
 //! Runs one job: the untimed preparation, the timed operation, the untimed digest and output.
 
-use crate::backends::{Context, Loaded, Request};
+use crate::backends::{run_commits, Context, Loaded, Request};
 use crate::layout::matrix::{MatrixPlan, MatrixResult};
 use crate::layout::{self, ArrayForm};
 use crate::{digest, find_backend, source, WorkerError};
@@ -183,21 +183,6 @@ fn write(job: &Job, backend: &dyn crate::Backend) -> Result<Answer, WorkerError>
         .settings
         .insert("transparent_huge_pages".into(), huge_pages.into());
     Ok(answer)
-}
-
-/// Runs staged commits (synced), timing them together: the `commit` phase, or `None` when
-/// the backend stages none.
-pub(crate) fn run_commits(
-    commits: Vec<crate::backends::Commit>,
-) -> Result<Option<f64>, WorkerError> {
-    if commits.is_empty() {
-        return Ok(None);
-    }
-    let start = Instant::now();
-    for commit in commits {
-        commit(true)?;
-    }
-    Ok(Some(start.elapsed().as_secs_f64()))
 }
 
 /// The array form of the job's layout; `None` for the wide layout.

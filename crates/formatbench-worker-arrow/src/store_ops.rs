@@ -2,8 +2,7 @@
 //! are looked up in the source before the timer, and changes (`append`, `insert`, `update`),
 //! each timed on a table freshly prepared without it.
 
-use crate::backends::{Change, Commit, Context, LabelRead, Loaded, Request};
-use crate::execute::run_commits;
+use crate::backends::{run_commits, Change, Commit, Context, LabelRead, Loaded, Request};
 use crate::{digest, source, Backend, WorkerError};
 use arrow::array::{Array, AsArray, BooleanArray, Int64Array, RecordBatch, UInt64Array};
 use arrow::compute::{cast, concat_batches, filter_record_batch, take, take_record_batch};

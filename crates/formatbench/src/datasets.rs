@@ -3,13 +3,13 @@
 
 mod generate;
 mod ingest;
-mod rng;
+mod materialize;
 mod spec;
 mod words;
 
+pub use crate::rng::Rng;
 pub use generate::{generate, row_shape, ColumnGenerator};
 pub use ingest::ingest;
-pub use rng::Rng;
 pub use spec::{DatasetKind, DatasetSpec, DATASET_KINDS};
 
 use crate::Error;
@@ -67,7 +67,7 @@ impl SourceWriter {
             schema,
             options,
         )
-        .map_err(|e| Error::Io(e.to_string()))?;
+        .map_err(|e| Error::Io(format!("cannot start the source {}: {e}", path.display())))?;
         Ok(SourceWriter {
             writer,
             digest: TableDigest::new(schema),

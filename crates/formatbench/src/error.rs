@@ -1,12 +1,30 @@
-/// Errors that stop a command. Each prints as one line; `exit_code` maps them to the CLI's codes.
+/// Errors that stop a command. Each prints as one line; the exit code follows from the kind:
+/// 2 for the user's input, 1 for the machine, a library or a worker, 130 for Ctrl-C.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad usage or bad input: a missing or malformed file, an unknown name. Exit 2.
     #[error("{0}")]
     Input(String),
-    /// The file system or the machine failed us (disk full, cannot spawn). Exit 1.
+    /// The file system or the machine failed us, said with its context (disk full at a path,
+    /// cannot spawn). Exit 1.
     #[error("{0}")]
     Io(String),
+    /// An operating-system error passed up as it came (its source kept). Exit 1.
+    #[error("{0}")]
+    System(#[from] std::io::Error),
+    /// Arrow failed on data formatbench made or already checked (a source, a worker's output);
+    /// a user's malformed file is an `Input` error instead. Exit 1.
+    #[error("{0}")]
+    Arrow(#[from] arrow::error::ArrowError),
+    /// The built-in worker's library failed while the runner used it. Exit 1.
+    #[error("{0}")]
+    Worker(#[from] formatbench_worker_arrow::WorkerError),
+    /// formatbench's own records could not be encoded: a bug, never the input. Exit 1.
+    #[error("cannot encode {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: serde_json::Error,
+    },
     /// Ctrl-C: stopped cleanly, samples already written stay valid. Exit 130.
     #[error("interrupted")]
     Interrupted,
@@ -16,27 +34,18 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Input(_) => 2,
-            Error::Io(_) => 1,
+            Error::Io(_)
+            | Error::System(_)
+            | Error::Arrow(_)
+            | Error::Worker(_)
+            | Error::Encode { .. } => 1,
             Error::Interrupted => 130,
         }
     }
-}
 
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Self {
-        Error::Io(e.to_string())
-    }
-}
-
-impl From<arrow::error::ArrowError> for Error {
-    fn from(e: arrow::error::ArrowError) -> Self {
-        Error::Input(e.to_string())
-    }
-}
-
-impl From<formatbench_worker_arrow::WorkerError> for Error {
-    fn from(e: formatbench_worker_arrow::WorkerError) -> Self {
-        Error::Input(e.to_string())
+    /// An encoding failure of `what` (a record, a plan, a job).
+    pub fn encode(what: &'static str) -> impl FnOnce(serde_json::Error) -> Error {
+        move |source| Error::Encode { what, source }
     }
 }
 
@@ -57,4 +66,29 @@ pub fn reading<T>(what: &str, read: impl FnOnce() -> Result<T, Error>) -> Result
             .unwrap_or_else(|| "the reader gave up".into());
         Err(Error::Input(format!("malformed {what}: {message}")))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn exit_codes_follow_the_kind_and_sources_are_kept() {
+        let arrow: Error = arrow::error::ArrowError::ComputeError("overflow".into()).into();
+        assert_eq!(
+            arrow.exit_code(),
+            1,
+            "a library failure is not the user's input"
+        );
+        let io: Error = std::io::Error::other("disk on fire").into();
+        assert_eq!(io.exit_code(), 1);
+        assert!(std::error::Error::source(&io).is_some_and(|s| s.to_string() == "disk on fire"));
+        let bad_json = serde_json::from_str::<u8>("x").err();
+        let encode = bad_json.map(Error::encode("a record"));
+        assert!(encode.as_ref().is_some_and(|e| e.exit_code() == 1
+            && e.to_string().starts_with("cannot encode a record: ")
+            && std::error::Error::source(e).is_some()));
+        assert_eq!(Error::Input("no such suite".into()).exit_code(), 2);
+        assert_eq!(Error::Interrupted.exit_code(), 130);
+    }
 }

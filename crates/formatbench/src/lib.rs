@@ -5,15 +5,19 @@
 //! runner measures each sample in a fresh worker process; results are appended to results.jsonl;
 //! statistics summarise them; reports render the summary.
 
+pub mod catalog;
 pub mod cli;
 pub mod datasets;
 mod environment;
 mod error;
 pub mod export;
+pub mod interrupt;
 pub mod peers;
 pub mod plan;
+pub mod progress;
 pub mod report;
 pub mod results;
+pub mod rng;
 pub mod run;
 pub mod stats;
 pub mod units;

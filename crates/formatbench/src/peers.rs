@@ -12,9 +12,6 @@ pub use install::install;
 pub use python::{python_backends, python_command};
 pub use r::{r_backends, r_command, DEBIAN_PACKAGES};
 
-use crate::run::{BackendInfo, WorkerKind};
-use formatbench_protocol::Op;
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// Why a peer's backends cannot even be listed, for a name with that peer's prefix (`py-`, `r-`)
@@ -82,94 +79,4 @@ fn materialize(kind: &str, files: &[(&str, &str)]) -> Result<PathBuf, crate::Err
         }
         Err(e) => Err(io(e, &dir)),
     }
-}
-
-#[derive(Deserialize)]
-struct Described {
-    #[serde(default)]
-    backends: Vec<DescribedBackend>,
-    #[serde(default)]
-    error: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DescribedBackend {
-    name: String,
-    profiles: Vec<String>,
-    ops: Vec<Op>,
-    /// Layouts with their operations; a worker that names none stores only `wide`.
-    #[serde(default)]
-    layouts: std::collections::BTreeMap<String, Vec<Op>>,
-    targets: Vec<String>,
-    lossy: bool,
-    about: String,
-    version: Option<String>,
-    unavailable: Option<String>,
-    #[serde(flatten)]
-    table: crate::run::TableTraits,
-}
-
-/// Describes a native worker program of its own (the heavy workers).
-pub fn describe_worker_program(
-    program: &Path,
-    worker: WorkerKind,
-) -> Result<Vec<BackendInfo>, String> {
-    describe_worker(program, &[], worker, "(rebuild it with workers/rust/build)")
-}
-
-/// Runs a peer worker's `--describe` and lists its backends, or says why it cannot (`hint`
-/// says how to get the worker's prerequisites).
-fn describe_worker(
-    program: &Path,
-    args: &[String],
-    worker: WorkerKind,
-    hint: &str,
-) -> Result<Vec<BackendInfo>, String> {
-    let output = std::process::Command::new(program)
-        .args(args)
-        .arg("--describe")
-        .output()
-        .map_err(|e| format!("cannot start {}: {e} {hint}", program.display()))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().last().unwrap_or("no message");
-        return Err(format!(
-            "the {} worker failed to describe itself: {last}",
-            worker.name()
-        ));
-    }
-    let described: Described = serde_json::from_slice(&output.stdout).map_err(|e| {
-        format!(
-            "the {} worker's description is not valid: {e}",
-            worker.name()
-        )
-    })?;
-    if let Some(error) = described.error {
-        return Err(error);
-    }
-    Ok(described
-        .backends
-        .into_iter()
-        .map(|b| BackendInfo {
-            name: b.name,
-            worker,
-            profiles: b.profiles,
-            layouts: if b.layouts.is_empty() {
-                vec![("wide".into(), b.ops.clone())]
-            } else {
-                let mut layouts: Vec<(String, Vec<Op>)> = b.layouts.into_iter().collect();
-                // `wide` first: it is the default layout.
-                layouts.sort_by_key(|(name, _)| name != "wide");
-                layouts
-            },
-            ops: b.ops,
-            targets: b.targets,
-            lossy: b.lossy,
-            about: b.about,
-            version: b.version,
-            hidden: false,
-            available: b.unavailable.map_or(Ok(()), Err),
-            table: b.table,
-        })
-        .collect())
 }

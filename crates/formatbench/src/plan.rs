@@ -1,17 +1,18 @@
 //! The plan: datasets × competitors (backend, profile, layout, target) × operations, the
 //! parameters of each operation, and the order samples run in.
 
+mod cache;
 mod inputs;
 pub mod limits;
 mod schedule;
 mod suite;
 
+pub use cache::{check_cold_possible, parse_cache, CacheState};
 pub use inputs::{OpInputs, DEFAULT_FILES};
 pub use schedule::{balanced_orders, slots, Slot};
 pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;
-use crate::run::CacheState;
 use formatbench_protocol::Op;
 use std::time::Duration;
 

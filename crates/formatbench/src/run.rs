@@ -3,16 +3,12 @@
 
 mod cache;
 mod catalog;
-mod heavy;
-mod interrupt;
 mod launch;
-pub mod progress;
 mod runner;
 
-pub use cache::{check_cold_possible, parse_cache, prepare as prepare_cache, CacheState};
-pub use catalog::{catalog, catalog_with, find, BackendInfo, TableTraits, WorkerKind};
-pub use heavy::{heavy_backends, HEAVY_BACKENDS};
-pub use interrupt::{install_interrupt_handler, interrupted};
+pub use crate::interrupt::{install_interrupt_handler, interrupted};
+pub use cache::prepare as prepare_cache;
+pub use catalog::{catalog, catalog_with, find, worker_command};
 pub use launch::{run_job, Limits, ProcessStats, SampleOutcome};
 pub use runner::{execute_plan, RunOptions, RunOutcome, PLAN_FILE};
 

@@ -5,6 +5,7 @@ mod across;
 mod bootstrap;
 mod call;
 mod completeness;
+mod model;
 mod quantiles;
 mod summary;
 
@@ -13,8 +14,8 @@ pub use bootstrap::{
 };
 pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
-pub use quantiles::{median, quantile, Summary};
-pub use summary::{
-    summarize_run, summarize_run_as, CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary,
-    MIN_TICKS, PARALLELISM_LIMIT,
+pub use model::{
+    CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };
+pub use quantiles::{median, quantile, Summary};
+pub use summary::{summarize_run, summarize_run_as};

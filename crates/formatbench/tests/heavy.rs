@@ -7,8 +7,9 @@
 mod common;
 
 use common::{formatbench, run_dir, samples, stderr};
+use formatbench::catalog::HEAVY_BACKENDS;
 use formatbench::results::SampleStatus;
-use formatbench::run::{find, HEAVY_BACKENDS};
+use formatbench::run::find;
 
 fn built(name: &str) -> bool {
     common::ready("heavy backend", name)

@@ -3,8 +3,8 @@
 //! within and across partitions, every file has the table's schema.
 
 use crate::error::{Result, StoreError};
+use crate::file::Access;
 use crate::key::{self, Key};
-use crate::read::Access;
 use crate::table::Table;
 
 /// What a check found besides the invariants (which it returns as an error when broken).

@@ -348,3 +348,13 @@ impl ReadAt for File {
         AtReader { file: self, offset }
     }
 }
+
+/// How a read opens each partition file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Access {
+    /// Map each partition and decode zero-copy (uncompressed tables).
+    #[default]
+    Mmap,
+    /// Read each partition's blocks into memory of their own.
+    Plain,
+}

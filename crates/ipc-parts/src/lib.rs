@@ -28,15 +28,17 @@ pub mod key;
 pub mod like;
 pub mod meta;
 mod mutate;
+mod parallel;
 mod read;
 mod table;
 mod write;
 
 pub use check::Health;
 pub use error::{Result, StoreError};
+pub use file::Access;
 pub use file::{Compression, IpcFile};
 pub use key::{Key, KeyKind};
 pub use meta::{PartitionMeta, TableMeta};
-pub use read::{Access, Cols, ReadOptions, Rows, Selection};
+pub use read::{Cols, ReadOptions, Rows, Selection};
 pub use table::Table;
 pub use write::{Footprint, Pending, WriteOptions, DEFAULT_PARTITION_BYTES, ROW_NUMBER_INDEX};

@@ -2,12 +2,14 @@
 //! partitions it must, into new files, and takes effect at `Pending::commit`.
 
 use crate::error::{listing, Result, StoreError};
+use crate::file::Access;
 use crate::key::{self, Key};
-use crate::read::{Access, Rows};
+use crate::parallel::in_parallel;
+use crate::read::Rows;
 use crate::table::Table;
 use crate::write::{
-    column_meta, in_parallel, increasing, sorted_unique, split, with_row_numbers, write_partitions,
-    Footprint, Pending,
+    column_meta, increasing, sorted_unique, split, with_row_numbers, write_partitions, Footprint,
+    Pending,
 };
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use arrow::compute::{cast, concat_batches, filter_record_batch, interleave};

@@ -4,10 +4,11 @@
 mod labels;
 
 use crate::error::{listing, Result, StoreError};
+use crate::file::Access;
 use crate::key::{self, Key};
 use crate::like;
+use crate::parallel::in_parallel;
 use crate::table::Table;
-use crate::write::in_parallel;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use labels::{LabelList, Opened, Runs};
@@ -41,15 +42,6 @@ pub enum Cols {
     List(Vec<String>),
     /// Columns whose names match a FeatherStore like-pattern (`%`, `?`), in stored order.
     Like(String),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Access {
-    /// Map each partition and decode zero-copy (uncompressed tables).
-    #[default]
-    Mmap,
-    /// Read each partition's blocks into memory of their own.
-    Plain,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -1,10 +1,10 @@
 //! An open table: its metadata, its schema, and access to its partitions.
 
 use crate::error::{at, Result, StoreError};
+use crate::file::Access;
 use crate::file::IpcFile;
 use crate::key::{self, Key};
 use crate::meta::{is_store_file, PartitionMeta, TableMeta};
-use crate::read::Access;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use std::cmp::Ordering;

@@ -7,6 +7,7 @@ use crate::key::{self, KeyKind};
 use crate::meta::{
     partition_file, sync_dir, ColumnMeta, IndexMeta, PartitionMeta, TableMeta, FORMAT, VERSION,
 };
+use crate::parallel::in_parallel;
 use crate::table::Table;
 use arrow::array::{ArrayRef, Int64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
@@ -426,33 +427,5 @@ fn partition_meta(name: &str, batches: &[RecordBatch], bytes: u64) -> Result<Par
         bytes,
         min: label(nonempty.first(), false)?,
         max: label(nonempty.last(), true)?,
-    })
-}
-
-/// Runs `work` over `items` cut into up to `threads` contiguous groups at once; results keep
-/// the items' order.
-pub(crate) fn in_parallel<T: Sync, R: Send>(
-    threads: usize,
-    items: &[T],
-    work: impl Fn(&[T]) -> Result<Vec<R>> + Sync,
-) -> Result<Vec<R>> {
-    let groups = threads.clamp(1, items.len().max(1));
-    if groups == 1 {
-        return work(items);
-    }
-    let size = items.len().div_ceil(groups);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(size)
-            .map(|group| scope.spawn(|| work(group)))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for handle in handles {
-            let part = handle
-                .join()
-                .map_err(|_| StoreError::Invalid("a writer thread panicked".into()))??;
-            out.extend(part);
-        }
-        Ok(out)
     })
 }

@@ -14,7 +14,7 @@ use crate::stats::CallMode;
 use crate::Error;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
-    use crate::run::progress::{set_verbosity, Verbosity};
+    use crate::progress::{set_verbosity, Verbosity};
     set_verbosity(if cli.quiet {
         Verbosity::Quiet
     } else if cli.verbose {
@@ -78,7 +78,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                 .unwrap_or_default();
             let summary = crate::report::write_all(&records, call, &out)?;
             print!("{}", crate::report::terminal(&summary));
-            crate::run::progress::say(&format!("reports written to {}", out.display()));
+            crate::progress::say(&format!("reports written to {}", out.display()));
             Ok(0)
         }
     }
@@ -104,7 +104,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     let records = crate::results::read_records(&outcome.results)?;
     let summary = crate::report::write_all(&records, None, &outcome.run_dir)?;
     print!("{}", crate::report::terminal(&summary));
-    crate::run::progress::say(&format!(
+    crate::progress::say(&format!(
         "{} in {:.1} s; results, report.md and report.html in {}",
         if outcome.interrupted {
             "interrupted"
@@ -117,7 +117,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     // The runner's own high-water mark (its workers' are in the samples): it streams every
     // pass over a source or result, so this stays near a few batches at any data size.
     if let Some(peak) = formatbench_protocol::memory_snapshot().peak_bytes {
-        crate::run::progress::say(&format!(
+        crate::progress::say(&format!(
             "the runner's own peak memory: {}",
             crate::report::bytes(peak)
         ));

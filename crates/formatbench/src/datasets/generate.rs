@@ -332,7 +332,7 @@ pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
     let step = batch_rows(cols.len()) as u64;
     let mut first = 0;
     while first < *rows {
-        if crate::run::interrupted() {
+        if crate::interrupt::interrupted() {
             return Err(Error::Interrupted);
         }
         let n = step.min(rows - first) as usize;

@@ -157,7 +157,14 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
 /// `range` selects by (without it, ranges are by position).
 pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
     let what = format!("input {}", input.display());
-    crate::error::reading(&what, || ingest_file(input, index, out))
+    // Arrow's complaints about a user's file are about the input; its I/O errors are not.
+    crate::error::reading(&what, || ingest_file(input, index, out)).map_err(|e| match e {
+        Error::Arrow(arrow::error::ArrowError::IoError(message, _)) => {
+            Error::Io(format!("while ingesting {}: {message}", input.display()))
+        }
+        Error::Arrow(e) => Error::Input(format!("malformed {what}: {e}")),
+        other => other,
+    })
 }
 
 fn ingest_file(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {

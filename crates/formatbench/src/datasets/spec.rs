@@ -1,7 +1,6 @@
-use super::{generate, ingest, Source};
 use crate::Error;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 
 /// The built-in generators.
@@ -146,16 +145,6 @@ impl DatasetSpec {
                 ..
             } => 7,
             DatasetSpec::Input { .. } => 0,
-        }
-    }
-
-    /// Builds the canonical source in `dir`.
-    pub fn materialize(&self, dir: &Path) -> Result<Source, Error> {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join(format!("{}.arrow", self.name()));
-        match self {
-            DatasetSpec::Generated { .. } => generate(self, &path),
-            DatasetSpec::Input { path: input, index } => ingest(input, index.as_deref(), &path),
         }
     }
 }

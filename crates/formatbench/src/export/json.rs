@@ -21,7 +21,7 @@ pub fn write(table: &Table, path: &Path) -> Result<(), Error> {
         })
         .collect();
     let text =
-        serde_json::to_vec_pretty(&Value::Array(rows)).map_err(|e| Error::Io(e.to_string()))?;
+        serde_json::to_vec_pretty(&Value::Array(rows)).map_err(Error::encode("the JSON export"))?;
     std::fs::write(path, text)
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
 }

@@ -2,7 +2,7 @@
 //! describes.
 
 use super::{materialize, peers_dir};
-use crate::run::{BackendInfo, WorkerKind};
+use crate::catalog::{BackendInfo, WorkerKind};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -103,7 +103,7 @@ pub fn python_backends() -> &'static Result<Vec<BackendInfo>, String> {
     static DESCRIBED: OnceLock<Result<Vec<BackendInfo>, String>> = OnceLock::new();
     DESCRIBED.get_or_init(|| {
         let (program, args) = python_command().map_err(|e| e.to_string())?;
-        super::describe_worker(
+        crate::catalog::describe_worker(
             &program,
             &args,
             WorkerKind::Python,

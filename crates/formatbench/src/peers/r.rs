@@ -2,7 +2,7 @@
 //! describes. R peers exchange tables as CSV (see `exchange`), since R has no Arrow here.
 
 use super::materialize;
-use crate::run::{BackendInfo, WorkerKind};
+use crate::catalog::{BackendInfo, WorkerKind};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -60,6 +60,6 @@ pub fn r_backends() -> &'static Result<Vec<BackendInfo>, String> {
     DESCRIBED.get_or_init(|| {
         let (program, args) = r_command().map_err(|e| e.to_string())?;
         let hint = format!("(apt-get install {DEBIAN_PACKAGES})");
-        super::describe_worker(&program, &args, WorkerKind::R, &hint)
+        crate::catalog::describe_worker(&program, &args, WorkerKind::R, &hint)
     })
 }

@@ -1,6 +1,7 @@
 //! One self-contained HTML5 page: inline CSS only, no scripts, no fonts or images to fetch, so
 //! it opens the same offline, from an archive, or attached to a CI run.
 
+mod elements;
 mod tables;
 mod tradeoffs;
 
@@ -11,6 +12,7 @@ use super::{
     recommendation, runner_up, winner,
 };
 use crate::stats::RunSummary;
+use elements::{empty, section, td, td_num, thead};
 use std::fmt::Write;
 use tables::{overall, results};
 
@@ -78,32 +80,6 @@ pub fn render(summary: &RunSummary) -> String {
     missing(&mut out, summary);
     out.push_str("</main>\n</body>\n</html>\n");
     out
-}
-
-/// A header cell list; numeric columns get the right-aligning class.
-fn thead(out: &mut String, columns: &[(&str, bool)]) {
-    out.push_str("<thead><tr>");
-    for (name, right) in columns {
-        let class = if *right { " class=\"num\"" } else { "" };
-        let _ = write!(out, "<th scope=\"col\"{class}>{}</th>", esc(name));
-    }
-    out.push_str("</tr></thead>\n");
-}
-
-fn td(out: &mut String, text: &str) {
-    let _ = write!(out, "<td>{}</td>", esc(text));
-}
-
-fn td_num(out: &mut String, text: &str) {
-    let _ = write!(out, "<td class=\"num\">{}</td>", esc(text));
-}
-
-fn section(out: &mut String, id: &str, title: &str) {
-    let _ = writeln!(out, "<section id=\"{id}\">\n<h2>{}</h2>", esc(title));
-}
-
-fn empty(out: &mut String, text: &str) {
-    let _ = writeln!(out, "<p class=\"muted\">{}</p>\n</section>", esc(text));
 }
 
 fn glance(out: &mut String, summary: &RunSummary) {

@@ -30,7 +30,7 @@ impl ResultsWriter {
     }
 
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
-        let mut line = serde_json::to_vec(record).map_err(|e| Error::Io(e.to_string()))?;
+        let mut line = serde_json::to_vec(record).map_err(Error::encode("a results record"))?;
         line.push(b'\n');
         // One write per line: with O_APPEND a line is never interleaved or half-replaced. A
         // write that fails part-way (disk full) is cut back, so the file keeps whole records.
@@ -85,7 +85,7 @@ fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
     })?;
     file.set_len(keep as u64).map_err(io)?;
     file.sync_data().map_err(io)?;
-    crate::run::progress::say(&format!(
+    crate::progress::say(&format!(
         "{}: a cut-off last record ({} bytes) was moved to {}",
         path.display(),
         bytes.len() - keep,

@@ -146,7 +146,7 @@ pub fn run_job(
     limits: Limits,
 ) -> Result<SampleOutcome, Error> {
     let timeout = limits.timeout;
-    let text = serde_json::to_vec_pretty(job).map_err(|e| Error::Io(e.to_string()))?;
+    let text = serde_json::to_vec_pretty(job).map_err(Error::encode("a job"))?;
     let cannot = |what: &str, path: &Path, e: std::io::Error| {
         Error::Io(format!("cannot write the {what} {}: {e}", path.display()))
     };

@@ -1,26 +1,30 @@
 //! The run: materialise datasets, prepare each backend's artifact, verify every cell once, then
 //! take the measured samples in a balanced order, appending each to results.jsonl as it lands.
 
+mod cell;
 mod cells;
 mod identity;
 mod resume;
+mod state;
 mod verification;
 
-use super::{prepare_cache, run_job, CacheState, Limits, SampleOutcome, WorkerKind};
+use super::prepare_cache;
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
+use crate::plan::CacheState;
 use crate::plan::{OpInputs, Plan};
 use crate::results::{
     DatasetRecord, Record, ResultsWriter, SampleRecord, SampleStatus, ScheduleRecord, ScheduleSlot,
     RESULTS_FILE,
 };
 use crate::Error;
-use cells::Cell;
-use formatbench_protocol::{Answer, Job, Op, PROTOCOL_VERSION};
+use cell::Cell;
+use formatbench_protocol::Op;
 use identity::{clock_resolution, schedule_hash, worker_build};
 use resume::{read_resumed, reusable_samples};
+use state::Runner;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 pub struct RunOptions {
@@ -43,35 +47,7 @@ pub struct RunOutcome {
     pub wall_s: f64,
 }
 
-/// Relative float tolerance for lossy (text) formats.
-const LOSSY_FLOAT_TOLERANCE: f64 = 1e-9;
-/// Relative tolerance of `vector_norm` results, as in the layout study.
-const NORM_TOLERANCE: f64 = 1e-5;
-
-struct Runner<'a> {
-    plan: &'a Plan,
-    run_id: String,
-    scratch: PathBuf,
-    results: ResultsWriter,
-    jobs_started: u64,
-    /// A hash of the binary the workers run from: part of every sample's key.
-    worker_build: String,
-    /// Slots already measured (when resuming): never run twice.
-    done: HashSet<ScheduleSlot>,
-    /// The schedule hash of the run being resumed.
-    resumed_schedule: Option<String>,
-    /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
-    reusable: HashMap<ScheduleSlot, SampleRecord>,
-    reused: usize,
-    /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
-    /// source cannot be rendered.
-    renditions: HashMap<PathBuf, Result<PathBuf, String>>,
-    /// Artifacts already prepared in this run, by directory: a reader of another backend's
-    /// artifact (a Delta reader) shares the one its writer made.
-    prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
-}
-
-use super::progress::{detail, say, Progress};
+use crate::progress::{detail, say, Progress};
 
 pub const PLAN_FILE: &str = "plan.json";
 
@@ -101,7 +77,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         })?;
     }
     if plan.caches.contains(&CacheState::Cold) {
-        super::check_cold_possible(&scratch)?;
+        crate::plan::check_cold_possible(&scratch)?;
     }
     let results_path = run_dir.join(RESULTS_FILE);
     let reusable = if options.reuse {
@@ -133,7 +109,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             runner.resumed_schedule = resumed.schedule;
         }
         None => {
-            let text = serde_json::to_vec_pretty(plan).map_err(|e| Error::Io(e.to_string()))?;
+            let text = serde_json::to_vec_pretty(plan).map_err(Error::encode("the plan"))?;
             std::fs::write(run_dir.join(PLAN_FILE), text)?;
             let mut env = environment(&run_id, options.settings.clone());
             env.clock_resolution_s = Some(clock_resolution());
@@ -316,91 +292,6 @@ impl Runner<'_> {
             }
         }
         out
-    }
-
-    fn job(
-        &self,
-        cell: &Cell,
-        artifact: &Path,
-        verify_out: Option<PathBuf>,
-        prepare: bool,
-        op: Op,
-    ) -> Job {
-        // Verification and preparation run once; only measured samples repeat, and never cold
-        // ones: every call after the first would find the pages the first brought in.
-        let once = verify_out.is_some() || prepare || cell.cache == Some(CacheState::Cold);
-        // Measured warm samples make a second call whatever the first took: the warm figure.
-        let (min_sample_s, min_calls, max_calls) = if once {
-            (0.0, 1, 1)
-        } else {
-            (self.plan.min_sample_s, 2, 1000)
-        };
-        Job {
-            protocol: PROTOCOL_VERSION,
-            backend: cell.competitor.backend.clone(),
-            profile: cell.competitor.profile.clone(),
-            layout: cell.competitor.layout.clone(),
-            target: cell.competitor.target.clone(),
-            op,
-            source: cell.source_path.clone(),
-            artifact: artifact.to_path_buf(),
-            answer: PathBuf::new(),
-            verify_out,
-            source_text: None,
-            params: cell.params.clone(),
-            threads: self.plan.threads,
-            prepare,
-            min_sample_s,
-            min_calls,
-            max_calls,
-        }
-    }
-
-    /// Runs one job through launcher and worker; each gets its own job, answer and log files.
-    fn spawn(&mut self, worker: WorkerKind, mut job: Job) -> Result<SampleOutcome, Error> {
-        self.jobs_started += 1;
-        let n = self.jobs_started;
-        let jobs = self.scratch.join("jobs");
-        job.answer = jobs.join(format!("{n:06}.answer.json"));
-        if worker.exchanges_text() {
-            match self.rendition(&job.source)? {
-                Ok(csv) => job.source_text = Some(csv),
-                Err(reason) => {
-                    return Ok(SampleOutcome {
-                        answer: Ok(Answer::unsupported(reason)),
-                        process: None,
-                    })
-                }
-            }
-        }
-        let outcome = run_job(
-            &worker.command()?,
-            &job,
-            &jobs.join(format!("{n:06}.job.json")),
-            &jobs.join(format!("{n:06}.log")),
-            Limits {
-                timeout: self.plan.timeout,
-                memory: self.plan.memory_limit,
-            },
-        )?;
-        Ok(outcome)
-    }
-
-    /// Where a sample reads from, or for a write, a fresh directory it writes into.
-    fn artifact_for(&self, cell: &Cell, round: u32) -> PathBuf {
-        if cell.op == Op::Write {
-            self.scratch
-                .join("writes")
-                .join(format!("{}-r{round}", cell.slug()))
-        } else {
-            cell.artifact_dir.clone()
-        }
-    }
-
-    fn cleanup_write(&self, cell: &Cell, artifact: &Path) {
-        if cell.op == Op::Write {
-            let _ = std::fs::remove_dir_all(artifact);
-        }
     }
 
     /// The balanced order of every measured sample, grouped by (dataset, op, cache): never pooled.

@@ -2,7 +2,7 @@
 //! cache costs it.
 
 use super::bootstrap::{geometric_mean, unpaired_ratio, BOOTSTRAP_SEED, RESAMPLES};
-use super::summary::{CacheRatio, CellSummary, GeoMean, OpGroup};
+use super::model::{CacheRatio, CellSummary, GeoMean, OpGroup};
 use std::collections::BTreeMap;
 
 /// (dataset, cache, threads, backend, profile, layout, target).

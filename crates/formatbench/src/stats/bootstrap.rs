@@ -3,7 +3,7 @@
 //! whatever the machine did during that round.
 
 use super::quantile;
-use crate::datasets::Rng;
+use crate::rng::Rng;
 use std::collections::BTreeMap;
 
 /// Resamples per interval, and the fixed seed that makes reports reproducible.

@@ -1,127 +1,10 @@
-use super::bootstrap::{paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+use super::bootstrap::{paired_ratio, BOOTSTRAP_SEED, RESAMPLES};
 use super::call::CallMode;
 use super::completeness::Completeness;
+use super::model::{CellSummary, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT};
 use super::Summary;
-use crate::results::{
-    ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
-    ScheduleRecord, VerificationRecord,
-};
+use crate::results::{CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A median under this many clock ticks is too close to the resolution to rank.
-pub const MIN_TICKS: f64 = 100.0;
-pub use crate::results::PARALLELISM_LIMIT;
-
-/// What the report shows of one cell.
-#[derive(Debug, Clone)]
-pub struct CellSummary {
-    pub cell: CellKey,
-    /// `ok` only when the result was verified and every sample succeeded.
-    pub status: SampleStatus,
-    pub reason: Option<String>,
-    /// Seconds per call of the operation over the ok samples: the call the run ranks by
-    /// ([`RunSummary::call`]).
-    pub wall: Option<Summary>,
-    /// CPU seconds (user + system) per call, of the same call.
-    pub cpu: Option<Summary>,
-    /// Each sample's first call, and its warm calls, whichever ranks.
-    pub first_call: Option<Summary>,
-    pub warm_call: Option<Summary>,
-    pub peak_rss_bytes: Option<u64>,
-    pub size_bytes: Option<u64>,
-    pub bytes_per_value: Option<f64>,
-    /// The one ratio to the group's fastest that every view shows (tables, charts, geometric
-    /// means, exports): the paired estimate when rounds pair up, else the ratio of medians;
-    /// `None` when it cannot be trusted. See [`CellSummary::ratio_over`].
-    pub ratio_to_best: Option<f64>,
-    /// The paired ratio to the group's fastest, with its 95 % interval.
-    pub ratio: Option<RatioInterval>,
-    /// The same for CPU time.
-    pub cpu_ratio: Option<RatioInterval>,
-    pub parallelism: Option<f64>,
-    pub resident_fraction: Option<f64>,
-    pub read_bytes: Option<u64>,
-    /// Cold reads: bytes fetched from storage ÷ Arrow bytes returned.
-    pub read_amplification: Option<f64>,
-    pub calls: Option<u64>,
-    pub method: Option<String>,
-    pub failed_samples: usize,
-    /// Warnings (cache state missed, parallelism over a cap of 1, below clock resolution).
-    pub flags: Vec<String>,
-    /// Wall seconds per round, for paired comparisons.
-    pub rounds: BTreeMap<u32, f64>,
-    pub cpu_rounds: BTreeMap<u32, f64>,
-}
-
-/// All competitors of one operation on one dataset under one cache state and thread cap,
-/// fastest first, then the cells that did not run. Groups are never pooled across those keys.
-#[derive(Debug, Clone)]
-pub struct OpGroup {
-    pub dataset: String,
-    pub op: String,
-    pub threads: u32,
-    pub cache: String,
-    pub cells: Vec<CellSummary>,
-    /// The runner-up's interval against the fastest contains 1.
-    pub no_clear_winner: bool,
-    /// Fairness warnings (competitors differ in measured parallelism, …).
-    pub warnings: Vec<String>,
-}
-
-/// A competitor's geometric mean of ratios to the fastest across the operations of one
-/// (dataset, cache, threads).
-#[derive(Debug, Clone)]
-pub struct GeoMean {
-    pub dataset: String,
-    pub cache: String,
-    pub threads: u32,
-    pub backend: String,
-    pub profile: String,
-    pub layout: String,
-    pub target: String,
-    pub ratio: f64,
-    pub ops: usize,
-}
-
-/// What a cold page cache costs one competitor on one operation: its cold median over its warm
-/// median, with an unpaired bootstrap interval (the two states are scheduled apart).
-#[derive(Debug, Clone)]
-pub struct CacheRatio {
-    pub dataset: String,
-    pub op: String,
-    pub threads: u32,
-    pub backend: String,
-    pub profile: String,
-    pub cold_median: f64,
-    pub warm_median: f64,
-    pub ratio: RatioInterval,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct RunSummary {
-    pub environment: Option<EnvironmentRecord>,
-    pub datasets: Vec<DatasetRecord>,
-    pub artifacts: Vec<ArtifactRecord>,
-    pub schedule: Option<ScheduleRecord>,
-    pub groups: Vec<OpGroup>,
-    pub geomeans: Vec<GeoMean>,
-    /// Cold ÷ warm per competitor and read operation, when a run measured both.
-    pub cache_ratios: Vec<CacheRatio>,
-    /// Whether every scheduled sample is here (an interrupted run's are not).
-    pub completeness: Completeness,
-    /// Which call of each sample the times rank by.
-    pub call: CallMode,
-}
-
-impl RunSummary {
-    /// True when any cell failed (a crash, a timeout or a failed verification).
-    pub fn any_failed(&self) -> bool {
-        self.groups
-            .iter()
-            .flat_map(|g| &g.cells)
-            .any(|c| c.status == SampleStatus::Failed)
-    }
-}
 
 /// Report order: the table operations, the matrix ones, then first_row and the store ones;
 /// an operation this build does not know (from an older run) goes last, by name.
@@ -386,21 +269,6 @@ fn summarize_cell(
         flags: flags.into_iter().collect(),
         rounds,
         cpu_rounds,
-    }
-}
-
-impl CellSummary {
-    /// This cell's wall time over `base`'s, the way every view computes it: the paired
-    /// estimate over the rounds both ran, else the ratio of medians (unpaired schedules).
-    pub fn ratio_over(&self, base: &CellSummary) -> Option<f64> {
-        let (median, base_median) = (self.wall?.median, base.wall?.median);
-        if base_median <= 0.0 {
-            return None;
-        }
-        Some(
-            paired_ratio(&self.rounds, &base.rounds, RESAMPLES, BOOTSTRAP_SEED)
-                .map_or(median / base_median, |r| r.estimate),
-        )
     }
 }
 

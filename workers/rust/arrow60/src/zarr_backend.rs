@@ -17,114 +17,29 @@
 //! configuration, so this backend always passes the configured options explicitly: otherwise
 //! chunks equal to the fill value would still be skipped.
 
-use arrow::array::{
-    make_array, Array as _, ArrayData, ArrayRef, AsArray, BooleanArray, Date32Array,
-    FixedSizeListArray, RecordBatch, RecordBatchOptions,
-};
-use arrow::buffer::Buffer;
-use arrow::datatypes::{DataType, Date32Type, Field, TimeUnit};
+use arrow::array::{Array as _, AsArray, RecordBatch, RecordBatchOptions};
 use formatbench_protocol::{Op, MATRIX_OPS};
-use formatbench_worker_kit::layout::{feature_indices, ARRAY, FEATURES, WIDE};
+use formatbench_worker_kit::layout::{ARRAY, WIDE};
 use formatbench_worker_kit::{Backend, Context, KitError, Request};
 use rayon::prelude::*;
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::num::NonZeroU32;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Once};
-use zarrs::array::codec::{BloscCodec, BloscCompressionLevel, BloscCompressor, BloscShuffleMode};
-use zarrs::array::data_type::{self as zdt, NumpyTimeUnit};
-use zarrs::array::{
-    Array, ArrayBuilder, ArrayBytes, ArrayBytesOffsets, BytesToBytesCodecTraits, CodecOptions,
-    DataType as ZarrType, FillValue,
-};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use zarrs::array::Array;
 use zarrs::filesystem::FilesystemStore;
-use zarrs::group::{Group, GroupBuilder};
+use zarrs::group::GroupBuilder;
 
 pub struct Zarr;
 
-const LIBRARY: &str = "zarrs 0.23.14";
-/// The store directory inside the artifact.
-const ROOT: &str = "data.zarr";
-/// The root group attribute holding the table's description.
-const ATTRIBUTE: &str = "formatbench";
-/// Rows (and features) per chunk, at most.
-const CHUNK: u64 = 1024;
-const BLOSC_LEVEL: u8 = 5;
-
-fn library(e: impl std::fmt::Display) -> KitError {
-    KitError::Library(format!("zarrs: {e}"))
-}
-
-/// Sizes rayon's global pool (zarrs' codec threads) before zarrs first touches it, and turns on
-/// storing chunks equal to the fill value. A worker runs one job, so the first cap holds.
-fn init(threads: usize) {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // An error means the pool already exists; nothing else can be done about it then.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build_global();
-        let mut config = zarrs::config::global_config_mut();
-        config.set_store_empty_chunks(true);
-        config.set_codec_concurrent_target(threads.max(1));
-    });
-}
-
-/// The configured options, passed to every `_opt` call (see the module comment).
-fn codec_options() -> CodecOptions {
-    zarrs::config::global_config().codec_options()
-}
-
 mod read;
+mod store;
 mod types;
 mod write;
 
 use read::*;
+use store::*;
 use types::*;
 use write::*;
-
-pub(super) fn root(dir: &Path) -> PathBuf {
-    dir.join(ROOT)
-}
-
-pub(super) fn open_store(dir: &Path) -> Result<Arc<FilesystemStore>, KitError> {
-    let root = root(dir);
-    if !root.is_dir() {
-        return Err(KitError::Invalid(format!(
-            "no Zarr store at {}",
-            root.display()
-        )));
-    }
-    Ok(Arc::new(FilesystemStore::new(&root).map_err(library)?))
-}
-
-/// Rows per chunk along a dimension of `n`.
-pub(super) fn chunk(n: u64) -> u64 {
-    n.clamp(1, CHUNK)
-}
-
-pub(super) fn compressor(
-    profile: &str,
-    size: usize,
-) -> Result<Arc<dyn BytesToBytesCodecTraits>, KitError> {
-    let cname = match profile {
-        "compact" => BloscCompressor::Zstd,
-        _ => BloscCompressor::LZ4,
-    };
-    let level = BloscCompressionLevel::try_from(BLOSC_LEVEL)
-        .map_err(|l| KitError::Invalid(format!("blosc has no level {l}")))?;
-    let codec = BloscCodec::new(
-        cname,
-        level,
-        None,
-        BloscShuffleMode::Shuffle,
-        Some(size.max(1)),
-    )
-    .map_err(library)?;
-    Ok(Arc::new(codec))
-}
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(path).ok()?;

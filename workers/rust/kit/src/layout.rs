@@ -3,7 +3,7 @@
 //! format ([`ArrayForm`]): a `FixedSizeList<float32, D>` for most, packed text for CSV, the
 //! bare matrix for `.npy`.
 
-use crate::matrix::FloatMatrix;
+use crate::float_matrix::{interleave, FloatMatrix};
 use crate::KitError;
 use arrow::array::RecordBatchOptions;
 use arrow::array::{
@@ -13,14 +13,7 @@ use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef};
 use std::path::Path;
 use std::sync::Arc;
 
-pub const WIDE: &str = "wide";
-pub const ARRAY: &str = "array";
-/// The array layout's field.
-pub const FEATURES: &str = "features";
-/// The feature names of the array layout, counted in the artifact's size.
-pub const SIDECAR: &str = "feature_names.json";
-/// Separator of packed text cells (the study's `delimited_array`).
-pub const PACKED_SEPARATOR: char = ';';
+pub use crate::names::{ARRAY, FEATURES, PACKED_SEPARATOR, SIDECAR, WIDE};
 
 /// How a format holds the array layout's field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +106,7 @@ pub fn to_array_as(
                 .as_ref()
         })
         .collect();
-    crate::matrix::interleave(&columns, &mut values);
+    interleave(&columns, &mut values);
     let list: ArrayRef = match form {
         ArrayForm::FixedList => Arc::new(FixedSizeListArray::try_new(
             list_field(),

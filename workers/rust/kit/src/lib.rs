@@ -16,16 +16,20 @@ pub extern crate arrow60 as arrow;
 #[cfg(not(any(feature = "arrow-58", feature = "arrow-59", feature = "arrow-60")))]
 compile_error!("choose the worker's Arrow major: feature arrow-58, arrow-59 or arrow-60");
 
+mod backend;
 pub mod delta;
 mod execute;
+pub mod float_matrix;
 pub mod layout;
 pub mod matrix;
+mod names;
 #[cfg(feature = "tokio")]
 pub mod runtime;
 pub mod scan;
 pub mod source;
 
-pub use execute::{describe, execute, Backend, Context, Request};
+pub use backend::{Backend, Context, Request};
+pub use execute::{describe, execute};
 
 /// Errors of a backend; messages carry the library's reason, never a panic.
 #[derive(Debug, thiserror::Error)]

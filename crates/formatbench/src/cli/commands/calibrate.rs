@@ -4,8 +4,9 @@
 //! wall time), and 512 MiB.
 
 use crate::datasets::{DatasetKind, DatasetSpec};
+use crate::plan::CacheState;
 use crate::plan::{Competitor, Plan};
-use crate::run::{execute_plan, install_interrupt_handler, CacheState, RunOptions};
+use crate::run::{execute_plan, install_interrupt_handler, RunOptions};
 use crate::stats::{paired_ratio, CellSummary, BOOTSTRAP_SEED, RESAMPLES};
 use crate::Error;
 use formatbench_protocol::Op;

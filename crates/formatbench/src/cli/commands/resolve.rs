@@ -1,9 +1,10 @@
 //! Turns a suite and the command-line overrides into a plan.
 
+use crate::catalog::WorkerKind;
 use crate::cli::RunArgs;
 use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{Competitor, Plan, Suite};
-use crate::run::{catalog, WorkerKind};
+use crate::run::catalog;
 use crate::Error;
 use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS, STORE_OPS};
 use std::collections::BTreeMap;
@@ -247,7 +248,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
                 }
             })
         }),
-        caches: crate::run::parse_cache(&args.cache)?,
+        caches: crate::plan::parse_cache(&args.cache)?,
         min_sample_s: args.min_sample_ms / 1000.0,
         warmup: args
             .warmup

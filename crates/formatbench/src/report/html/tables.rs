@@ -8,8 +8,8 @@ use super::super::{
     group_notes, group_title, ran, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
     LEGEND_RATIO, SHORT_REASON,
 };
+use super::elements::{empty, section, td, td_num, thead};
 use super::tradeoffs::charts_at;
-use super::{empty, section, td, td_num, thead};
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, RunSummary};
 use std::fmt::Write;

@@ -5,7 +5,7 @@ use super::super::charts::{Chart, Place};
 use super::super::format::html_escape as esc;
 use super::super::pareto::{frontiers, LEGEND};
 use super::super::pick::dataset_names;
-use super::{section, td, td_num, thead};
+use super::elements::{section, td, td_num, thead};
 use crate::stats::RunSummary;
 use std::fmt::Write;
 

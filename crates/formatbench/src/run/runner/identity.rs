@@ -5,7 +5,7 @@ use crate::Error;
 use std::time::Instant;
 
 pub fn schedule_hash(slots: &[ScheduleSlot]) -> Result<String, Error> {
-    let bytes = serde_json::to_vec(slots).map_err(|e| Error::Io(e.to_string()))?;
+    let bytes = serde_json::to_vec(slots).map_err(Error::encode("the schedule"))?;
     Ok(format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)))
 }
 

@@ -1,29 +1,16 @@
 //! Each cell's first run: its result is checked against the source before any of its samples
 //! counts. Workers without Arrow (R) get the source as CSV and return CSV, converted here.
 
-use super::{cells, Cell, Runner, LOSSY_FLOAT_TOLERANCE, NORM_TOLERANCE};
+use super::cell::Cell;
+use super::cells;
+use super::state::{Runner, LOSSY_FLOAT_TOLERANCE, NORM_TOLERANCE};
 use crate::peers::exchange;
+use crate::progress::say;
 use crate::results::{Record, SampleRecord, SampleStatus};
-use crate::run::progress::say;
 use crate::Error;
 use formatbench_protocol::AnswerStatus;
-use std::path::{Path, PathBuf};
 
 impl Runner<'_> {
-    /// The source as CSV for workers without Arrow, written once per run and source.
-    pub(super) fn rendition(&mut self, source: &Path) -> Result<Result<PathBuf, String>, Error> {
-        if let Some(known) = self.renditions.get(source) {
-            return Ok(known.clone());
-        }
-        let stem = source.file_stem().unwrap_or_default().to_string_lossy();
-        let dir = self.scratch.join("exchange");
-        std::fs::create_dir_all(&dir)?;
-        let csv = dir.join(format!("{stem}-{}.csv", self.renditions.len()));
-        let made = exchange::write_rendition(source, &csv)?.map(|()| csv);
-        self.renditions.insert(source.to_path_buf(), made.clone());
-        Ok(made)
-    }
-
     /// The first warmup: run the cell, check its result against the source, remember the digest.
     pub(super) fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
         let verify_out = self

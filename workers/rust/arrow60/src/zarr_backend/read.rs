@@ -1,7 +1,21 @@
 //! Reading Zarr arrays back into Arrow columns: whole arrays, or only the chunks that hold
 //! requested rows.
 
-use super::*;
+use super::store::*;
+use super::types::*;
+use arrow::array::{
+    make_array, ArrayData, ArrayRef, BooleanArray, Date32Array, FixedSizeListArray,
+};
+use arrow::buffer::Buffer;
+use arrow::datatypes::{DataType, Field};
+use formatbench_worker_kit::KitError;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+use zarrs::array::{Array, ArrayBytes, CodecOptions};
+use zarrs::filesystem::FilesystemStore;
+use zarrs::group::Group;
 
 /// Decoded values: fixed-width bytes, or bytes with element offsets.
 pub(super) enum Decoded {

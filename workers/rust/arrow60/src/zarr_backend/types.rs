@@ -1,6 +1,12 @@
 //! How each Arrow column maps to a Zarr array: data type, node name, variable-length kinds.
 
-use super::*;
+use arrow::datatypes::{DataType, Field, TimeUnit};
+use formatbench_worker_kit::layout::{feature_indices, ARRAY, FEATURES, WIDE};
+use formatbench_worker_kit::{Context, KitError};
+use std::collections::HashSet;
+use std::num::NonZeroU32;
+use zarrs::array::data_type::{self as zdt, NumpyTimeUnit};
+use zarrs::array::DataType as ZarrType;
 
 /// How one Arrow column is held in Zarr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,16 @@
 //! Writing columns into Zarr arrays (fixed-width values, variable-length strings and bytes).
 
-use super::*;
+use super::store::*;
+use super::types::*;
+use arrow::array::{Array as _, ArrayRef, AsArray, RecordBatch};
+use arrow::buffer::Buffer;
+use arrow::datatypes::Date32Type;
+use formatbench_worker_kit::{Context, KitError};
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
+use zarrs::array::{Array, ArrayBuilder, ArrayBytes, ArrayBytesOffsets, CodecOptions, FillValue};
+use zarrs::filesystem::FilesystemStore;
 
 /// The values buffer of a fixed-width array, `first..first + count` elements of `size` bytes.
 pub(super) fn values_buffer(

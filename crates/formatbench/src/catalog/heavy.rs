@@ -71,8 +71,10 @@ fn described(kind: WorkerKind) -> Vec<BackendInfo> {
         .map(|(name, _, feature)| (*name, *feature))
         .collect();
     let mut found = match program(kind) {
-        Some(path) => crate::peers::describe_worker_program(&path, kind)
-            .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason)),
+        Some(path) => {
+            super::describe_worker(&path, &[], kind, "(rebuild it with workers/rust/build)")
+                .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason))
+        }
         None => Vec::new(),
     };
     for (name, feature) in expected {

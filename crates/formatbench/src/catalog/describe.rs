@@ -1,0 +1,89 @@
+//! A worker program outside this binary describes its backends itself (`--describe`, one JSON
+//! object, docs/protocol.md): the heavy workers and the peers are listed this way.
+
+use super::{BackendInfo, WorkerKind};
+use formatbench_protocol::Op;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+struct Described {
+    #[serde(default)]
+    backends: Vec<DescribedBackend>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DescribedBackend {
+    name: String,
+    profiles: Vec<String>,
+    ops: Vec<Op>,
+    /// Layouts with their operations; a worker that names none stores only `wide`.
+    #[serde(default)]
+    layouts: std::collections::BTreeMap<String, Vec<Op>>,
+    targets: Vec<String>,
+    lossy: bool,
+    about: String,
+    version: Option<String>,
+    unavailable: Option<String>,
+    #[serde(flatten)]
+    table: super::TableTraits,
+}
+
+/// Runs a worker program's `--describe` (a heavy worker, a peer) and lists its backends, or
+/// says why it cannot (`hint` says how to get the worker's prerequisites).
+pub fn describe_worker(
+    program: &Path,
+    args: &[String],
+    worker: WorkerKind,
+    hint: &str,
+) -> Result<Vec<BackendInfo>, String> {
+    let output = std::process::Command::new(program)
+        .args(args)
+        .arg("--describe")
+        .output()
+        .map_err(|e| format!("cannot start {}: {e} {hint}", program.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().last().unwrap_or("no message");
+        return Err(format!(
+            "the {} worker failed to describe itself: {last}",
+            worker.name()
+        ));
+    }
+    let described: Described = serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "the {} worker's description is not valid: {e}",
+            worker.name()
+        )
+    })?;
+    if let Some(error) = described.error {
+        return Err(error);
+    }
+    Ok(described
+        .backends
+        .into_iter()
+        .map(|b| BackendInfo {
+            name: b.name,
+            worker,
+            profiles: b.profiles,
+            layouts: if b.layouts.is_empty() {
+                vec![("wide".into(), b.ops.clone())]
+            } else {
+                let mut layouts: Vec<(String, Vec<Op>)> = b.layouts.into_iter().collect();
+                // `wide` first: it is the default layout.
+                layouts.sort_by_key(|(name, _)| name != "wide");
+                layouts
+            },
+            ops: b.ops,
+            targets: b.targets,
+            lossy: b.lossy,
+            about: b.about,
+            version: b.version,
+            hidden: false,
+            available: b.unavailable.map_or(Ok(()), Err),
+            table: b.table,
+        })
+        .collect())
+}

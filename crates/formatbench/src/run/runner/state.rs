@@ -1,0 +1,147 @@
+//! The runner's state through a run, and how it starts one job: the job file for a cell, a
+//! fresh worker process through the launcher, the CSV rendition a worker without Arrow reads.
+//! The passes over cells (preparing, verifying, measuring) are written on top of it.
+
+use super::cell::Cell;
+use crate::catalog::WorkerKind;
+use crate::peers::exchange;
+use crate::plan::{CacheState, Plan};
+use crate::results::{ResultsWriter, SampleRecord, ScheduleSlot};
+use crate::run::{run_job, Limits, SampleOutcome};
+use crate::Error;
+use formatbench_protocol::{Answer, Job, Op, PROTOCOL_VERSION};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Relative float tolerance for lossy (text) formats.
+pub(super) const LOSSY_FLOAT_TOLERANCE: f64 = 1e-9;
+/// Relative tolerance of `vector_norm` results, as in the layout study.
+pub(super) const NORM_TOLERANCE: f64 = 1e-5;
+
+pub(super) struct Runner<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) run_id: String,
+    pub(super) scratch: PathBuf,
+    pub(super) results: ResultsWriter,
+    pub(super) jobs_started: u64,
+    /// A hash of the binary the workers run from: part of every sample's key.
+    pub(super) worker_build: String,
+    /// Slots already measured (when resuming): never run twice.
+    pub(super) done: HashSet<ScheduleSlot>,
+    /// The schedule hash of the run being resumed.
+    pub(super) resumed_schedule: Option<String>,
+    /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
+    pub(super) reusable: HashMap<ScheduleSlot, SampleRecord>,
+    pub(super) reused: usize,
+    /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
+    /// source cannot be rendered.
+    pub(super) renditions: HashMap<PathBuf, Result<PathBuf, String>>,
+    /// Artifacts already prepared in this run, by directory: a reader of another backend's
+    /// artifact (a Delta reader) shares the one its writer made.
+    pub(super) prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
+}
+
+impl Runner<'_> {
+    pub(super) fn job(
+        &self,
+        cell: &Cell,
+        artifact: &Path,
+        verify_out: Option<PathBuf>,
+        prepare: bool,
+        op: Op,
+    ) -> Job {
+        // Verification and preparation run once; only measured samples repeat, and never cold
+        // ones: every call after the first would find the pages the first brought in.
+        let once = verify_out.is_some() || prepare || cell.cache == Some(CacheState::Cold);
+        // Measured warm samples make a second call whatever the first took: the warm figure.
+        let (min_sample_s, min_calls, max_calls) = if once {
+            (0.0, 1, 1)
+        } else {
+            (self.plan.min_sample_s, 2, 1000)
+        };
+        Job {
+            protocol: PROTOCOL_VERSION,
+            backend: cell.competitor.backend.clone(),
+            profile: cell.competitor.profile.clone(),
+            layout: cell.competitor.layout.clone(),
+            target: cell.competitor.target.clone(),
+            op,
+            source: cell.source_path.clone(),
+            artifact: artifact.to_path_buf(),
+            answer: PathBuf::new(),
+            verify_out,
+            source_text: None,
+            params: cell.params.clone(),
+            threads: self.plan.threads,
+            prepare,
+            min_sample_s,
+            min_calls,
+            max_calls,
+        }
+    }
+
+    /// Runs one job through launcher and worker; each gets its own job, answer and log files.
+    pub(super) fn spawn(
+        &mut self,
+        worker: WorkerKind,
+        mut job: Job,
+    ) -> Result<SampleOutcome, Error> {
+        self.jobs_started += 1;
+        let n = self.jobs_started;
+        let jobs = self.scratch.join("jobs");
+        job.answer = jobs.join(format!("{n:06}.answer.json"));
+        if worker.exchanges_text() {
+            match self.rendition(&job.source)? {
+                Ok(csv) => job.source_text = Some(csv),
+                Err(reason) => {
+                    return Ok(SampleOutcome {
+                        answer: Ok(Answer::unsupported(reason)),
+                        process: None,
+                    })
+                }
+            }
+        }
+        let outcome = run_job(
+            &crate::run::worker_command(worker)?,
+            &job,
+            &jobs.join(format!("{n:06}.job.json")),
+            &jobs.join(format!("{n:06}.log")),
+            Limits {
+                timeout: self.plan.timeout,
+                memory: self.plan.memory_limit,
+            },
+        )?;
+        Ok(outcome)
+    }
+
+    /// Where a sample reads from, or for a write, a fresh directory it writes into.
+    pub(super) fn artifact_for(&self, cell: &Cell, round: u32) -> PathBuf {
+        if cell.op == Op::Write {
+            self.scratch
+                .join("writes")
+                .join(format!("{}-r{round}", cell.slug()))
+        } else {
+            cell.artifact_dir.clone()
+        }
+    }
+
+    pub(super) fn cleanup_write(&self, cell: &Cell, artifact: &Path) {
+        if cell.op == Op::Write {
+            let _ = std::fs::remove_dir_all(artifact);
+        }
+    }
+
+    /// The source as CSV for workers without Arrow, written once per run and source.
+    fn rendition(&mut self, source: &Path) -> Result<Result<PathBuf, String>, Error> {
+        if let Some(known) = self.renditions.get(source) {
+            return Ok(known.clone());
+        }
+        let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+        let dir = self.scratch.join("exchange");
+        std::fs::create_dir_all(&dir)?;
+        let csv = dir.join(format!("{stem}-{}.csv", self.renditions.len()));
+        let made = exchange::write_rendition(source, &csv)?.map(|()| csv);
+        self.renditions.insert(source.to_path_buf(), made.clone());
+        Ok(made)
+    }
+}
