@@ -99,3 +99,15 @@ fn corrupted_suites_results_and_answers_are_errors_not_panics() {
         let _ = serde_json::from_slice::<formatbench_protocol::Answer>(&text);
     });
 }
+
+#[test]
+fn an_ipc_block_past_the_end_of_the_file_is_refused_before_any_allocation() {
+    // Found by `fuzz/run` (ingest_ipc): a footer whose block claims 4 TiB made arrow's reader
+    // allocate that much before reading. It is refused from the footer alone.
+    let dir = tempfile::tempdir().unwrap();
+    let input =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ipc-block-past-end.arrow");
+    let refused = formatbench::datasets::ingest(&input, None, &dir.path().join("s.arrow"));
+    let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("past the file's 3462 bytes"), "{message}");
+}

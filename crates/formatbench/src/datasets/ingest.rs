@@ -141,6 +141,7 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
             (schema, Box::new(reader), "parquet")
         }
         InputFormat::IpcFile => {
+            check_ipc_blocks(path)?;
             let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
                 .map_err(|e| malformed("Arrow IPC", &e))?;
             (reader.schema(), Box::new(reader), "arrow-ipc")
@@ -151,6 +152,60 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
             (reader.schema(), Box::new(reader), "arrow-ipc-stream")
         }
     })
+}
+
+/// Refuses an Arrow IPC file whose footer names a block past the file's end: arrow's reader
+/// allocates each block's stated length before reading it, so a corrupt length would ask for
+/// terabytes (found by `fuzz/run`, target ingest_ipc).
+fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
+    use std::io::SeekFrom;
+    let io = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", path.display()));
+    let bad = |why: &str| {
+        Error::Input(format!(
+            "malformed Arrow IPC input {}: {why}",
+            path.display()
+        ))
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    // The file ends with the footer, its 4-byte length and the 6-byte magic: only those are read.
+    if len < 10 {
+        return Err(bad("too short for an Arrow IPC file"));
+    }
+    let mut tail = [0u8; 10];
+    file.seek(SeekFrom::End(-10)).map_err(io)?;
+    file.read_exact(&mut tail).map_err(io)?;
+    let footer_len = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let footer_len = u64::try_from(footer_len)
+        .ok()
+        .filter(|&n| n <= len - 10)
+        .ok_or_else(|| bad("its footer length is past the file"))?;
+    let mut footer_bytes = vec![0u8; footer_len as usize];
+    file.seek(SeekFrom::Start(len - 10 - footer_len))
+        .map_err(io)?;
+    file.read_exact(&mut footer_bytes).map_err(io)?;
+    let footer = arrow::ipc::root_as_footer(&footer_bytes)
+        .map_err(|e| bad(&format!("unreadable footer: {e}")))?;
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .flatten()
+        .chain(footer.dictionaries().into_iter().flatten());
+    for block in blocks {
+        let end = i128::from(block.offset())
+            + i128::from(block.metaDataLength())
+            + i128::from(block.bodyLength());
+        if block.offset() < 0
+            || block.metaDataLength() < 0
+            || block.bodyLength() < 0
+            || end > len as i128
+        {
+            return Err(bad(&format!(
+                "a block ends at byte {end}, past the file's {len} bytes"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Streams `input` into the canonical IPC file at `out`; `index` names the integer column that
