@@ -59,8 +59,9 @@ fn kill(pid: i32, signal: i32) {
     }
 }
 
-/// A run of a quick competitor and one whose every sample hangs until `timeout` seconds.
-fn hang_plan(out: &Path, timeout: &str) -> Vec<String> {
+/// `run` of self-test `backends` on a 100-row mixed table, reads only, `rounds` balanced
+/// blocks, into `out`, with `extra` arguments: the plan every fault here starts from.
+fn selftest_run(out: &Path, backends: &str, rounds: &str, extra: &[&str]) -> Vec<String> {
     [
         "run",
         "--dataset",
@@ -72,19 +73,27 @@ fn hang_plan(out: &Path, timeout: &str) -> Vec<String> {
         "--min-sample-ms",
         "0",
         "--backends",
-        "selftest-noop,selftest-hang",
+        backends,
         "--ops",
         "read",
         "--rounds",
-        "1",
-        "--timeout",
-        timeout,
-        "--out",
+        rounds,
     ]
     .iter()
+    .chain(extra)
     .map(|s| s.to_string())
-    .chain([out.display().to_string()])
+    .chain(["--out".to_string(), out.display().to_string()])
     .collect()
+}
+
+/// A run of a quick competitor and one whose every sample hangs until `timeout` seconds.
+fn hang_plan(out: &Path, timeout: &str) -> Vec<String> {
+    selftest_run(
+        out,
+        "selftest-noop,selftest-hang",
+        "1",
+        &["--timeout", timeout],
+    )
 }
 
 /// Runs the hanging plan (a 60 s timeout: only a kill ends a hanging sample) and, whenever a
@@ -117,20 +126,6 @@ fn kill_each_hanging(
         std::thread::sleep(Duration::from_millis(25));
     }
     (runner.wait().unwrap().code(), killed)
-}
-
-/// The measured selftest-hang samples of the run in `out`, each failed with `reason`.
-fn hang_samples_failed_with(out: &Path, reason: &str) -> usize {
-    let hang: Vec<_> = samples(&run_dir(out))
-        .into_iter()
-        .filter(|s| s.cell.backend == "selftest-hang" && s.round.is_some())
-        .collect();
-    for s in &hang {
-        assert_eq!(s.status, SampleStatus::Failed);
-        let said = s.reason.as_deref().unwrap_or_default();
-        assert!(said.contains(reason), "{said}");
-    }
-    hang.len()
 }
 
 /// Resumes the run in `out`, then checks what every fault must leave: a finished plan with no
@@ -216,7 +211,7 @@ fn a_killed_launcher_takes_its_worker_and_the_run_goes_on() {
     assert_eq!(code, Some(1));
     assert!(killed >= 1);
     assert_eq!(
-        hang_samples_failed_with(out.path(), "launcher ended"),
+        failed_with(out.path(), "selftest-hang", &["launcher ended"]),
         killed
     );
     assert!(processes_with(&out.path().display().to_string()).is_empty());
@@ -235,7 +230,7 @@ fn a_killed_worker_fails_its_sample_and_the_run_goes_on() {
     assert_eq!(code, Some(1));
     assert!(killed >= 1);
     assert_eq!(
-        hang_samples_failed_with(out.path(), "worker killed by SIGKILL"),
+        failed_with(out.path(), "selftest-hang", &["worker killed by SIGKILL"]),
         killed
     );
     assert!(processes_with(&marker).is_empty());
@@ -439,25 +434,8 @@ fn a_run_that_fills_its_disk_stops_keeping_every_sample_and_resumes_once_freed()
         return;
     };
     let out = disk.0.path().join("out");
-    let run = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "100",
-        "--per-type",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--backends",
-        "selftest-noop",
-        "--ops",
-        "read",
-        "--rounds",
-        "60",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let args = selftest_run(&out, "selftest-noop", "60", &[]);
+    let run = formatbench(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let said = stderr(&run);
     assert_eq!(run.status.code(), Some(1), "{said}");
     assert!(said.contains("No space left on device"), "{said}");
@@ -482,27 +460,8 @@ fn a_run_that_fills_its_disk_stops_keeping_every_sample_and_resumes_once_freed()
 
 /// A run of the quick competitor beside `backend` (one block), with `extra` arguments.
 fn misbehaving_run(out: &Path, backend: &str, extra: &[&str]) -> std::process::Output {
-    let competitors = format!("selftest-noop,{backend}");
-    let mut args = vec![
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "100",
-        "--per-type",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--backends",
-        &competitors,
-        "--ops",
-        "read",
-        "--rounds",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend(extra);
+    let args = selftest_run(out, &format!("selftest-noop,{backend}"), "1", extra);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     formatbench(&args)
 }
 
