@@ -1,29 +1,35 @@
-//! formatbench's native backends on arrow-rs/parquet 60.
+//! formatbench's native backends on arrow-rs/parquet 60: csv, parquet, ipc, ipc-mmap, npy,
+//! ipc-parts and the memory-copy floor.
 //!
-//! Every backend writes the canonical source table to its format and reads it back with each
-//! operation it supports natively; `execute` times only the operation and reports the result's
-//! digest (and, when asked, the result itself as Arrow IPC for verification).
+//! Each backend is one file implementing the worker kit's `Backend` (formatbench-worker-kit,
+//! the same trait every heavy worker's backends implement); the kit runs the job: it times
+//! only the operation and reports the result's digest (and, when asked, the result itself as
+//! Arrow IPC for verification).
 
 pub mod backends;
-pub mod digest;
-mod execute;
-pub mod layout;
 mod parallel;
 pub mod rows;
-pub mod source;
-mod store_ops;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};
-pub use execute::execute;
+/// The source, the digest and the layouts are the kit's: the runner uses them too.
+pub use formatbench_worker_kit::{digest, layout, source, KitError};
 
-impl From<formatbench_worker_kit::KitError> for WorkerError {
-    fn from(e: formatbench_worker_kit::KitError) -> Self {
-        use formatbench_worker_kit::KitError;
+impl From<KitError> for WorkerError {
+    fn from(e: KitError) -> Self {
         match e {
             KitError::Arrow(e) => WorkerError::Arrow(e),
             KitError::Io(e) => WorkerError::Io(e),
             KitError::Unsupported(reason) => WorkerError::Unsupported(reason),
             KitError::Library(reason) | KitError::Invalid(reason) => WorkerError::Invalid(reason),
+        }
+    }
+}
+
+impl formatbench_worker_kit::BackendError for WorkerError {
+    fn unsupported(&self) -> Option<&str> {
+        match self {
+            WorkerError::Unsupported(reason) => Some(reason),
+            _ => None,
         }
     }
 }
@@ -45,32 +51,20 @@ pub enum WorkerError {
     Invalid(String),
 }
 
-/// The worker's self-description: its backends, profiles, operations and library versions.
-pub fn describe() -> serde_json::Value {
-    let backends: Vec<serde_json::Value> = BACKENDS
-        .iter()
-        .map(|b| {
-            serde_json::json!({
-                "name": b.name(),
-                "profiles": b.profiles(),
-                "ops": b.ops().iter().map(|op| op.name()).collect::<Vec<_>>(),
-                "layouts": b.layouts().iter().map(|(name, ops)| {
-                    (name.to_string(), serde_json::json!(ops.iter().map(|op| op.name()).collect::<Vec<_>>()))
-                }).collect::<serde_json::Map<String, serde_json::Value>>(),
-                "lossy": b.lossy(),
-                "about": b.about(),
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "worker": "arrow",
-        "versions": { "arrow": ARROW_VERSION, "parquet": ARROW_VERSION },
-        "backends": backends,
-    })
-}
-
 /// arrow and parquet are released together with one version number.
 pub const ARROW_VERSION: &str = "60.1.0";
+
+/// Runs one job on the native backends.
+pub fn execute(job: &formatbench_protocol::Job) -> formatbench_protocol::Answer {
+    formatbench_worker_kit::execute(job, &BACKENDS)
+}
+
+/// The worker's self-description: its backends, profiles, operations and library versions.
+pub fn describe() -> serde_json::Value {
+    let mut described = formatbench_worker_kit::describe("arrow", &BACKENDS);
+    described["versions"] = serde_json::json!({ "arrow": ARROW_VERSION, "parquet": ARROW_VERSION });
+    described
+}
 
 pub fn main_with_args(args: &[String]) -> i32 {
     formatbench_protocol::describe_or_run(args, describe, execute)

@@ -7,21 +7,13 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::Schema;
 use std::sync::Arc;
 
-/// Splits `indices` into at most `parts` contiguous, non-empty groups of near-equal size.
+/// Splits `indices` into at most `parts` contiguous, non-empty groups of near-equal size
+/// (ipc-parts' splitter, which the store's own threads use).
 pub fn split(indices: &[usize], parts: usize) -> Vec<Vec<usize>> {
-    let parts = parts.clamp(1, indices.len().max(1));
-    let base = indices.len() / parts;
-    let extra = indices.len() % parts;
-    let mut out = Vec::with_capacity(parts);
-    let mut start = 0;
-    for p in 0..parts {
-        let len = base + usize::from(p < extra);
-        if len > 0 {
-            out.push(indices[start..start + len].to_vec());
-        }
-        start += len;
-    }
-    out
+    ipc_parts::parallel::split(indices.len(), parts)
+        .into_iter()
+        .map(|range| indices[range].to_vec())
+        .collect()
 }
 
 /// Decodes the columns `indices` (sorted) with up to `threads` readers in parallel.

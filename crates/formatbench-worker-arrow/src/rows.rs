@@ -115,40 +115,6 @@ pub fn batch_rows(batches: &[RecordBatch]) -> Vec<u64> {
     batches.iter().map(|b| b.num_rows() as u64).collect()
 }
 
-/// The batches as one batch in a canonical row order: by `lead` when the batches have that
-/// column, else by every column. Results of readers that keep no row order (Delta's) are
-/// compared, and digested, in this order.
-pub fn canonical_order(
-    batches: &[RecordBatch],
-    lead: Option<&str>,
-) -> Result<Vec<RecordBatch>, ArrowError> {
-    let Some(first) = batches.first() else {
-        return Ok(Vec::new());
-    };
-    let schema = first.schema();
-    let whole = arrow::compute::concat_batches(&schema, batches)?;
-    let lead = lead.and_then(|c| schema.index_of(c).ok());
-    // The lead column (a unique index) alone orders the rows; without it, every column does.
-    let keys: Vec<usize> = match lead {
-        Some(i) => vec![i],
-        None => (0..schema.fields().len()).collect(),
-    };
-    let keys: Vec<arrow::compute::SortColumn> = keys
-        .into_iter()
-        .map(|i| arrow::compute::SortColumn {
-            values: whole.column(i).clone(),
-            options: None,
-        })
-        .collect();
-    let order = arrow::compute::lexsort_to_indices(&keys, None)?;
-    let columns = whole
-        .columns()
-        .iter()
-        .map(|c| arrow::compute::take(c, &order, None))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(vec![RecordBatch::try_new(schema, columns)?])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -153,32 +153,27 @@ fn memory_settings() -> BTreeMap<String, String> {
 
 /// A run id from the UTC time and the process id: sortable, unique on one machine.
 pub fn new_run_id() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z-{:05}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        std::process::id() % 100_000
-    )
+    let now = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ");
+    format!("{now}-{:05}", std::process::id() % 100_000)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::chosen;
+    use super::{chosen, new_run_id};
+
+    #[test]
+    fn a_run_id_is_the_utc_time_then_the_process() {
+        let id = new_run_id();
+        let (time, pid) = id.split_once('-').unwrap_or_default();
+        let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+        assert_eq!(time.len(), 16, "{id}");
+        assert!(
+            digits(&time[..8]) && &time[8..9] == "T" && digits(&time[9..15]),
+            "{id}"
+        );
+        assert!(time.ends_with('Z') && time.starts_with("20"), "{id}");
+        assert_eq!(pid, format!("{:05}", std::process::id() % 100_000));
+    }
 
     #[test]
     fn the_bracketed_choice_is_the_setting() {

@@ -16,9 +16,9 @@ pub enum Error {
     /// a user's malformed file is an `Input` error instead. Exit 1.
     #[error("{0}")]
     Arrow(#[from] arrow::error::ArrowError),
-    /// The built-in worker's library failed while the runner used it. Exit 1.
+    /// The worker kit (source reading, digests) failed while the runner used it. Exit 1.
     #[error("{0}")]
-    Worker(#[from] formatbench_worker_arrow::WorkerError),
+    Worker(#[from] formatbench_worker_arrow::KitError),
     /// formatbench's own records could not be encoded: a bug, never the input. Exit 1.
     #[error("cannot encode {what}: {source}")]
     Encode {

@@ -1,25 +1,24 @@
-//! Ctrl-C: the first stops the run cleanly (the sample in flight is killed and not recorded,
-//! everything already written stays); a second exits at once.
+//! Ctrl-C (and SIGTERM): the first stops the run cleanly (the sample in flight is killed and
+//! not recorded, everything already written stays); a second exits at once with 130.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) }
-    }
+fn flag() -> &'static Arc<AtomicBool> {
+    static INTERRUPTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    INTERRUPTED.get_or_init(|| Arc::new(AtomicBool::new(false)))
 }
 
 pub fn install_interrupt_handler() {
-    // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_sigint as *const () as libc::sighandler_t);
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // The exit is registered first so that it sees the flag as the first signal left it:
+        // set means this is the second. Registration fails only for a forbidden signal,
+        // which these are not; a run without the handler still stops on the default action.
+        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, flag().clone());
+        let _ = signal_hook::flag::register(signal, flag().clone());
     }
 }
 
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    flag().load(Ordering::SeqCst)
 }

@@ -1,9 +1,11 @@
-//! Progress on stderr: a bar redrawn in place when stderr is a terminal, a plain line every few
-//! seconds when it is not; `--quiet` keeps only errors, `--verbose` adds a line per sample.
+//! Progress on stderr: indicatif's bar, redrawn in place, when stderr is a terminal, a plain
+//! line every few seconds when it is not; `--quiet` keeps only errors, `--verbose` adds a line per sample.
 //! stdout is never touched: it carries only the summary.
 
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -14,8 +16,8 @@ pub enum Verbosity {
 }
 
 static VERBOSITY: AtomicU8 = AtomicU8::new(Verbosity::Normal as u8);
-/// Set while a bar is drawn, so a log line first clears it.
-static BAR_SHOWN: AtomicU8 = AtomicU8::new(0);
+/// The bar drawn now, so that a log line is printed above it rather than through it.
+static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 pub fn set_verbosity(v: Verbosity) {
     VERBOSITY.store(v as u8, Ordering::SeqCst);
@@ -29,25 +31,25 @@ pub fn verbosity() -> Verbosity {
     }
 }
 
-fn clear_bar() {
-    if BAR_SHOWN.swap(0, Ordering::SeqCst) == 1 {
-        eprint!("\r\x1b[2K");
+fn print_line(message: &str) {
+    let shown = BAR.lock().ok().and_then(|bar| bar.clone());
+    match shown {
+        Some(bar) => bar.suspend(|| eprintln!("formatbench: {message}")),
+        None => eprintln!("formatbench: {message}"),
     }
 }
 
 /// A log line (not shown under `--quiet`).
 pub fn say(message: &str) {
     if verbosity() >= Verbosity::Normal {
-        clear_bar();
-        eprintln!("formatbench: {message}");
+        print_line(message);
     }
 }
 
 /// A line only `--verbose` shows.
 pub fn detail(message: &str) {
     if verbosity() >= Verbosity::Verbose {
-        clear_bar();
-        eprintln!("formatbench: {message}");
+        print_line(message);
     }
 }
 
@@ -56,61 +58,67 @@ fn clock(d: Duration) -> String {
     format!("{:02}:{:02}", s / 60, s % 60)
 }
 
-/// Progress through one phase (verification of cells, measurement of samples).
+/// Progress through one phase (verification of cells, measurement of samples): indicatif's
+/// bar on a terminal, a plain line every few seconds otherwise (a log file, CI).
 pub struct Progress {
     phase: &'static str,
     total: usize,
     done: usize,
     started: Instant,
-    tty: bool,
+    bar: Option<ProgressBar>,
     last_plain: Instant,
 }
 
 /// How often a plain (non-terminal) progress line is printed.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
+const BAR_TEMPLATE: &str =
+    "{prefix} [{bar:24}] {pos}/{len} {percent}% · {msg} · {elapsed_precise} elapsed · ETA {eta}";
+
+fn terminal_bar(phase: &'static str, total: usize) -> ProgressBar {
+    let style = ProgressStyle::with_template(BAR_TEMPLATE)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("#>.");
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+        .with_style(style)
+        .with_prefix(phase);
+    if let Ok(mut shown) = BAR.lock() {
+        *shown = Some(bar.clone());
+    }
+    bar
+}
 
 impl Progress {
     pub fn new(phase: &'static str, total: usize) -> Self {
         let now = Instant::now();
+        let drawn = verbosity() >= Verbosity::Normal && std::io::stderr().is_terminal();
         Progress {
             phase,
             total,
             done: 0,
             started: now,
-            tty: std::io::stderr().is_terminal(),
+            bar: drawn.then(|| terminal_bar(phase, total)),
             last_plain: now,
         }
     }
 
-    /// Counts one item (`skipped` ones, e.g. resumed, count without taking time).
+    /// Counts one item; `current` names what runs next.
     pub fn step(&mut self, current: &str) {
         self.done += 1;
         if verbosity() < Verbosity::Normal {
             return;
         }
-        let elapsed = self.started.elapsed();
-        let eta = (self.done > 0 && self.done < self.total)
-            .then(|| elapsed.mul_f64((self.total - self.done) as f64 / self.done as f64));
-        let eta = eta.map_or_else(|| "—".to_string(), clock);
-        let percent = (100 * self.done).checked_div(self.total).unwrap_or(100);
-        if self.tty {
-            let width = 24;
-            let filled = (width * self.done).checked_div(self.total).unwrap_or(width);
-            let bar = format!("{}{}", "#".repeat(filled), ".".repeat(width - filled));
-            let mut err = std::io::stderr().lock();
-            let shown: String = current.chars().take(50).collect();
-            let _ = write!(
-                err,
-                "\r\x1b[2K{} [{bar}] {}/{} {percent}% · {shown} · {} elapsed · ETA {eta}",
-                self.phase,
-                self.done,
-                self.total,
-                clock(elapsed)
-            );
-            let _ = err.flush();
-            BAR_SHOWN.store(1, Ordering::SeqCst);
-        } else if self.last_plain.elapsed() >= PLAIN_EVERY || self.done == self.total {
+        if let Some(bar) = &self.bar {
+            bar.set_message(current.chars().take(50).collect::<String>());
+            bar.inc(1);
+            return;
+        }
+        if self.last_plain.elapsed() >= PLAIN_EVERY || self.done == self.total {
             self.last_plain = Instant::now();
+            let elapsed = self.started.elapsed();
+            let eta = (self.done > 0 && self.done < self.total)
+                .then(|| elapsed.mul_f64((self.total - self.done) as f64 / self.done as f64));
+            let eta = eta.map_or_else(|| "—".to_string(), clock);
+            let percent = (100 * self.done).checked_div(self.total).unwrap_or(100);
             eprintln!(
                 "formatbench: {} {}/{} ({percent}%), {} elapsed, ETA {eta}; now {current}",
                 self.phase,
@@ -122,7 +130,12 @@ impl Progress {
     }
 
     pub fn finish(&self) {
-        clear_bar();
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+            if let Ok(mut shown) = BAR.lock() {
+                *shown = None;
+            }
+        }
     }
 }
 

@@ -490,6 +490,57 @@ fn no_file_takes_part_in_an_import_cycle() {
     );
 }
 
+/// Every Rust file of ours that declares a trait named `Backend`, by path.
+fn backend_traits() -> Vec<String> {
+    let mut found = Vec::new();
+    for src in our_crates() {
+        let krate = load_crate(&src);
+        for (path, text) in krate.files.values() {
+            let text = strip_comments(text);
+            if text.lines().any(|l| {
+                let l = l
+                    .trim_start()
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("pub(crate) ");
+                l.starts_with("trait Backend:")
+                    || l.starts_with("trait Backend ")
+                    || l.starts_with("trait Backend<")
+            }) {
+                found.push(
+                    path.strip_prefix(repo())
+                        .unwrap_or(path)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// One worker skeleton: the built-in worker and every heavy one implement the kit's trait and
+/// run jobs through its runner, so a second `Backend` trait would be a second design.
+#[test]
+fn the_repository_has_one_backend_trait_the_kits() {
+    assert_eq!(backend_traits(), vec!["workers/rust/kit/src/backend.rs"]);
+    // Every worker's backends implement it: no worker carries a job runner of its own.
+    for src in our_crates() {
+        let krate = load_crate(&src);
+        for (path, text) in krate.files.values() {
+            let text = strip_comments(text);
+            let runs_jobs = text.contains("measure_repeated(") || text.contains("measure_each(");
+            let kit = path.starts_with(repo().join("workers/rust/kit"));
+            let selftest = path.starts_with(repo().join("crates/formatbench-worker-selftest"));
+            let protocol = path.starts_with(repo().join("crates/formatbench-protocol"));
+            assert!(
+                !runs_jobs || kit || selftest || protocol,
+                "{} times operations itself; jobs run through the kit's runner",
+                path.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn formatbench_modules_use_only_modules_below_them() {
     let krate = load_crate(&repo().join("crates/formatbench/src"));

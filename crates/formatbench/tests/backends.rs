@@ -10,8 +10,16 @@ use arrow::datatypes::{DataType, Field, Schema};
 use formatbench::datasets::Source;
 use formatbench::plan::OpInputs;
 use formatbench::verify::{verify_output, RowOrder};
+use formatbench_protocol::Answer;
 use formatbench_protocol::{AnswerStatus, Job, Op, PROTOCOL_VERSION};
+use formatbench_worker_arrow::backends::NativeBackend;
 use formatbench_worker_arrow::{execute, BACKENDS};
+// The worked example of docs/adding-a-backend.md, compiled as it is written there (as a file
+// of the built-in worker, whose `WorkerError` and `ARROW_VERSION` it names through `crate::`).
+#[path = "../../../docs/adding-a-backend/ipc_stream.rs"]
+mod ipc_stream;
+#[allow(unused_imports)]
+use formatbench_worker_arrow::{WorkerError, ARROW_VERSION};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -47,12 +55,24 @@ fn job(
     }
 }
 
-/// Runs every (profile, op) of every backend that can store `source`; returns the cells checked.
+/// Runs every (profile, op) of every native backend that can store `source`; returns the cells
+/// checked.
 fn round_trip_all(source: &Source, dir: &Path, threads: u32) -> Vec<String> {
+    round_trip(&BACKENDS, execute, source, dir, threads)
+}
+
+/// Runs every (profile, op) of each of `backends` that can store `source` through `run`.
+fn round_trip(
+    backends: &[&NativeBackend],
+    run: impl Fn(&Job) -> Answer,
+    source: &Source,
+    dir: &Path,
+    threads: u32,
+) -> Vec<String> {
     std::fs::create_dir_all(dir).unwrap();
     let inputs = OpInputs::for_source(source, 42).unwrap();
     let mut checked = Vec::new();
-    for backend in BACKENDS.iter() {
+    for backend in backends {
         if backend.can_store(&source.schema).is_err() {
             continue;
         }
@@ -70,7 +90,7 @@ fn round_trip_all(source: &Source, dir: &Path, threads: u32) -> Vec<String> {
             );
             prepare.prepare = true;
             prepare.verify_out = None;
-            let answer = execute(&prepare);
+            let answer = run(&prepare);
             assert_eq!(
                 answer.status,
                 AnswerStatus::Ok,
@@ -102,7 +122,7 @@ fn round_trip_all(source: &Source, dir: &Path, threads: u32) -> Vec<String> {
                 } else {
                     j
                 };
-                let answer = execute(&j);
+                let answer = run(&j);
                 let cell = format!("{}/{profile}/{op}", backend.name());
                 if answer.status == AnswerStatus::Unsupported {
                     // Only a request the format cannot express natively may be refused.
@@ -360,4 +380,89 @@ fn timestamps_with_named_zones_and_offsets_round_trip_in_every_backend() {
             );
         }
     }
+}
+
+#[test]
+fn the_worked_example_of_adding_a_backend_round_trips_every_op_it_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::mixed_source(dir.path(), 3_000);
+    let example: [&NativeBackend; 1] = [&ipc_stream::IpcStream];
+    let run = |job: &Job| formatbench_worker_kit::execute(job, &example);
+    let checked = round_trip(&example, run, &source, &dir.path().join("cells"), 2);
+    let expected: Vec<String> = ["write", "read", "scan", "project"]
+        .iter()
+        .map(|op| format!("ipc-stream/default/{op}"))
+        .collect();
+    assert_eq!(checked, expected);
+    // An operation it does not claim is refused by the runner, never asked of the backend.
+    let inputs = OpInputs::for_source(&source, 42).unwrap();
+    let artifact = dir.path().join("cells").join("ipc-stream-default");
+    let take = job(
+        2,
+        "ipc-stream",
+        "default",
+        Op::Take,
+        &source,
+        &artifact,
+        dir.path(),
+        &inputs,
+    );
+    assert_eq!(run(&take).status, AnswerStatus::Unsupported);
+}
+
+#[test]
+fn the_guide_shows_the_worked_example_as_it_is_compiled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let guide = std::fs::read_to_string(root.join("docs/adding-a-backend.md")).unwrap();
+    let example =
+        std::fs::read_to_string(root.join("docs/adding-a-backend/ipc_stream.rs")).unwrap();
+    assert!(
+        guide.contains(&format!("```rust\n{example}```")),
+        "docs/adding-a-backend.md must hold docs/adding-a-backend/ipc_stream.rs verbatim"
+    );
+}
+
+#[test]
+fn the_guides_python_example_is_a_backend_of_the_real_worker_package() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let example = root.join("docs/adding-a-backend/ipc_stream.py");
+    let guide = std::fs::read_to_string(root.join("docs/adding-a-backend.md")).unwrap();
+    let text = std::fs::read_to_string(&example).unwrap();
+    assert!(guide.contains(&format!("```python\n{text}```")));
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
+    if !common::available("python3", python.is_ok_and(|o| o.status.success())) {
+        return;
+    }
+    // Loaded as a module of the worker's backends package, as the guide says to save it; the
+    // worker package imports without pyarrow, so this needs only python3.
+    let check = r#"
+import importlib.util, sys
+sys.path.insert(0, sys.argv[1])
+import formatbench_worker.backends as backends
+spec = importlib.util.spec_from_file_location("formatbench_worker.backends.ipc_stream", sys.argv[2])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+backend = module.PyarrowIpcStream()
+assert isinstance(backend, backends.base.Backend)
+assert backend.name.startswith("py-"), backend.name
+assert backends.find(backend.name) is None, "the example is not one of the shipped backends"
+print(backend.name, ",".join(backend.ops))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", check])
+        .arg(root.join("workers/python"))
+        .arg(&example)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "py-pyarrow-ipc-stream write,read,scan,project"
+    );
 }

@@ -28,7 +28,7 @@ pub mod key;
 pub mod like;
 pub mod meta;
 mod mutate;
-mod parallel;
+pub mod parallel;
 mod read;
 mod table;
 mod write;

@@ -1,6 +1,25 @@
-//! Work split over threads: the reads, writes and rewrites of partitions share it.
+//! Work split over threads: the reads, writes and rewrites of partitions share it, and so do
+//! the built-in worker's column-parallel decoders (one splitter for both).
 
 use crate::error::{Result, StoreError};
+use std::ops::Range;
+
+/// `0..len` cut into at most `parts` contiguous, non-empty ranges of near-equal size (the
+/// first `len % parts` one longer), in order.
+pub fn split(len: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.clamp(1, len.max(1));
+    let (base, extra) = (len / parts, len % parts);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for p in 0..parts {
+        let end = start + base + usize::from(p < extra);
+        if end > start {
+            out.push(start..end);
+        }
+        start = end;
+    }
+    out
+}
 
 /// Runs `work` over `items` cut into up to `threads` contiguous groups at once; results keep
 /// the items' order.
@@ -9,15 +28,17 @@ pub(crate) fn in_parallel<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&[T]) -> Result<Vec<R>> + Sync,
 ) -> Result<Vec<R>> {
-    let groups = threads.clamp(1, items.len().max(1));
-    if groups == 1 {
+    let groups = split(items.len(), threads);
+    if groups.len() <= 1 {
         return work(items);
     }
-    let size = items.len().div_ceil(groups);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(size)
-            .map(|group| scope.spawn(|| work(group)))
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|range| {
+                let work = &work;
+                scope.spawn(move || work(&items[range]))
+            })
             .collect();
         let mut out = Vec::with_capacity(items.len());
         for handle in handles {
@@ -28,4 +49,17 @@ pub(crate) fn in_parallel<T: Sync, R: Send>(
         }
         Ok(out)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_gives_near_equal_contiguous_ranges_covering_everything() {
+        assert_eq!(split(10, 3), vec![0..4, 4..7, 7..10]);
+        assert_eq!(split(2, 5), vec![0..1, 1..2]);
+        assert_eq!(split(0, 4), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(split(7, 0), vec![0..7]);
+    }
 }

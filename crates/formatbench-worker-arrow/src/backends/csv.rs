@@ -151,8 +151,13 @@ fn filter_batches(
 }
 
 impl Backend for Csv {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         "csv"
+    }
+    fn version(&self) -> String {
+        crate::ARROW_VERSION.into()
     }
     fn about(&self) -> &'static str {
         "CSV text via arrow-csv (header, schema given, 1 Ki-row batches; compact: gzip)"

@@ -239,8 +239,14 @@ fn decode(
 }
 
 impl Backend for Floor {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         super::FLOOR
+    }
+    fn version(&self) -> String {
+        // formatbench's own code.
+        env!("CARGO_PKG_VERSION").into()
     }
     fn about(&self) -> &'static str {
         "the memory-copy floor (a reference, not a format): Arrow buffers written to the page cache as they are, read back with one copy, no encoding or decoding"

@@ -103,12 +103,17 @@ impl Ipc {
 }
 
 impl Backend for Ipc {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         if self.mmap {
             "ipc-mmap"
         } else {
             "ipc"
         }
+    }
+    fn version(&self) -> String {
+        crate::ARROW_VERSION.into()
     }
     fn about(&self) -> &'static str {
         if self.mmap {

@@ -110,8 +110,14 @@ impl IpcParts {
 }
 
 impl Backend for IpcParts {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         "ipc-parts"
+    }
+    fn version(&self) -> String {
+        // formatbench's own code (the IPC files underneath are arrow-rs's).
+        env!("CARGO_PKG_VERSION").into()
     }
     fn about(&self) -> &'static str {
         "formatbench's partitioned Arrow IPC table store (FeatherStore's model): 128 MiB partitions written concurrently, min/max pruning, mmap zero-copy reads, atomic commits"

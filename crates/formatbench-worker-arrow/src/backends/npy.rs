@@ -3,7 +3,7 @@
 
 use super::{data_file, Backend, Context, Loaded, Matrix, MatrixData, Request};
 use crate::WorkerError;
-use arrow::array::{ArrayRef, AsArray, Float32Array, Float64Array, RecordBatch};
+use arrow::array::{AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float32Type, Float64Type, Schema};
 use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use std::collections::BTreeMap;
@@ -11,7 +11,6 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::Arc;
 
 pub struct Npy;
 
@@ -220,8 +219,14 @@ fn concat_rows(parts: Vec<MatrixData>, dtype: Dtype) -> MatrixData {
 }
 
 impl Backend for Npy {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         "npy"
+    }
+    fn version(&self) -> String {
+        // formatbench's own code.
+        env!("CARGO_PKG_VERSION").into()
     }
     fn about(&self) -> &'static str {
         "NumPy .npy, one C-order float matrix: the floor for all-float tables"
@@ -393,32 +398,4 @@ impl Backend for Npy {
         }
         out
     }
-}
-
-/// Arrow columns of a row-major matrix (outside the timer: for digests and verification).
-pub fn matrix_to_batch(matrix: &Matrix) -> Result<RecordBatch, WorkerError> {
-    let cols = matrix.names.len();
-    let column = |c: usize| -> ArrayRef {
-        match &matrix.data {
-            MatrixData::F32(v) => Arc::new(Float32Array::from_iter_values(
-                v.iter().skip(c).step_by(cols.max(1)).copied(),
-            )),
-            MatrixData::F64(v) => Arc::new(Float64Array::from_iter_values(
-                v.iter().skip(c).step_by(cols.max(1)).copied(),
-            )),
-        }
-    };
-    let arrays: Vec<ArrayRef> = (0..cols).map(column).collect();
-    let fields: Vec<Field> = matrix
-        .names
-        .iter()
-        .zip(&arrays)
-        .map(|(n, a)| Field::new(n, a.data_type().clone(), false))
-        .collect();
-    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(matrix.rows));
-    Ok(RecordBatch::try_new_with_options(
-        Arc::new(Schema::new(fields)),
-        arrays,
-        &options,
-    )?)
 }

@@ -124,8 +124,13 @@ fn row_groups_overlapping(
 }
 
 impl Backend for Parquet {
+    type Error = WorkerError;
+
     fn name(&self) -> &'static str {
         "parquet"
+    }
+    fn version(&self) -> String {
+        crate::ARROW_VERSION.into()
     }
     fn about(&self) -> &'static str {
         "Apache Parquet via the parquet crate (default: snappy, dictionary where it pays; compact: zstd-3, no dictionary, BSS floats)"

@@ -7,9 +7,11 @@ use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, take_record_batch};
 use arrow::datatypes::{DataType, Int64Type, TimeUnit};
 use duckdb::{AccessMode, Config, Connection};
-use formatbench_protocol::{Op, MATRIX_OPS};
-use formatbench_worker_kit::layout::{ARRAY, WIDE};
-use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use formatbench_protocol::Op;
+use formatbench_worker_kit::layout::ArrayForm;
+use formatbench_worker_kit::{
+    ranges_unsupported, Backend, Context, KitError, Loaded, Request, TABLE_FORMAT_OPS,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -84,6 +86,8 @@ fn select_list(names: &[String]) -> String {
 }
 
 impl Backend for DuckDb {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         "duckdb"
     }
@@ -94,12 +98,15 @@ impl Backend for DuckDb {
         // The layout study's DuckDB has no compact profile: DuckDB picks its own compression.
         &["default"]
     }
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        let mut wide = vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::Take];
-        wide.extend(MATRIX_OPS);
-        let mut array = vec![Op::Write, Op::Read, Op::Scan];
-        array.extend(MATRIX_OPS);
-        vec![(WIDE, wide), (ARRAY, array)]
+    fn ops(&self) -> &'static [Op] {
+        &TABLE_FORMAT_OPS
+    }
+    fn array_form(&self) -> Option<ArrayForm> {
+        Some(ArrayForm::FixedList)
+    }
+    /// A database file's header and blocks change from write to write.
+    fn deterministic_files(&self) -> bool {
+        false
     }
     fn version(&self) -> String {
         Connection::open_in_memory()
@@ -141,40 +148,44 @@ impl Backend for DuckDb {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        let conn = open(dir, ctx.threads, true)?;
-        match request {
-            Request::All => Ok((query(&conn, &format!("SELECT * FROM {TABLE}"))?, "SELECT *")),
-            Request::Columns(names) => Ok((
-                query(
-                    &conn,
-                    &format!("SELECT {} FROM {TABLE}", select_list(names)),
-                )?,
-                "SELECT of the columns",
-            )),
-            Request::Take(rows, columns) => {
-                let names: Vec<String> = match columns {
-                    Some(names) => names.to_vec(),
-                    None => ctx
-                        .schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().clone())
-                        .collect(),
-                };
-                let ids: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
-                let sql = format!(
-                    "SELECT rowid, {} FROM {TABLE} WHERE rowid IN ({})",
-                    select_list(&names),
-                    ids.join(", ")
-                );
-                let found = query(&conn, &sql)?;
-                Ok((
-                    vec![in_request_order(&found, rows)?],
-                    "rowid IN (…) + reorder",
-                ))
+    ) -> Result<(Loaded, &'static str), KitError> {
+        let read = || -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+            let conn = open(dir, ctx.threads, true)?;
+            match request {
+                Request::All => Ok((query(&conn, &format!("SELECT * FROM {TABLE}"))?, "SELECT *")),
+                Request::Columns(names) => Ok((
+                    query(
+                        &conn,
+                        &format!("SELECT {} FROM {TABLE}", select_list(names)),
+                    )?,
+                    "SELECT of the columns",
+                )),
+                Request::Range(_) => return Err(ranges_unsupported(self.name())),
+                Request::Take(rows, columns) => {
+                    let names: Vec<String> = match columns {
+                        Some(names) => names.to_vec(),
+                        None => ctx
+                            .schema
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().clone())
+                            .collect(),
+                    };
+                    let ids: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+                    let sql = format!(
+                        "SELECT rowid, {} FROM {TABLE} WHERE rowid IN ({})",
+                        select_list(&names),
+                        ids.join(", ")
+                    );
+                    let found = query(&conn, &sql)?;
+                    Ok((
+                        vec![in_request_order(&found, rows)?],
+                        "rowid IN (…) + reorder",
+                    ))
+                }
             }
-        }
+        };
+        read().map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -5,9 +5,11 @@
 
 use arrow::array::{RecordBatch, RecordBatchIterator};
 use arrow::datatypes::SchemaRef;
-use formatbench_protocol::{Op, MATRIX_OPS};
-use formatbench_worker_kit::layout::{ARRAY, WIDE};
-use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use formatbench_protocol::Op;
+use formatbench_worker_kit::layout::ArrayForm;
+use formatbench_worker_kit::{
+    ranges_unsupported, Backend, Context, KitError, Loaded, Request, TABLE_FORMAT_OPS,
+};
 use futures::TryStreamExt;
 use lance::dataset::{ProjectionRequest, WriteMode, WriteParams};
 use lance::Dataset;
@@ -74,6 +76,8 @@ fn known(schema: &SchemaRef, names: &[String]) -> Result<(), KitError> {
 }
 
 impl Backend for Lance {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         "lance"
     }
@@ -84,12 +88,15 @@ impl Backend for Lance {
         // The study found no verified compact setting for Lance.
         &["default"]
     }
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        let mut wide = vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::Take];
-        wide.extend(MATRIX_OPS);
-        let mut array = vec![Op::Write, Op::Read, Op::Scan];
-        array.extend(MATRIX_OPS);
-        vec![(WIDE, wide), (ARRAY, array)]
+    fn ops(&self) -> &'static [Op] {
+        &TABLE_FORMAT_OPS
+    }
+    fn array_form(&self) -> Option<ArrayForm> {
+        Some(ArrayForm::FixedList)
+    }
+    /// Lance manifests carry ids and times.
+    fn deterministic_files(&self) -> bool {
+        false
     }
     fn version(&self) -> String {
         "14.0.2".into()
@@ -117,50 +124,54 @@ impl Backend for Lance {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        let ds = open(ctx, dir)?;
-        match request {
-            Request::All => Ok((scan(ctx, &ds, None)?, "scanner, every column")),
-            Request::Columns(names) => {
-                known(ctx.schema, names)?;
-                let share = names.len() as f64 / ctx.schema.fields().len().max(1) as f64;
-                if share > SCAN_THEN_SELECT_SHARE {
-                    let all = scan(ctx, &ds, None)?;
-                    let selected = all
-                        .iter()
-                        .map(|b| {
-                            let indices = names
-                                .iter()
-                                .map(|n| b.schema().index_of(n))
-                                .collect::<Result<Vec<_>, _>>()?;
-                            Ok(b.project(&indices)?)
-                        })
-                        .collect::<Result<Vec<_>, KitError>>()?;
-                    Ok((selected, "full scan, then columns selected"))
-                } else {
-                    Ok((scan(ctx, &ds, Some(names))?, "scanner projection"))
+    ) -> Result<(Loaded, &'static str), KitError> {
+        let read = || -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+            let ds = open(ctx, dir)?;
+            match request {
+                Request::All => Ok((scan(ctx, &ds, None)?, "scanner, every column")),
+                Request::Columns(names) => {
+                    known(ctx.schema, names)?;
+                    let share = names.len() as f64 / ctx.schema.fields().len().max(1) as f64;
+                    if share > SCAN_THEN_SELECT_SHARE {
+                        let all = scan(ctx, &ds, None)?;
+                        let selected = all
+                            .iter()
+                            .map(|b| {
+                                let indices = names
+                                    .iter()
+                                    .map(|n| b.schema().index_of(n))
+                                    .collect::<Result<Vec<_>, _>>()?;
+                                Ok(b.project(&indices)?)
+                            })
+                            .collect::<Result<Vec<_>, KitError>>()?;
+                        Ok((selected, "full scan, then columns selected"))
+                    } else {
+                        Ok((scan(ctx, &ds, Some(names))?, "scanner projection"))
+                    }
+                }
+                Request::Range(_) => return Err(ranges_unsupported(self.name())),
+                Request::Take(rows, columns) => {
+                    let names: Vec<String> = match columns {
+                        Some(names) => {
+                            known(ctx.schema, names)?;
+                            names.to_vec()
+                        }
+                        None => ctx
+                            .schema
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().clone())
+                            .collect(),
+                    };
+                    let projection = ProjectionRequest::from_columns(names.iter(), ds.schema());
+                    let batch = runtime(ctx.threads)?
+                        .block_on(ds.take(rows, projection))
+                        .map_err(library)?;
+                    Ok((vec![batch], "take by row offsets (request order)"))
                 }
             }
-            Request::Take(rows, columns) => {
-                let names: Vec<String> = match columns {
-                    Some(names) => {
-                        known(ctx.schema, names)?;
-                        names.to_vec()
-                    }
-                    None => ctx
-                        .schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().clone())
-                        .collect(),
-                };
-                let projection = ProjectionRequest::from_columns(names.iter(), ds.schema());
-                let batch = runtime(ctx.threads)?
-                    .block_on(ds.take(rows, projection))
-                    .map_err(library)?;
-                Ok((vec![batch], "take by row offsets (request order)"))
-            }
-        }
+        };
+        read().map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -7,9 +7,9 @@ mod duckdb_backend;
 #[cfg(feature = "lance")]
 mod lance_backend;
 
-use formatbench_worker_kit::Backend;
+use formatbench_worker_kit::{Backend, KitError};
 
-fn backends() -> Vec<&'static dyn Backend> {
+fn backends() -> Vec<&'static dyn Backend<Error = KitError>> {
     vec![
         #[cfg(feature = "duckdb")]
         &duckdb_backend::DuckDb,
@@ -21,16 +21,7 @@ fn backends() -> Vec<&'static dyn Backend> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = formatbench_protocol::describe_or_run(
-        &args,
-        || {
-            let mut described = formatbench_worker_kit::describe("arrow58", &backends());
-            described["built_without"] = serde_json::json!(built_without());
-            described
-        },
-        |job| formatbench_worker_kit::execute(job, &backends()),
-    );
+    let code = formatbench_worker_kit::worker_main("arrow58", &backends(), &built_without());
     std::process::exit(code);
 }
 

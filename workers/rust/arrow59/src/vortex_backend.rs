@@ -11,9 +11,11 @@
 use arrow::array::{Array, ArrayRef, FixedSizeListArray, RecordBatch, UInt32Array};
 use arrow::compute::{cast, concat_batches, take_record_batch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use formatbench_protocol::{Op, MATRIX_OPS};
-use formatbench_worker_kit::layout::{ARRAY, WIDE};
-use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use formatbench_protocol::Op;
+use formatbench_worker_kit::layout::ArrayForm;
+use formatbench_worker_kit::{
+    ranges_unsupported, Backend, Context, KitError, Loaded, Request, TABLE_FORMAT_OPS,
+};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -303,6 +305,7 @@ impl Vortex {
                     "scan with the projection pushed down",
                 ))
             }
+            Request::Range(_) => return Err(ranges_unsupported(self.name())),
             Request::Take(rows, columns) => {
                 let (schema, names) = match columns {
                     Some(names) => (projected(ctx.schema, names)?, Some(names)),
@@ -359,6 +362,8 @@ fn column_encodings(vx: &Vx, file: &VortexFile, name: &str) -> Result<String, Ki
 }
 
 impl Backend for Vortex {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         "vortex"
     }
@@ -368,12 +373,15 @@ impl Backend for Vortex {
     fn profiles(&self) -> &'static [&'static str] {
         &["default", "compact"]
     }
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        let mut wide = vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::Take];
-        wide.extend(MATRIX_OPS);
-        let mut array = vec![Op::Write, Op::Read, Op::Scan];
-        array.extend(MATRIX_OPS);
-        vec![(WIDE, wide), (ARRAY, array)]
+    fn ops(&self) -> &'static [Op] {
+        &TABLE_FORMAT_OPS
+    }
+    fn array_form(&self) -> Option<ArrayForm> {
+        Some(ArrayForm::FixedList)
+    }
+    /// Not shown byte-stable from write to write; checked by reading back.
+    fn deterministic_files(&self) -> bool {
+        false
     }
     fn version(&self) -> String {
         VERSION.into()
@@ -388,8 +396,9 @@ impl Backend for Vortex {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+    ) -> Result<(Loaded, &'static str), KitError> {
         guarded("read", || self.do_read(ctx, dir, request))
+            .map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -16,7 +16,7 @@ use delta_kernel_default_engine::executor::tokio::TokioMultiThreadExecutor;
 use delta_kernel_default_engine::{DefaultEngine, DefaultEngineBuilder};
 use formatbench_protocol::Op;
 use formatbench_worker_kit::delta::{self, collect, DeltaLibrary, Scan};
-use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use formatbench_worker_kit::{Backend, Context, KitError, Loaded, Request};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -104,6 +104,8 @@ impl DeltaLibrary for DeltaKernel {
 }
 
 impl Backend for DeltaKernel {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         DeltaLibrary::name(self)
     }
@@ -124,10 +126,13 @@ impl Backend for DeltaKernel {
         true
     }
 
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        let mut ops = vec![Op::Write];
-        ops.extend(delta::READER_OPS);
-        vec![(formatbench_worker_kit::layout::WIDE, ops)]
+    fn ops(&self) -> &'static [Op] {
+        &delta::WRITER_OPS
+    }
+
+    /// A Delta log's commits carry their times.
+    fn deterministic_files(&self) -> bool {
+        false
     }
 
     fn version(&self) -> String {
@@ -148,16 +153,13 @@ impl Backend for DeltaKernel {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        delta::read(self, ctx, dir, request)
+    ) -> Result<(Loaded, &'static str), KitError> {
+        delta::read(self, ctx, dir, request).map(|(batches, how)| (batches.into(), how))
     }
 
-    fn first_row(
-        &self,
-        ctx: &Context,
-        dir: &Path,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+    fn first_row(&self, ctx: &Context, dir: &Path) -> Result<(Loaded, &'static str), KitError> {
         DeltaLibrary::scan(self, ctx, dir, Scan::FirstRow)
+            .map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -5,9 +5,9 @@ mod delta_kernel_backend;
 #[cfg(feature = "zarr")]
 mod zarr_backend;
 
-use formatbench_worker_kit::Backend;
+use formatbench_worker_kit::{Backend, KitError};
 
-fn backends() -> Vec<&'static dyn Backend> {
+fn backends() -> Vec<&'static dyn Backend<Error = KitError>> {
     vec![
         #[cfg(feature = "zarr")]
         &zarr_backend::Zarr,
@@ -17,16 +17,7 @@ fn backends() -> Vec<&'static dyn Backend> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = formatbench_protocol::describe_or_run(
-        &args,
-        || {
-            let mut described = formatbench_worker_kit::describe("arrow60", &backends());
-            described["built_without"] = serde_json::json!(built_without());
-            described
-        },
-        |job| formatbench_worker_kit::execute(job, &backends()),
-    );
+    let code = formatbench_worker_kit::worker_main("arrow60", &backends(), &built_without());
     std::process::exit(code);
 }
 

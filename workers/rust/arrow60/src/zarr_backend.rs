@@ -18,9 +18,11 @@
 //! chunks equal to the fill value would still be skipped.
 
 use arrow::array::{Array as _, AsArray, RecordBatch, RecordBatchOptions};
-use formatbench_protocol::{Op, MATRIX_OPS};
-use formatbench_worker_kit::layout::{ARRAY, WIDE};
-use formatbench_worker_kit::{Backend, Context, KitError, Request};
+use formatbench_protocol::Op;
+use formatbench_worker_kit::layout::ArrayForm;
+use formatbench_worker_kit::{
+    ranges_unsupported, Backend, Context, KitError, Loaded, Request, TABLE_FORMAT_OPS,
+};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -85,6 +87,8 @@ fn chunk_shape(metadata: &serde_json::Value) -> String {
 }
 
 impl Backend for Zarr {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         "zarr"
     }
@@ -98,12 +102,15 @@ impl Backend for Zarr {
     fn profiles(&self) -> &'static [&'static str] {
         &["default", "compact"]
     }
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        let mut wide = vec![Op::Write, Op::Read, Op::Scan, Op::Project, Op::Take];
-        wide.extend(MATRIX_OPS);
-        let mut array = vec![Op::Write, Op::Read, Op::Scan];
-        array.extend(MATRIX_OPS);
-        vec![(WIDE, wide), (ARRAY, array)]
+    fn ops(&self) -> &'static [Op] {
+        &TABLE_FORMAT_OPS
+    }
+    fn array_form(&self) -> Option<ArrayForm> {
+        Some(ArrayForm::FixedList)
+    }
+    /// Not shown byte-stable from write to write; checked by reading back.
+    fn deterministic_files(&self) -> bool {
+        false
     }
     fn version(&self) -> String {
         "0.23.14".into()
@@ -182,69 +189,73 @@ impl Backend for Zarr {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        init(ctx.threads);
-        let store = open_store(dir)?;
-        let (stored, stored_rows) = stored_columns(&store)?;
-        let all: Vec<String> = ctx
-            .schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect();
-        let (names, rows, method): (&[String], Option<&[u64]>, &'static str) = match request {
-            Request::All => (
-                &all,
-                None,
-                "every array read whole, arrays in parallel on the rayon pool",
-            ),
-            Request::Columns(names) => (
-                names,
-                None,
-                "only the named arrays read, each whole, in parallel on the rayon pool",
-            ),
-            Request::Take(rows, columns) => (
-                columns.unwrap_or(&all),
-                Some(rows),
-                "per array, one subset per chunk holding requested rows (their span), decoded \
-                 once, then gathered in request order",
-            ),
+    ) -> Result<(Loaded, &'static str), KitError> {
+        let read = || -> Result<(Vec<RecordBatch>, &'static str), KitError> {
+            init(ctx.threads);
+            let store = open_store(dir)?;
+            let (stored, stored_rows) = stored_columns(&store)?;
+            let all: Vec<String> = ctx
+                .schema
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            let (names, rows, method): (&[String], Option<&[u64]>, &'static str) = match request {
+                Request::All => (
+                    &all,
+                    None,
+                    "every array read whole, arrays in parallel on the rayon pool",
+                ),
+                Request::Columns(names) => (
+                    names,
+                    None,
+                    "only the named arrays read, each whole, in parallel on the rayon pool",
+                ),
+                Request::Range(_) => return Err(ranges_unsupported(self.name())),
+                Request::Take(rows, columns) => (
+                    columns.unwrap_or(&all),
+                    Some(rows),
+                    "per array, one subset per chunk holding requested rows (their span), decoded \
+                     once, then gathered in request order",
+                ),
+            };
+            let indices = names
+                .iter()
+                .map(|n| {
+                    ctx.schema
+                        .index_of(n)
+                        .map_err(|_| KitError::Invalid(format!("no column named '{n}'")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let options = codec_options();
+            let columns = indices
+                .par_iter()
+                .map(|&i| {
+                    let field = ctx.schema.field(i);
+                    let map = mapping(field)?;
+                    let path = stored.get(field.name()).ok_or_else(|| {
+                        KitError::Invalid(format!("the store has no array for '{}'", field.name()))
+                    })?;
+                    let array = Array::open(store.clone(), path).map_err(library)?;
+                    let n = array.shape().first().copied().unwrap_or(0);
+                    let (values, len) = match rows {
+                        None => (retrieve(&array, 0..n, &options)?, n as usize),
+                        Some(rows) => (retrieve_rows(&array, rows, &options)?, rows.len()),
+                    };
+                    to_arrow(field, map.kind, values, len)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let schema = Arc::new(ctx.schema.project(&indices)?);
+            let len = match (rows, columns.first()) {
+                (Some(rows), _) => rows.len(),
+                (None, Some(first)) => first.len(),
+                (None, None) => stored_rows as usize,
+            };
+            let options = RecordBatchOptions::new().with_row_count(Some(len));
+            let batch = RecordBatch::try_new_with_options(schema, columns, &options)?;
+            Ok((vec![batch], method))
         };
-        let indices = names
-            .iter()
-            .map(|n| {
-                ctx.schema
-                    .index_of(n)
-                    .map_err(|_| KitError::Invalid(format!("no column named '{n}'")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let options = codec_options();
-        let columns = indices
-            .par_iter()
-            .map(|&i| {
-                let field = ctx.schema.field(i);
-                let map = mapping(field)?;
-                let path = stored.get(field.name()).ok_or_else(|| {
-                    KitError::Invalid(format!("the store has no array for '{}'", field.name()))
-                })?;
-                let array = Array::open(store.clone(), path).map_err(library)?;
-                let n = array.shape().first().copied().unwrap_or(0);
-                let (values, len) = match rows {
-                    None => (retrieve(&array, 0..n, &options)?, n as usize),
-                    Some(rows) => (retrieve_rows(&array, rows, &options)?, rows.len()),
-                };
-                to_arrow(field, map.kind, values, len)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let schema = Arc::new(ctx.schema.project(&indices)?);
-        let len = match (rows, columns.first()) {
-            (Some(rows), _) => rows.len(),
-            (None, Some(first)) => first.len(),
-            (None, None) => stored_rows as usize,
-        };
-        let options = RecordBatchOptions::new().with_row_count(Some(len));
-        let batch = RecordBatch::try_new_with_options(schema, columns, &options)?;
-        Ok((vec![batch], method))
+        read().map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -2,7 +2,7 @@
 //! of deletion vectors), in the same profiles, and a reader keeps no row order. A library that
 //! can scan a table implements [`DeltaLibrary`]; [`DeltaReader`] makes it a backend.
 
-use crate::{Backend, Context, KitError, Request};
+use crate::{Backend, Context, KitError, Loaded, Request};
 use arrow::array::RecordBatch;
 use formatbench_protocol::Op;
 use std::collections::BTreeMap;
@@ -17,6 +17,9 @@ pub const DELETION_PROFILES: &[&str] = &["dv"];
 
 /// The operations a Delta reader does natively on the wide table.
 pub const READER_OPS: [Op; 4] = [Op::Read, Op::Scan, Op::Project, Op::FirstRow];
+
+/// The operations of the writer of the tables: a write, then what every reader does.
+pub const WRITER_OPS: [Op; 5] = [Op::Write, Op::Read, Op::Scan, Op::Project, Op::FirstRow];
 
 /// How a scan is asked of a Delta library.
 #[derive(Debug, Clone, Copy)]
@@ -54,8 +57,8 @@ pub fn read(
     match request {
         Request::All => library.scan(ctx, dir, Scan::All),
         Request::Columns(names) => library.scan(ctx, dir, Scan::Columns(names)),
-        Request::Take(..) => Err(KitError::Unsupported(format!(
-            "{} has no row take",
+        Request::Take(..) | Request::Range(_) => Err(KitError::Unsupported(format!(
+            "{} reads no rows by position",
             library.name()
         ))),
     }
@@ -65,6 +68,8 @@ pub fn read(
 pub struct DeltaReader<L>(pub L);
 
 impl<L: DeltaLibrary> Backend for DeltaReader<L> {
+    type Error = KitError;
+
     fn name(&self) -> &'static str {
         self.0.name()
     }
@@ -89,8 +94,8 @@ impl<L: DeltaLibrary> Backend for DeltaReader<L> {
         true
     }
 
-    fn layouts(&self) -> Vec<(&'static str, Vec<Op>)> {
-        vec![(crate::layout::WIDE, READER_OPS.to_vec())]
+    fn ops(&self) -> &'static [Op] {
+        &READER_OPS
     }
 
     fn version(&self) -> String {
@@ -110,16 +115,14 @@ impl<L: DeltaLibrary> Backend for DeltaReader<L> {
         ctx: &Context,
         dir: &Path,
         request: Request,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        read(&self.0, ctx, dir, request)
+    ) -> Result<(Loaded, &'static str), KitError> {
+        read(&self.0, ctx, dir, request).map(|(batches, how)| (batches.into(), how))
     }
 
-    fn first_row(
-        &self,
-        ctx: &Context,
-        dir: &Path,
-    ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        self.0.scan(ctx, dir, Scan::FirstRow)
+    fn first_row(&self, ctx: &Context, dir: &Path) -> Result<(Loaded, &'static str), KitError> {
+        self.0
+            .scan(ctx, dir, Scan::FirstRow)
+            .map(|(batches, how)| (batches.into(), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {

@@ -1,8 +1,11 @@
-//! The parts every out-of-tree Rust worker shares: reading the canonical IPC source, the array
-//! layout, the matrix operations, the digest and the job skeleton. It compiles against the
-//! worker's own Arrow major, chosen by exactly one feature (`arrow-58`, `arrow-59`, `arrow-60`), because
-//! record batches of different majors are different types: data crosses between workers only as
-//! Arrow IPC files.
+//! The worker kit: what every Rust worker is made of, the built-in one (formatbench-worker-arrow)
+//! and each heavy one. A worker is its backends (each implements [`Backend`]) and a `main` that
+//! calls [`worker_main`]; the kit reads the canonical IPC source, puts it in the job's layout,
+//! runs the untimed preparation, the timed operation (reads, label reads, changes, matrix
+//! operations) and the untimed digest and verification output. It compiles against the
+//! worker's own Arrow major, chosen by exactly one feature (`arrow-58`, `arrow-59`, `arrow-60`),
+//! because record batches of different majors are different types: data crosses between
+//! workers only as Arrow IPC files. docs/adding-a-backend.md shows a backend written on it.
 
 #[cfg(feature = "arrow-58")]
 pub extern crate arrow58 as arrow;
@@ -18,6 +21,7 @@ compile_error!("choose the worker's Arrow major: feature arrow-58, arrow-59 or a
 
 mod backend;
 pub mod delta;
+pub mod digest;
 mod execute;
 pub mod float_matrix;
 pub mod layout;
@@ -27,9 +31,14 @@ mod names;
 pub mod runtime;
 pub mod scan;
 pub mod source;
+mod worker;
 
-pub use backend::{Backend, Context, Request};
-pub use execute::{describe, execute};
+pub use backend::{
+    column_indices, ranges_unsupported, unsupported, Backend, BackendError, Change, Commit,
+    Context, LabelRead, Loaded, Matrix, MatrixData, Request, TABLE_FORMAT_OPS,
+};
+pub use execute::{dir_size, execute, matrix_to_batch, Backends};
+pub use worker::{describe, worker_main};
 
 /// Errors of a backend; messages carry the library's reason, never a panic.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,21 @@
 //! memory-mapped reads cannot look free. A plain wrapping sum, as the Python worker's numpy
 //! sum: it runs at memory speed, so a scan measures the read, not the fold.
 
+use crate::backend::{Loaded, MatrixData};
 use arrow::array::{ArrayData, RecordBatch};
+
+/// The fold of a read's result, a table's or a matrix's.
+pub fn fold_loaded(loaded: &Loaded) -> u64 {
+    match loaded {
+        Loaded::Table(batches) => fold_batches(batches),
+        Loaded::Matrix(m) => std::hint::black_box(match &m.data {
+            MatrixData::F32(v) => v
+                .iter()
+                .fold(0u64, |acc, x| acc.wrapping_add(u64::from(x.to_bits()))),
+            MatrixData::F64(v) => v.iter().fold(0u64, |acc, x| acc.wrapping_add(x.to_bits())),
+        }),
+    }
+}
 
 pub fn fold_batches(batches: &[RecordBatch]) -> u64 {
     let mut acc = 0u64;

@@ -1,12 +1,13 @@
-//! The table-store operations (FeatherStore's table benchmark): reads by label, whose labels
-//! are looked up in the source before the timer, and changes (`append`, `insert`, `update`),
-//! each timed on a table freshly prepared without it.
+//! The table-store changes (`append`, `insert`, `update`, FeatherStore's table benchmark),
+//! each timed on a table freshly prepared without it, from the source, so the table after the
+//! change is the source again.
 
-use crate::backends::{run_commits, Change, Commit, Context, LabelRead, Loaded, Request};
-use crate::{digest, source, Backend, WorkerError};
-use arrow::array::{Array, AsArray, BooleanArray, Int64Array, RecordBatch, UInt64Array};
-use arrow::compute::{cast, concat_batches, filter_record_batch, take, take_record_batch};
-use arrow::datatypes::{DataType, Int64Type};
+use super::labels::needs;
+use super::run_commits;
+use crate::backend::{Backend, BackendError, Change, Commit, Context, Loaded, Request};
+use crate::{digest, source, KitError};
+use arrow::array::{BooleanArray, RecordBatch, UInt64Array};
+use arrow::compute::{concat_batches, filter_record_batch, take, take_record_batch};
 use formatbench_protocol::{measure_each, Answer, Job, Op, Phase, RangeSpec};
 use std::cell::RefCell;
 
@@ -15,90 +16,6 @@ use std::cell::RefCell;
 const MAX_CHANGE_CALLS: u64 = 20;
 /// The directories inside the artifact where changes run; removed at the end.
 const CHANGE_PREFIX: &str = ".change-";
-
-/// A label read with its labels owned.
-pub enum LabelReadOwned {
-    Before(i64),
-    After(i64),
-    Between(i64, i64),
-    Labels(Int64Array),
-}
-
-impl LabelReadOwned {
-    pub fn borrowed(&self) -> LabelRead<'_> {
-        match self {
-            LabelReadOwned::Before(x) => LabelRead::Before(*x),
-            LabelReadOwned::After(x) => LabelRead::After(*x),
-            LabelReadOwned::Between(a, b) => LabelRead::Between(*a, *b),
-            LabelReadOwned::Labels(labels) => LabelRead::Labels(labels),
-        }
-    }
-}
-
-fn needs(job: &Job, what: &str) -> WorkerError {
-    WorkerError::Invalid(format!("'{}' needs {what}", job.op))
-}
-
-fn index_column(job: &Job) -> Result<&str, WorkerError> {
-    job.params
-        .options
-        .get("index")
-        .map(String::as_str)
-        .ok_or_else(|| needs(job, "an index column"))
-}
-
-/// The label read a job asks for; `None` for every other operation. `[start, end)` of
-/// integer labels becomes FeatherStore's inclusive bounds.
-pub fn label_read(job: &Job) -> Result<Option<LabelReadOwned>, WorkerError> {
-    let range = || {
-        job.params
-            .range
-            .as_ref()
-            .ok_or_else(|| needs(job, "a range"))
-    };
-    let by_value = || match range()? {
-        RangeSpec::Index { start, end, .. } => Ok((*start, end.saturating_sub(1))),
-        RangeSpec::Position { .. } => Err(needs(job, "a range of index values")),
-    };
-    Ok(Some(match job.op {
-        Op::RangeBefore => LabelReadOwned::Before(by_value()?.1),
-        Op::RangeAfter => LabelReadOwned::After(by_value()?.0),
-        Op::RangeBetween => {
-            let (a, b) = by_value()?;
-            LabelReadOwned::Between(a, b)
-        }
-        Op::Labels => match range()? {
-            RangeSpec::Position { start, end } => {
-                LabelReadOwned::Labels(source_labels(job, index_column(job)?, *start, *end)?)
-            }
-            RangeSpec::Index { .. } => return Err(needs(job, "a range of positions")),
-        },
-        _ => return Ok(None),
-    }))
-}
-
-/// The index labels of source rows `[start, end)`.
-fn source_labels(job: &Job, column: &str, start: u64, end: u64) -> Result<Int64Array, WorkerError> {
-    let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
-    let mut offset = 0u64;
-    for batch in source::open(&job.source)? {
-        let batch = batch?;
-        let n = batch.num_rows() as u64;
-        let (lo, hi) = (start.max(offset), end.min(offset + n));
-        if lo < hi {
-            let values = batch
-                .column_by_name(column)
-                .ok_or_else(|| WorkerError::Invalid(format!("no index column '{column}'")))?;
-            let values = cast(
-                &values.slice((lo - offset) as usize, (hi - lo) as usize),
-                &DataType::Int64,
-            )?;
-            out.extend(values.as_primitive::<Int64Type>().values().iter().copied());
-        }
-        offset += n;
-    }
-    Ok(Int64Array::from(out))
-}
 
 /// The table a change starts from and the rows it brings: all from the source, so the table
 /// after the change is the source again.
@@ -111,17 +28,17 @@ fn change_inputs(
     job: &Job,
     ctx: &Context,
     batches: &[RecordBatch],
-) -> Result<ChangeInputs, WorkerError> {
+) -> Result<ChangeInputs, KitError> {
     let all = concat_batches(ctx.schema, batches)?;
     let n = all.num_rows() as u64;
-    let positions = || -> Result<UInt64Array, WorkerError> {
+    let positions = || -> Result<UInt64Array, KitError> {
         let rows = job
             .params
             .rows
             .as_deref()
             .ok_or_else(|| needs(job, "rows"))?;
         if let Some(bad) = rows.iter().find(|&&r| r >= n) {
-            return Err(WorkerError::Invalid(format!(
+            return Err(KitError::Invalid(format!(
                 "row {bad} is past the source's {n} rows"
             )));
         }
@@ -176,15 +93,19 @@ fn change_inputs(
                 rows: vec![take_record_batch(&all, &positions)?],
             }
         }
-        other => return Err(WorkerError::Invalid(format!("'{other}' is not a change"))),
+        other => return Err(KitError::Invalid(format!("'{other}' is not a change"))),
     })
 }
 
 /// Times one change per call on a table prepared (untimed, then written back) without it;
 /// each call's commit runs after its timer and is timed as the `commit` phase. The table the
 /// last change left is read back for the digest and the verification.
-pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer, WorkerError> {
-    let (_, batches) = source::read_all(&job.source)?;
+pub(super) fn change<E: BackendError>(
+    job: &Job,
+    backend: &dyn Backend<Error = E>,
+) -> Result<Answer, E> {
+    let (schema, batches) = source::read_all(&job.source)?;
+    let ctx = &super::context(job, &schema);
     let inputs = change_inputs(job, ctx, &batches)?;
     drop(batches);
     let change = match job.op {
@@ -193,9 +114,9 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
         _ => Change::Update(&inputs.rows[0]),
     };
     let dir_of = |call: u64| job.artifact.join(format!("{CHANGE_PREFIX}{call}"));
-    let staged: RefCell<Vec<Commit>> = RefCell::new(Vec::new());
+    let staged: RefCell<Vec<Commit<E>>> = RefCell::new(Vec::new());
     let commit_s = RefCell::new(0.0);
-    let finish_staged = || -> Result<(), WorkerError> {
+    let finish_staged = || -> Result<(), E> {
         let commits = std::mem::take(&mut *staged.borrow_mut());
         *commit_s.borrow_mut() += run_commits(commits)?.unwrap_or(0.0);
         Ok(())
@@ -223,7 +144,7 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
             // its timed write competes with, and is throttled by, the writeback of the table
             // written just before it.
             formatbench_protocol::write_back_everything();
-            Ok::<_, WorkerError>(dir)
+            Ok::<_, E>(dir)
         },
         |dir| {
             if let Some(commit) = backend.change(ctx, &dir, change)? {
@@ -236,9 +157,7 @@ pub fn change(job: &Job, backend: &dyn Backend, ctx: &Context) -> Result<Answer,
     let last = dir_of(measured.calls.saturating_sub(1));
     let (loaded, _) = backend.read(ctx, &last, Request::All)?;
     let Loaded::Table(result) = loaded else {
-        return Err(WorkerError::Invalid(
-            "a change read back as a matrix".into(),
-        ));
+        return Err(KitError::Invalid("a change read back as a matrix".into()).into());
     };
     let schema = result
         .first()

@@ -206,10 +206,6 @@ fn hash_display(hasher: &mut Xxh3, array: &ArrayRef) {
     }
 }
 
-/// A cheap fold that touches every byte of every buffer (values, offsets, validity), so a lazy or
-/// memory-mapped read pays for bringing its data in. Returns a value the optimizer cannot drop.
-pub use formatbench_worker_kit::scan::{fold_batches, fold_bytes};
-
 #[cfg(test)]
 mod tests {
     use super::*;
