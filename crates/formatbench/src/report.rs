@@ -27,9 +27,10 @@ pub use format::bytes;
 use format::DASH;
 use std::path::Path;
 
-/// The summary table printed on stdout after a run.
+/// The summary table printed on stdout after a run, fitted to the terminal's width (100
+/// columns when stdout is not a terminal and `COLUMNS` is not set).
 pub fn terminal(summary: &RunSummary) -> String {
-    terminal::render(summary)
+    terminal::render(summary, terminal::columns())
 }
 
 /// A report meant to be pasted into a README or an issue.

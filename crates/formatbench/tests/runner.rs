@@ -446,3 +446,74 @@ fn first_and_warm_calls_are_both_recorded_and_either_ranks() {
     let report = std::fs::read_to_string(first_dir.join("report.md")).unwrap();
     assert!(report.contains("Times are first calls"), "{report}");
 }
+
+#[test]
+fn report_ranks_an_existing_run_again_by_another_priority_and_reference() {
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "2000",
+        "--per-type",
+        "1",
+        "--backends",
+        "ipc",
+        "--profiles",
+        "all",
+        "--ops",
+        "write,read",
+        "--rounds",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    let dir = run_dir(out.path());
+    let results = std::fs::read(dir.join("results.jsonl")).unwrap();
+    let report = |extra: &[&str]| {
+        let again = out.path().join(extra.join("-").replace('/', "_"));
+        let mut args = vec![
+            "report",
+            dir.to_str().unwrap(),
+            "--out",
+            again.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let printed = formatbench(&args);
+        (printed, again)
+    };
+    let (by_size, size_dir) = report(&["--prefer", "size"]);
+    assert_eq!(by_size.status.code(), Some(0), "{}", stderr(&by_size));
+    let line = stdout(&by_size)
+        .lines()
+        .find(|l| l.starts_with("Recommendation:"))
+        .map(str::to_string)
+        .unwrap();
+    assert!(line.contains("For the smallest files"), "{line}");
+    assert!(
+        line.contains("zstd"),
+        "zstd writes the smallest IPC files: {line}"
+    );
+    let markdown = std::fs::read_to_string(size_dir.join("report.md")).unwrap();
+    assert!(markdown.contains("For the smallest files"));
+    let (by_reference, _) = report(&["--reference", "ipc/lz4"]);
+    assert_eq!(
+        by_reference.status.code(),
+        Some(0),
+        "{}",
+        stderr(&by_reference)
+    );
+    // Nothing was measured again: the results are as the run left them.
+    assert_eq!(std::fs::read(dir.join("results.jsonl")).unwrap(), results);
+    let (unknown, _) = report(&["--reference", "parquet/default"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("--reference parquet/default: not a competitor of this run"),
+        "{}",
+        stderr(&unknown)
+    );
+}

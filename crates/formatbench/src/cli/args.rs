@@ -46,6 +46,14 @@ pub enum Command {
         /// Which call ranks: `warm` or `first` (default: what the run chose).
         #[arg(long, value_parser = ["warm", "first"])]
         call: Option<String>,
+        /// What the recommendation optimises for (default: what the run chose): read, write,
+        /// size or balanced.
+        #[arg(long, value_parser = ["read", "write", "size", "balanced"])]
+        prefer: Option<String>,
+        /// The competitor the heat map compares everyone with, as BACKEND/PROFILE of one the
+        /// run measured (default: what the run chose).
+        #[arg(long, value_name = "BACKEND/PROFILE")]
+        reference: Option<String>,
     },
     /// Manage the peers (Python and R workers) that run beside the native backends.
     Peers {

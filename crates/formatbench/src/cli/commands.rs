@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod pool;
+mod rerank;
 mod resolve;
 
 pub use resolve::plan as plan_for;
@@ -60,8 +61,11 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             out,
             allow_dirty,
             call,
+            prefer,
+            reference,
         } => {
-            let records = pool::pooled_records(&run_dirs, allow_dirty)?;
+            let mut records = pool::pooled_records(&run_dirs, allow_dirty)?;
+            rerank::rerank(&mut records, prefer.as_deref(), reference.as_deref())?;
             if !records
                 .iter()
                 .any(|r| matches!(r, crate::results::Record::Sample(_)))

@@ -1,7 +1,9 @@
 //! Inline SVG charts drawn from a [`RunSummary`] alone: no scripts, no fonts, no clock. Every
 //! colour comes from a CSS class that reads a custom property, so the same markup follows the
-//! page's light or dark scheme; the standalone files carry the same rules in their own
-//! `<style>`.
+//! page's light or dark scheme. The standalone files (the Markdown report's) carry the same
+//! rules with the colours written out, light by default and dark under
+//! `prefers-color-scheme`, because renderers without CSS custom properties (librsvg, which
+//! pandoc-to-PDF and GNOME's viewers use) draw every `var()` fill black.
 
 mod bars;
 mod heatmap;
@@ -85,12 +87,13 @@ impl Chart {
         self.svg("", "")
     }
 
-    /// A file of its own, with its colours for either scheme.
+    /// A file of its own, with its colours for either scheme written out.
     pub fn standalone(&self) -> String {
+        let light = resolved(CHART_RULES, &[BASE_LIGHT, CHART_LIGHT]);
+        let dark = resolved(CHART_RULES, &[BASE_DARK, CHART_DARK]);
         let style = format!(
-            "<style>\n:root {{ color-scheme: light dark; {BASE_LIGHT} {CHART_LIGHT} }}\n\
-             @media (prefers-color-scheme: dark) {{ :root {{ {BASE_DARK} {CHART_DARK} }} }}\
-             {CHART_RULES}</style>\n"
+            "<style>\n:root {{ color-scheme: light dark; }}{light}\
+             @media (prefers-color-scheme: dark) {{{dark}}}\n</style>\n"
         );
         let svg = self.svg(" xmlns=\"http://www.w3.org/2000/svg\"", &style);
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}")
@@ -130,6 +133,18 @@ svg.chart .heat-0 { fill: var(--heat-0); } svg.chart .heat-1 { fill: var(--heat-
 svg.chart .heat-2 { fill: var(--heat-2); } svg.chart .heat-3 { fill: var(--heat-3); }
 svg.chart .heat-4 { fill: var(--heat-4); } svg.chart .heat-5 { fill: var(--heat-5); }
 "#;
+
+/// `rules` with each `var(--name)` replaced by the colour `palettes` give it (`--name: #hex;`
+/// declarations); a name without one is left as it was.
+fn resolved(rules: &str, palettes: &[&str]) -> String {
+    let mut out = rules.to_string();
+    for declaration in palettes.iter().flat_map(|p| p.split(';')) {
+        if let Some((name, colour)) = declaration.split_once(':') {
+            out = out.replace(&format!("var({})", name.trim()), colour.trim());
+        }
+    }
+    out
+}
 
 /// The chart colours and rules, for the HTML page's stylesheet (which defines the base
 /// colours itself).

@@ -1,5 +1,7 @@
 //! The plain-text summary printed after a run. No colours: the output is as often piped into a
-//! file or a CI log as read on a terminal.
+//! file or a CI log as read on a terminal. It fits the terminal's width: the least telling
+//! columns are left out first (and named below the table), and a warning that several groups
+//! share is printed once.
 
 use super::format::truncate;
 use super::overall::{geo_tables, GeoTable, LEGEND_GEOMEAN};
@@ -15,22 +17,60 @@ use crate::stats::{OpGroup, RunSummary};
 const FIRST_NUMBER: usize = 2;
 const INDENT: &str = "  ";
 const GAP: &str = "  ";
+/// The width when stdout is not a terminal (a pipe, a file, a CI log) and `COLUMNS` is unset.
+pub const DEFAULT_COLUMNS: usize = 100;
+/// The optional columns, the first left out first when a table is too wide.
+const DROP_ORDER: [&str; 8] = [
+    "B/value",
+    "par",
+    "read",
+    "resident",
+    "cpu×",
+    "peak mem",
+    "min–max",
+    "size",
+];
 
-pub fn render(summary: &RunSummary) -> String {
+/// The terminal's width: stdout's window size when it is a terminal, else `COLUMNS`, else
+/// [`DEFAULT_COLUMNS`].
+pub fn columns() -> usize {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ only writes the winsize it is given.
+    let got = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    if got == 0 && size.ws_col > 0 {
+        return usize::from(size.ws_col);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|&c: &usize| c > 0)
+        .unwrap_or(DEFAULT_COLUMNS)
+}
+
+pub fn render(summary: &RunSummary, columns: usize) -> String {
     let mut out = String::new();
     if summary.groups.is_empty() {
         out.push_str("No results to show.\n");
         return out;
     }
+    let mut noted = std::collections::BTreeSet::new();
     for group in &summary.groups {
         out.push_str(&group_title(group));
         out.push('\n');
         for note in group_notes(group) {
-            out.push_str(&note);
-            out.push('\n');
+            // The same warning (the machine's, say) would repeat under every group.
+            if noted.insert(note.clone()) {
+                out.push_str(&note);
+                out.push('\n');
+            }
         }
         let rows = rows(group, &summary.artifacts);
-        out.push_str(&table(&rows, &fields(group)));
+        out.push_str(&table(&rows, &fields(group), columns));
         for (label, flag) in flag_list(&rows) {
             out.push_str(&format!("{INDENT}! {label}: {flag}\n"));
         }
@@ -59,6 +99,39 @@ pub fn render(summary: &RunSummary) -> String {
     if let Some(text) = super::recommendation(summary) {
         out.push_str(&format!("\nRecommendation: {text}\n"));
     }
+    wrap_long_lines(&out, columns)
+}
+
+/// Prose lines (warnings, legends, the recommendation) wider than `columns`, wrapped at
+/// spaces with a hanging indent; tables were fitted before and pass unchanged when they fit.
+fn wrap_long_lines(text: &str, columns: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if width(line) <= columns {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let hanging = " ".repeat(lead + 2);
+        let mut current = line[..lead].to_string();
+        let mut empty = true;
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            if !empty && width(&current) + 1 + width(word) > columns {
+                out.push_str(&current);
+                out.push('\n');
+                current = hanging.clone();
+                empty = true;
+            }
+            if !empty {
+                current.push(' ');
+            }
+            current.push_str(word);
+            empty = false;
+        }
+        out.push_str(&current);
+        out.push('\n');
+    }
     out
 }
 
@@ -82,8 +155,9 @@ fn fields(group: &OpGroup) -> Vec<(&'static str, Field)> {
     fields
 }
 
+/// Columns a text takes on a terminal (wide characters two, combining marks none).
 fn width(s: &str) -> usize {
-    s.chars().count()
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 fn pad(s: &str, width_: usize, right: bool) -> String {
@@ -108,7 +182,35 @@ fn cells(row: &Row<'_>, fields: &[(&str, Field)]) -> Vec<String> {
     cells
 }
 
-fn table(rows: &[Row<'_>], fields: &[(&'static str, Field)]) -> String {
+/// The table at most `columns` wide where leaving out optional columns can make it so.
+fn table(rows: &[Row<'_>], fields: &[(&'static str, Field)], columns: usize) -> String {
+    let mut kept = fields.to_vec();
+    let mut left_out = Vec::new();
+    let mut text = full_table(rows, &kept, columns);
+    for name in DROP_ORDER {
+        if widest(&text) <= columns {
+            break;
+        }
+        if let Some(at) = kept.iter().position(|(h, _)| *h == name) {
+            kept.remove(at);
+            left_out.push(name);
+            text = full_table(rows, &kept, columns);
+        }
+    }
+    if !left_out.is_empty() {
+        text.push_str(&format!(
+            "{INDENT}(left out to fit {columns} columns: {}; report.md has every column)\n",
+            left_out.join(", ")
+        ));
+    }
+    text
+}
+
+fn widest(text: &str) -> usize {
+    text.lines().map(width).max().unwrap_or(0)
+}
+
+fn full_table(rows: &[Row<'_>], fields: &[(&'static str, Field)], columns: usize) -> String {
     let mut headers = vec!["backend", "profile", "median"];
     headers.extend(fields.iter().map(|(h, _)| *h));
     let texts: Vec<Option<Vec<String>>> = rows
@@ -149,7 +251,12 @@ fn table(rows: &[Row<'_>], fields: &[(&'static str, Field)]) -> String {
             None => {
                 let mut note = row.status.name().to_string();
                 if !row.reason.is_empty() {
-                    note = format!("{note}: {}", truncate(&row.reason, SHORT_REASON));
+                    // The reason takes what the line has left, never less than a short one.
+                    let used = width(INDENT) + widths[0] + widths[1] + 2 * width(GAP);
+                    let room = columns
+                        .saturating_sub(used + width(&note) + 2)
+                        .clamp(40, SHORT_REASON);
+                    note = format!("{note}: {}", truncate(&row.reason, room));
                 }
                 vec![
                     pad(&row.marked_backend(), widths[0], false),
@@ -207,6 +314,59 @@ mod tests {
     use super::super::NO_CLEAR_WINNER;
     use super::*;
 
+    /// Wide enough that no column is left out.
+    const WIDE: usize = 1_000;
+
+    #[test]
+    fn tables_fit_the_width_by_leaving_out_the_least_telling_columns() {
+        let wide = render(&fixture(), WIDE);
+        assert!(!wide.contains("left out to fit"));
+        let text = render(&fixture(), DEFAULT_COLUMNS);
+        for line in text.lines() {
+            assert!(
+                width(line) <= DEFAULT_COLUMNS,
+                "{} wide: {line}",
+                width(line)
+            );
+        }
+        assert!(widest(&wide) > DEFAULT_COLUMNS, "the fixture needs fitting");
+        let note = text
+            .lines()
+            .find(|l| l.contains("left out to fit 100 columns"))
+            .unwrap();
+        assert!(note.contains("B/value"), "{note}");
+        // What tells the answer stays.
+        for kept in ["backend", "median", "×best"] {
+            assert!(text.contains(kept), "{kept}");
+        }
+    }
+
+    #[test]
+    fn long_prose_lines_wrap_at_spaces_with_a_hanging_indent() {
+        let text = wrap_long_lines("  ! one two three four five\nshort\n", 14);
+        assert_eq!(text, "  ! one two\n    three four\n    five\nshort\n");
+    }
+
+    #[test]
+    fn a_warning_several_groups_share_is_printed_once() {
+        let mut summary = fixture();
+        for group in &mut summary.groups {
+            group.warnings.push("the machine has one core".into());
+        }
+        assert!(summary.groups.len() > 1);
+        let text = render(&summary, WIDE);
+        assert_eq!(text.matches("warning: the machine has one core").count(), 1);
+    }
+
+    #[test]
+    fn columns_are_padded_by_display_width() {
+        // A wide (CJK) name takes two columns a character, a combining accent none.
+        assert_eq!(width("数据"), 4);
+        assert_eq!(width("e\u{301}"), 1);
+        assert_eq!(width("1.36× [1.30–1.41]"), 17);
+        assert_eq!(width(&pad("数据", 6, false)), 6);
+    }
+
     /// The lines of one group's block, from its heading to the blank line after it.
     fn block(text: &str, heading: &str) -> Vec<String> {
         text.lines()
@@ -218,7 +378,7 @@ mod tests {
 
     #[test]
     fn rows_come_in_order_with_medians_and_ratios() {
-        let text = render(&fixture());
+        let text = render(&fixture(), WIDE);
         let lines = block(&text, "mixed-100000x61 · read · cache warm · threads 2");
         assert!(
             lines[1].starts_with("warning: competitors differ"),
@@ -259,7 +419,7 @@ mod tests {
 
     #[test]
     fn untrusted_ratio_and_its_flag() {
-        let text = render(&fixture());
+        let text = render(&fixture(), WIDE);
         let lines = block(&text, "mixed-100000x61 · write · threads 1");
         assert!(
             lines[3].starts_with("  npy!") && lines[3].contains(" — "),
@@ -270,7 +430,7 @@ mod tests {
 
     #[test]
     fn residency_columns_only_for_cold_or_missed_cache() {
-        let text = render(&fixture());
+        let text = render(&fixture(), WIDE);
         let cold = block(&text, "mixed-100000x61 · read · cache cold · threads 2");
         assert_eq!(cold[1], NO_CLEAR_WINNER);
         assert!(
@@ -289,7 +449,7 @@ mod tests {
 
     #[test]
     fn summary_across_operations_comes_last_sorted_by_ratio() {
-        let text = render(&fixture());
+        let text = render(&fixture(), WIDE);
         let (tables, summary) = text
             .split_once("Summary across operations\n")
             .unwrap_or_default();
@@ -312,7 +472,7 @@ mod tests {
 
     #[test]
     fn columns_line_up() {
-        let text = render(&fixture());
+        let text = render(&fixture(), WIDE);
         let lines = block(&text, "mixed-100000x61 · read · cache warm · threads 2");
         // Every ok row ends at the same column: the right-aligned peak memory.
         let ends: Vec<usize> = [2, 3, 4].iter().map(|&i| width(&lines[i])).collect();
@@ -329,7 +489,7 @@ mod tests {
     fn long_reasons_are_cut() {
         let mut summary = fixture();
         summary.groups[1].cells[2].reason = Some("x".repeat(500));
-        let text = render(&summary);
+        let text = render(&summary, WIDE);
         let lines = block(&text, "mixed-100000x61 · read · cache warm · threads 2");
         assert!(
             lines[5].ends_with('…') && width(&lines[5]) < 120,
@@ -340,6 +500,9 @@ mod tests {
 
     #[test]
     fn empty_summary() {
-        assert_eq!(render(&RunSummary::default()), "No results to show.\n");
+        assert_eq!(
+            render(&RunSummary::default(), WIDE),
+            "No results to show.\n"
+        );
     }
 }

@@ -191,8 +191,12 @@ fn standalone_files_carry_both_schemes() {
          <svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\""
     ));
     assert!(svg.contains("@media (prefers-color-scheme: dark)"));
-    assert!(svg.contains("--accent: #0969da") && svg.contains("--fg: #e6edf3"));
-    assert!(svg.contains("svg.chart .bar { fill: var(--accent); }"));
+    // Colours written out, light first (what a renderer without media queries keeps).
+    assert!(!svg.contains("var("), "no custom properties left");
+    let light = svg.find("svg.chart .bar { fill: #0969da; }").unwrap();
+    let dark = svg.find("svg.chart .bar { fill: #4493f8; }").unwrap();
+    assert!(light < svg.find("@media").unwrap() && dark > svg.find("@media").unwrap());
+    assert!(svg.contains("svg.chart text { fill: #1f2328; }"));
     assert!(svg.ends_with("</svg>\n"));
     assert!(html_style().contains("--heat-5"));
 }
