@@ -62,7 +62,26 @@ pub struct Plan {
     /// Tables of files (Delta): files each table is cut into.
     #[serde(default = "default_files")]
     pub files: u64,
+    /// Adaptive stopping (`--precision`, `--budget`): groups stop taking rounds once their
+    /// answer is known; `None` runs the whole design.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<Stopping>,
 }
+
+/// When a group of an adaptive run stops: after a complete round, once every competitor's
+/// paired ratio to the group's fastest has a 95 % interval within ±`precision` of it (0: never
+/// for precision), or once the group's share of `budget_s` is spent.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Stopping {
+    /// Relative half-width of the intervals, e.g. 0.05 for ±5 %.
+    pub precision: f64,
+    /// Seconds of measuring for the whole run, shared among the groups by their competitors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+}
+
+/// The precision adaptive stopping aims at unless told otherwise: ±5 %.
+pub const DEFAULT_PRECISION: f64 = 0.05;
 
 fn default_files() -> u64 {
     DEFAULT_FILES

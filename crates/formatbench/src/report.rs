@@ -7,6 +7,7 @@ mod charts;
 #[cfg(test)]
 mod fixture;
 mod format;
+mod glance;
 mod html;
 mod layouts;
 mod markdown;
@@ -97,8 +98,9 @@ pub fn write_reports(summary: &RunSummary, dir: &Path) -> Result<(), Error> {
 const SHORT_REASON: usize = 70;
 
 const LEGEND_NOISY: &str = "noisy: IQR > 0.5 × median";
-const LEGEND_RATIO: &str = "paired per-round ratio to the fastest [95 % bootstrap interval]; \
-     — when the median is too close to the clock resolution to rank";
+const LEGEND_RATIO: &str = "paired per-round ratio to the fastest format [95 % bootstrap \
+     interval] (a reference such as floor-memcpy is no format: below 1 where it is faster); — \
+     when the median is too close to the clock resolution to rank";
 const LEGEND_CPU: &str = "the same ratio for CPU time";
 const LEGEND_PAR: &str = "CPU time ÷ wall time";
 const LEGEND_FLAG: &str = "flagged: the flags are listed under the table";
@@ -129,6 +131,8 @@ fn group_notes(group: &OpGroup) -> Vec<String> {
             .iter()
             .map(|w| format!("warning: {}", format::one_line(w))),
     );
+    // Adaptive sampling: how many rounds the group took and why it stopped there.
+    notes.extend(group.stopped.iter().map(|s| format!("sampling: {s}")));
     notes
 }
 
@@ -139,12 +143,22 @@ fn ran(c: &CellSummary) -> bool {
 /// The index of the fastest cell that ran: rows come sorted fastest first, so it is the first
 /// ok cell with a median, if any.
 fn winner(group: &OpGroup) -> Option<usize> {
-    group.cells.iter().position(ran)
+    group.cells.iter().position(|c| ran(c) && !is_reference(c))
 }
 
-/// The second-fastest ok cell: its ratio tells how decisive the win was.
+/// A reference every report shows beside the formats (the memory-copy floor), never among
+/// them: it is no format to choose, so it is never the winner.
+fn is_reference(c: &CellSummary) -> bool {
+    crate::stats::is_reference(&c.cell.backend)
+}
+
+/// The second-fastest format that ran: its ratio tells how decisive the win was.
 fn runner_up(group: &OpGroup) -> Option<&CellSummary> {
-    group.cells.iter().filter(|c| ran(c)).nth(1)
+    group
+        .cells
+        .iter()
+        .filter(|c| ran(c) && !is_reference(c))
+        .nth(1)
 }
 
 /// The environment section: the machine and build, the clock, and the schedule. Empty when

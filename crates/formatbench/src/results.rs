@@ -5,8 +5,8 @@ mod record;
 mod store;
 
 pub use record::{
-    ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord, SampleStatus,
-    ScheduleRecord, ScheduleSlot, VerificationRecord,
+    ArtifactRecord, CappedCell, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord,
+    SampleStatus, ScheduleRecord, ScheduleSlot, StopRecord, VerificationRecord,
 };
 pub use store::{read_records, ResultsWriter, RESULTS_FILE};
 

@@ -18,4 +18,4 @@ pub use model::{
     CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };
 pub use quantiles::{median, quantile, Summary};
-pub use summary::{summarize_run, summarize_run_as};
+pub use summary::{is_reference, summarize_run, summarize_run_as};

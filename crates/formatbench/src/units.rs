@@ -89,6 +89,42 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
     (bytes.is_finite() && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
+/// A duration such as `60s`, `1.5m`, `2h`, `500ms` or a plain number of seconds.
+pub fn parse_duration(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return None,
+    };
+    let seconds = value * scale;
+    (seconds.is_finite() && seconds > 0.0).then_some(seconds)
+}
+
+/// A relative precision such as `5%` or `0.05`; `off` (or 0) is `Some(None)`.
+pub fn parse_precision(text: &str) -> Option<Option<f64>> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("off") {
+        return Some(None);
+    }
+    let value = match text.strip_suffix('%') {
+        Some(percent) => percent.trim().parse::<f64>().ok()? / 100.0,
+        None => text.parse::<f64>().ok()?,
+    };
+    match value {
+        0.0 => Some(None),
+        v if v > 0.0 && v < 1.0 => Some(Some(v)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +146,19 @@ mod tests {
         assert_eq!(bytes(256 << 20), "256 MiB");
         assert_eq!(bytes(1536), "1.50 KiB");
         assert_eq!(duration(0.0123), "12.3 ms");
+    }
+
+    #[test]
+    fn durations_and_precisions_parse_with_their_units() {
+        assert_eq!(parse_duration("60s"), Some(60.0));
+        assert_eq!(parse_duration("1.5m"), Some(90.0));
+        assert_eq!(parse_duration("500ms"), Some(0.5));
+        assert_eq!(parse_duration("45"), Some(45.0));
+        assert_eq!(parse_duration("0s"), None);
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(parse_precision("5%"), Some(Some(0.05)));
+        assert_eq!(parse_precision("0.02"), Some(Some(0.02)));
+        assert_eq!(parse_precision("off"), Some(None));
+        assert_eq!(parse_precision("150%"), None);
     }
 }

@@ -63,9 +63,13 @@ pub enum Command {
     /// Check the measurements on this machine: recover a known CPU-time ratio (2×) and a known
     /// allocation (512 MiB) through the normal runner.
     Calibrate {
-        /// Balanced blocks to run (each is 2n rounds).
+        /// Balanced blocks to run (each is 2n rounds): the most it takes when adaptive.
         #[arg(long, default_value_t = 2)]
         rounds: u32,
+        /// Stop adaptively as `run --precision` does (e.g. 5%), to check that the known ratios
+        /// are still recovered under adaptive stopping.
+        #[arg(long, value_name = "PERCENT")]
+        precision: Option<String>,
         /// Where the calibration run is written.
         #[arg(long, default_value = "formatbench-results")]
         out: PathBuf,
@@ -138,6 +142,15 @@ pub struct RunArgs {
     /// takes every position twice (a cell gets 2n × K samples).
     #[arg(long)]
     pub rounds: Option<u32>,
+    /// Adaptive stopping: after each complete round, a group stops once every competitor's
+    /// paired ratio to its fastest has a 95 % interval within this (e.g. 5%), or "off".
+    /// Default: the suite's; 5% when only --budget is given; off for --rounds or --samples.
+    #[arg(long, value_name = "PERCENT")]
+    pub precision: Option<String>,
+    /// Adaptive stopping: seconds of measuring for the whole run (e.g. 60s, 2m), shared among
+    /// the groups by their competitors; a group stops after the round that spends its share.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
     /// At most this many measured samples per cell: the balanced design is cut after this many
     /// rounds (each round is still a full permutation). For runs with many competitors.
     #[arg(long)]

@@ -55,7 +55,11 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                 Ok(0)
             }
         },
-        Command::Calibrate { rounds, out } => calibrate::calibrate(rounds, &out),
+        Command::Calibrate {
+            rounds,
+            precision,
+            out,
+        } => calibrate::calibrate(rounds, precision.as_deref(), &out),
         Command::Report {
             run_dirs,
             out,

@@ -38,6 +38,10 @@ pub struct Suite {
     /// At most this many measured samples per cell (`--samples`), for suites with many
     /// competitors, where a full balanced block (2n rounds) would take hours.
     pub samples: Option<u32>,
+    /// Adaptive stopping: the precision groups stop at (`--precision`, e.g. "5%").
+    pub precision: Option<String>,
+    /// Adaptive stopping: the measuring time for the whole run (`--budget`, e.g. "40s").
+    pub budget: Option<String>,
     pub warmup: Option<u32>,
     /// Tables of files (Delta): files each table is cut into (`--files`).
     pub files: Option<u64>,

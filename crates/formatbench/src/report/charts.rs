@@ -119,8 +119,11 @@ svg.chart .tick, svg.chart .dim { fill: var(--muted); }
 svg.chart .heading { font-weight: 600; }
 svg.chart .axis { stroke: var(--border); stroke-width: 1; }
 svg.chart .grid { stroke: var(--border); stroke-width: 1; stroke-dasharray: 2 3; }
+svg.chart .leader { stroke: var(--muted); stroke-width: 1; }
 svg.chart .bar { fill: var(--accent); }
 svg.chart .bar.fastest { fill: var(--win-edge); }
+svg.chart .bar.reference { fill: var(--muted); }
+svg.chart .sample { fill: var(--fg); fill-opacity: 0.6; }
 svg.chart .whisker, svg.chart .cap { fill: var(--fg); }
 svg.chart .ratio { fill: var(--accent-2); }
 svg.chart .read { fill: var(--accent); }

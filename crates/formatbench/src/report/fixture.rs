@@ -118,6 +118,7 @@ fn group(op: &str, cache: &str, threads: u32, cells: Vec<CellSummary>) -> OpGrou
         cells,
         no_clear_winner: false,
         warnings: Vec::new(),
+        stopped: None,
     }
 }
 
@@ -326,6 +327,7 @@ pub(super) fn fixture() -> RunSummary {
             slots: vec![slot(1), slot(2), slot(3)],
         }),
         groups: groups(),
+        stops: Vec::new(),
         call: crate::stats::CallMode::Warm,
         // A finished run: every scheduled sample is here.
         completeness: crate::stats::Completeness {

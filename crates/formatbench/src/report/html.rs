@@ -6,13 +6,12 @@ mod tables;
 mod tradeoffs;
 
 use super::format::{self, html_escape as esc, DASH};
-use super::rows::ratio_text;
 use super::{
     artifact_settings, artifact_size, charts, environment_rows, group_title, not_measured,
-    recommendation, runner_up, winner,
+    recommendation,
 };
 use crate::stats::RunSummary;
-use elements::{empty, section, td, td_num, thead};
+use elements::{empty, section, td, td_folded, td_num, thead};
 use std::fmt::Write;
 use tables::{overall, results};
 
@@ -30,15 +29,17 @@ const STYLE: &str = r#"
 }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 76rem; margin: 0 auto; padding: 1.5rem; }
+main { max-width: 86rem; margin: 0 auto; padding: 1.5rem 1rem; }
 h1 { margin-top: 0; }
 h2 { border-bottom: 1px solid var(--border); padding-bottom: 0.2rem; margin-top: 2rem; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums;
+  font-size: 0.88em; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
-th, td { border: 1px solid var(--border); padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+th, td { border: 1px solid var(--border); padding: 0.25rem 0.45rem; text-align: left; vertical-align: top; }
 th { background: var(--head); }
 .num { text-align: right; white-space: nowrap; }
+th.num { white-space: normal; }
 tr:has(> td > .badge) td { background: var(--win); font-weight: 600; }
 tr:has(> td > .badge) td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
 figure { margin: 0; }
@@ -53,6 +54,8 @@ td.median { text-align: right; white-space: nowrap; }
 ul.flags { margin-top: -1rem; color: var(--muted); }
 h3 { margin-bottom: 0.3rem; }
 .muted, .legend { color: var(--muted); }
+td.long { max-width: 40rem; overflow-wrap: anywhere; }
+td.long summary { cursor: pointer; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 "#;
 
@@ -67,17 +70,18 @@ pub fn render(summary: &RunSummary) -> String {
     out.push_str(&charts::html_style());
     out.push_str("</style>\n</head>\n<body>\n<main>\n<h1>formatbench report</h1>\n");
     let charts = charts::all(summary);
+    // The answer first; what it was measured on after the results.
     glance(&mut out, summary);
-    environment(&mut out, summary);
-    datasets(&mut out, summary);
     results(&mut out, summary, &charts);
     overall(&mut out, summary, &charts);
     tradeoffs::tradeoffs(&mut out, summary, &charts);
     tradeoffs::scaling(&mut out, &charts);
     layout_tables(&mut out, summary);
     cache_table(&mut out, summary);
-    artifacts(&mut out, summary);
     missing(&mut out, summary);
+    environment(&mut out, summary);
+    datasets(&mut out, summary);
+    artifacts(&mut out, summary);
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }
@@ -87,66 +91,6 @@ fn glance(out: &mut String, summary: &RunSummary) {
     if summary.groups.is_empty() {
         return empty(out, "No results were recorded.");
     }
-    let _ = writeln!(
-        out,
-        "<p id=\"call\">Times are {}.</p>",
-        esc(summary.call.describe())
-    );
-    out.push_str("<div class=\"scroll\"><table>\n");
-    thead(
-        out,
-        &[
-            ("Operation", false),
-            ("Winner", false),
-            ("Median", true),
-            ("Runner-up [95 % CI]", true),
-            ("Note", false),
-        ],
-    );
-    out.push_str("<tbody>\n");
-    for group in &summary.groups {
-        out.push_str("<tr>");
-        td(out, &group_title(group));
-        match winner(group).and_then(|i| group.cells.get(i)) {
-            Some(best) => {
-                td(out, &format!("{} {}", best.cell.backend, best.cell.profile));
-                td_num(
-                    out,
-                    &best
-                        .wall
-                        .map_or_else(|| DASH.to_string(), |w| format::duration(w.median)),
-                );
-                td_num(
-                    out,
-                    &runner_up(group).map_or_else(|| DASH.to_string(), |c| ratio_text(c, false)),
-                );
-                let mut notes = Vec::new();
-                if group.no_clear_winner {
-                    notes.push("no clear winner".to_string());
-                }
-                let noisy: Vec<String> = group
-                    .cells
-                    .iter()
-                    .filter(|c| c.wall.is_some_and(|w| w.noisy()))
-                    .map(|c| format!("{}/{}", c.cell.backend, c.cell.profile))
-                    .collect();
-                if !noisy.is_empty() {
-                    notes.push(format!("noisy*: {}", noisy.join(", ")));
-                }
-                td(out, &notes.join("; "));
-            }
-            None => {
-                out.push_str("<td class=\"muted\" colspan=\"4\">nothing ran</td>");
-            }
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table></div>\n");
-    let _ = writeln!(
-        out,
-        "<p class=\"legend\">Runner-up: the second-fastest’s paired ratio to the winner with its \
-         95 % bootstrap interval; no clear winner: that interval includes 1.</p>"
-    );
     if let Some(text) = recommendation(summary) {
         let _ = writeln!(
             out,
@@ -154,18 +98,39 @@ fn glance(out: &mut String, summary: &RunSummary) {
             esc(&text)
         );
     }
+    let _ = writeln!(
+        out,
+        "<p id=\"call\">Times are {}.</p>",
+        esc(summary.call.describe())
+    );
+    out.push_str("<div class=\"scroll\"><table>\n");
+    thead(out, &super::glance::HEADERS);
+    out.push_str("<tbody>\n");
+    for answer in super::glance::answers(summary) {
+        out.push_str("<tr>");
+        for (i, text) in answer.cells().iter().enumerate() {
+            match super::glance::HEADERS[i].1 {
+                true => td_num(out, text),
+                false => td(out, text),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">{}</p>",
+        esc(super::glance::LEGEND)
+    );
     out.push_str("</section>\n");
 }
 
 fn key_value_table(out: &mut String, rows: &[(String, String)]) {
     out.push_str("<div class=\"scroll\"><table>\n<tbody>\n");
     for (key, value) in rows {
-        let _ = writeln!(
-            out,
-            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
-            esc(key),
-            esc(value)
-        );
+        let _ = write!(out, "<tr><th scope=\"row\">{}</th>", esc(key));
+        td_folded(out, value);
+        out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
 }
@@ -234,7 +199,7 @@ fn artifacts(out: &mut String, summary: &RunSummary) {
             &a.bytes_per_value
                 .map_or_else(|| DASH.to_string(), format::per_value),
         );
-        td(out, &artifact_settings(a));
+        td_folded(out, &artifact_settings(a));
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table></div>\n</section>\n");
@@ -374,22 +339,39 @@ mod tests {
     fn glance_names_the_winner_and_the_margin() {
         let text = render(&fixture());
         let glance = text
-            .split("<section id=\"environment\">")
-            .next()
+            .split("<section id=\"glance\">")
+            .nth(1)
+            .and_then(|s| s.split("</section>").next())
             .unwrap_or_default();
         assert!(glance.contains(
-            "<td>mixed-100000x61 · read · cache warm · threads 2</td><td>ipc plain</td>\
-             <td class=\"num\">12.3 ms</td><td class=\"num\">1.36× [1.30–1.41]</td><td>noisy*: "
+            "<td>mixed-100000x61 · read · cache warm · threads 2</td><td>ipc/plain (default)</td>\
+             <td class=\"num\">12.3 ms</td><td class=\"num\">1.36× [1.30–1.41]</td>"
         ));
         assert!(glance.contains(
-            "<td>mixed-100000x61 · read · cache cold · threads 2</td><td>ipc plain</td>\
-             <td class=\"num\">30.0 ms</td><td class=\"num\">1.02× [0.97–1.08]</td>\
-             <td>no clear winner</td>"
+            "<td>mixed-100000x61 · read · cache cold · threads 2</td><td>ipc/plain (default)</td>\
+             <td class=\"num\">30.0 ms</td><td class=\"num\">1.02× [0.97–1.08]</td>"
         ));
+        assert!(glance.contains("no clear winner"));
         assert!(glance.contains(
-            "<td>parquet zstd</td><td class=\"num\">1.24 s</td><td class=\"num\">—</td>"
+            "<td>parquet/zstd (default)</td><td class=\"num\">1.24 s</td><td class=\"num\">—</td>"
         ));
         assert!(glance.contains("<td class=\"num\">500 ms</td><td class=\"num\">—</td>"));
+        // Size beside speed: the smallest format of each operation, with its size.
+        assert!(glance.contains(">Smallest</th>"));
+        assert!(glance.contains("<td>parquet/zstd (default) (11.8 MiB)</td>"));
+    }
+
+    #[test]
+    fn long_settings_fold_so_tables_fit_a_laptop_window() {
+        let mut out = String::new();
+        elements::td_folded(&mut out, "short");
+        assert_eq!(out, "<td>short</td>");
+        let long = "codec=zstd; ".repeat(12);
+        let mut out = String::new();
+        elements::td_folded(&mut out, &long);
+        assert!(out.starts_with("<td class=\"long\"><details><summary>codec=zstd;"));
+        assert!(out.contains("…</summary>") && out.ends_with("</details></td>"));
+        assert!(out.contains(&long), "the whole text stays, folded");
     }
 
     #[test]

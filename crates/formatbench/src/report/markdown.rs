@@ -67,17 +67,32 @@ pub fn render(summary: &RunSummary) -> String {
         let _ = writeln!(out, "Times are {}.\n", escape(summary.call.describe()));
     }
     let charts = charts::all(summary);
-    environment(&mut out, summary);
-    datasets(&mut out, summary);
+    // The answer first; what it was measured on after the results.
+    glance(&mut out, summary);
     results(&mut out, summary, &charts);
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
     extra::scaling(&mut out, &charts);
     layout_tables(&mut out, summary);
     cache_table(&mut out, summary);
-    artifacts(&mut out, summary);
     missing(&mut out, summary);
+    environment(&mut out, summary);
+    datasets(&mut out, summary);
+    artifacts(&mut out, summary);
     out
+}
+
+fn glance(out: &mut String, summary: &RunSummary) {
+    if summary.groups.is_empty() {
+        return;
+    }
+    out.push_str("## At a glance\n\n");
+    header(out, &super::glance::HEADERS);
+    for answer in super::glance::answers(summary) {
+        let cells: Vec<String> = answer.cells().iter().map(|c| escape(c)).collect();
+        row(out, &cells);
+    }
+    let _ = writeln!(out, "\n{}\n", escape(super::glance::LEGEND));
 }
 
 fn environment(out: &mut String, summary: &RunSummary) {

@@ -64,7 +64,7 @@ pub fn render(summary: &RunSummary, columns: usize) -> String {
         out.push('\n');
         for note in group_notes(group) {
             // The same warning (the machine's, say) would repeat under every group.
-            if noted.insert(note.clone()) {
+            if !note.starts_with("warning:") || noted.insert(note.clone()) {
                 out.push_str(&note);
                 out.push('\n');
             }

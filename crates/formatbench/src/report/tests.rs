@@ -149,13 +149,18 @@ fn recommendation_in_every_report() {
     )));
     let page = html(&summary);
     let glance = page
-        .split("<section id=\"environment\">")
-        .next()
+        .split("<section id=\"glance\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
         .unwrap_or_default();
-    assert!(glance.contains(&format!(
-        "<p id=\"recommendation\"><strong>Recommendation:</strong> {}</p>\n</section>",
+    // The answer opens the page: the recommendation, then the table per operation.
+    let said = format!(
+        "<p id=\"recommendation\"><strong>Recommendation:</strong> {}</p>",
         format::html_escape(&text)
-    )));
+    );
+    assert!(glance.contains(&said));
+    assert!(glance.find(&said) < glance.find("<table>"));
+    assert!(page.find("id=\"glance\"") < page.find("id=\"environment\""));
     // The glance table and the recommendation come before any chart.
     assert!(!glance.contains("<svg"));
     assert!(page.find("</table>") < page.find("<svg"));

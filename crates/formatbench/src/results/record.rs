@@ -11,6 +11,78 @@ pub enum Record {
     Verification(VerificationRecord),
     Schedule(ScheduleRecord),
     Sample(Box<SampleRecord>),
+    Stop(StopRecord),
+}
+
+/// Why a group of an adaptive run took no more rounds (`--precision`, `--budget`), written when
+/// it stops: its later scheduled samples were not measured, by design.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StopRecord {
+    pub run_id: String,
+    /// The group: one operation on one dataset under one cache state and thread cap.
+    pub dataset: String,
+    pub op: String,
+    pub threads: u32,
+    pub cache: String,
+    /// The last round measured (every competitor's sample of it is in).
+    pub after_round: u32,
+    /// The rounds the full design had.
+    pub planned_rounds: u32,
+    /// `precision` (every ratio known to the target), `budget` (its share of the time budget
+    /// spent) or `design` (the full design ran).
+    pub reason: String,
+    /// The sentence a report shows.
+    pub detail: String,
+    /// Cells whose samples cost far more than the group's: measured fewer times.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capped: Vec<CappedCell>,
+}
+
+/// A cell of an adaptive run measured at most `samples` times because one of its samples cost
+/// `cost_s` against the group's median `group_median_s`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CappedCell {
+    #[serde(flatten)]
+    pub cell: CellKey,
+    pub samples: u32,
+    pub cost_s: f64,
+    pub group_median_s: f64,
+}
+
+impl StopRecord {
+    /// Whether `cell` belongs to the group this record stops.
+    pub fn covers(&self, cell: &CellKey) -> bool {
+        (
+            self.dataset.as_str(),
+            self.op.as_str(),
+            self.threads,
+            self.cache.as_str(),
+        ) == (
+            cell.dataset.as_str(),
+            cell.op.as_str(),
+            cell.threads,
+            cell.cache.as_str(),
+        )
+    }
+
+    /// Whether `other` stops the same group.
+    pub fn covers_group(&self, other: &StopRecord) -> bool {
+        (&self.dataset, &self.op, self.threads, &self.cache)
+            == (&other.dataset, &other.op, other.threads, &other.cache)
+    }
+
+    /// The last round `cell` was to be measured in: the group's, or its cap's.
+    pub fn last_round_of(&self, cell: &CellKey) -> Option<u32> {
+        if !self.covers(cell) {
+            return None;
+        }
+        let cap = self
+            .capped
+            .iter()
+            .find(|c| &c.cell == cell)
+            .map_or(u32::MAX, |c| c.samples);
+        Some(self.after_round.min(cap))
+    }
 }
 
 /// The order of every measured sample, written (with its hash) before the first is timed.

@@ -6,6 +6,7 @@ mod cells;
 mod identity;
 mod resume;
 mod state;
+mod stopping;
 mod verification;
 
 use super::prepare_cache;
@@ -94,6 +95,8 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         worker_build: worker_build.clone(),
         done: HashSet::new(),
         resumed_schedule: None,
+        resumed_stops: Vec::new(),
+        resumed_walls: Vec::new(),
         reusable,
         reused: 0,
         renditions: HashMap::new(),
@@ -107,6 +110,8 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             ));
             runner.done = resumed.done;
             runner.resumed_schedule = resumed.schedule;
+            runner.resumed_stops = resumed.stops;
+            runner.resumed_walls = resumed.walls;
         }
         None => {
             let text = serde_json::to_vec_pretty(plan).map_err(Error::encode("the plan"))?;
@@ -294,8 +299,8 @@ impl Runner<'_> {
         out
     }
 
-    /// The balanced order of every measured sample, grouped by (dataset, op, cache): never pooled.
-    fn schedule(&self, cells: &[Cell]) -> Vec<(u32, usize, u32, usize)> {
+    /// The groups samples are compared within, by (dataset, op, cache): never pooled.
+    fn groups(&self, cells: &[Cell]) -> Vec<Vec<usize>> {
         let mut groups: BTreeMap<(usize, Op, Option<CacheState>), Vec<usize>> = BTreeMap::new();
         for (i, cell) in cells.iter().enumerate() {
             groups
@@ -303,8 +308,13 @@ impl Runner<'_> {
                 .or_default()
                 .push(i);
         }
+        groups.into_values().collect()
+    }
+
+    /// The balanced order of every measured sample: (round, group, position, cell).
+    fn schedule(&self, groups: &[Vec<usize>]) -> Vec<(u32, usize, u32, usize)> {
         let mut slots = Vec::new();
-        for (g, members) in groups.values().enumerate() {
+        for (g, members) in groups.iter().enumerate() {
             let cap = self.plan.max_rounds.unwrap_or(u32::MAX);
             for slot in crate::plan::slots(members.len(), self.plan.blocks)
                 .into_iter()
@@ -322,8 +332,44 @@ impl Runner<'_> {
         slots
     }
 
+    /// The adaptive stopper of an adaptive plan, seeded with what a resumed run holds.
+    fn stopper(
+        &self,
+        cells: &[Cell],
+        groups: Vec<Vec<usize>>,
+        slots: &[(u32, usize, u32, usize)],
+    ) -> Option<stopping::Stopper> {
+        let rules = self.plan.stopping?;
+        let plans = groups
+            .into_iter()
+            .enumerate()
+            .map(|(g, members)| stopping::GroupPlan {
+                members,
+                planned_rounds: slots
+                    .iter()
+                    .filter(|s| s.1 == g)
+                    .map(|s| s.0)
+                    .max()
+                    .unwrap_or(0),
+            })
+            .collect();
+        let keys: Vec<&crate::results::CellKey> = cells.iter().map(|c| &c.key).collect();
+        let mut stopper = stopping::Stopper::new(rules, &keys, plans, clock_resolution());
+        stopper.resume(&self.resumed_stops);
+        for (slot, wall) in &self.resumed_walls {
+            if let Some(index) = cells.iter().position(|c| c.key == slot.cell) {
+                stopper.record(index, slot.round, *wall, 0.0);
+            }
+        }
+        Some(stopper)
+    }
+
     fn measure(&mut self, cells: &[Cell]) -> Result<(), Error> {
-        let slots = self.schedule(cells);
+        let groups = self.groups(cells);
+        let slots = self.schedule(&groups);
+        let mut stopper = self.stopper(cells, groups, &slots);
+        let keys: Vec<&crate::results::CellKey> = cells.iter().map(|c| &c.key).collect();
+        let mut current_round = 0;
         let listed: Vec<ScheduleSlot> = slots
             .iter()
             .map(|&(round, _, position, index)| ScheduleSlot {
@@ -361,11 +407,27 @@ impl Runner<'_> {
         ));
         let mut progress = Progress::new("measure", total - skipped);
         for ((round, _, position, index), key) in slots.into_iter().zip(listed) {
+            if round != current_round {
+                if let Some(stopper) = stopper.as_mut() {
+                    for stop in stopper.after_round(current_round, &keys, &self.run_id) {
+                        detail(&format!(
+                            "{} {} {}: {}",
+                            stop.dataset, stop.op, stop.cache, stop.detail
+                        ));
+                        self.results.append(&Record::Stop(stop))?;
+                    }
+                }
+                current_round = round;
+            }
             if self.done.contains(&key) {
                 continue;
             }
             let cell = &cells[index];
             progress.step(&format!("{} round {round}", cell.label()));
+            if stopper.as_ref().is_some_and(|s| s.skips(index, round)) {
+                continue;
+            }
+            let started = Instant::now();
             if let Some(reused) = self.reusable.remove(&key) {
                 let mut record = reused;
                 record.reused_from = Some(record.run_id.clone());
@@ -400,6 +462,14 @@ impl Runner<'_> {
                 None => None,
             };
             let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
+            if let Some(stopper) = stopper.as_mut() {
+                // The times the reports rank by default: the warm calls.
+                let wall = (record.status == SampleStatus::Ok)
+                    .then(|| crate::stats::CallMode::Warm.wall_of(&record))
+                    .flatten()
+                    .map(|(wall, _)| wall);
+                stopper.record(index, round, wall, started.elapsed().as_secs_f64());
+            }
             record.position = Some(position);
             record.worker_build = Some(self.worker_build.clone());
             if record.status != SampleStatus::Ok {
@@ -418,6 +488,11 @@ impl Runner<'_> {
             self.results.append(&Record::Sample(Box::new(record)))?;
         }
         progress.finish();
+        if let Some(stopper) = stopper.as_mut() {
+            for stop in stopper.finish(&self.run_id) {
+                self.results.append(&Record::Stop(stop))?;
+            }
+        }
         if self.reused > 0 {
             say(&format!(
                 "took {} samples with identical keys from earlier runs (--reuse)",

@@ -1,7 +1,7 @@
 //! Whether a run holds every sample it planned: a run stopped by Ctrl-C, a crash of the runner
 //! or a full disk leaves cells short, and a report of it must say so rather than rank them.
 
-use crate::results::{CellKey, SampleRecord, ScheduleRecord, ScheduleSlot};
+use crate::results::{CellKey, SampleRecord, ScheduleRecord, ScheduleSlot, StopRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A cell the schedule gave more samples than the run holds.
@@ -24,7 +24,13 @@ pub struct Completeness {
 }
 
 impl Completeness {
-    pub fn of(schedule: Option<&ScheduleRecord>, samples: &[&SampleRecord]) -> Self {
+    /// What `samples` hold of `schedule`; the rounds an adaptive run's group chose not to take
+    /// (`stops`) were not planned.
+    pub fn of(
+        schedule: Option<&ScheduleRecord>,
+        stops: &[StopRecord],
+        samples: &[&SampleRecord],
+    ) -> Self {
         let Some(schedule) = schedule else {
             return Completeness::default();
         };
@@ -41,6 +47,14 @@ impl Completeness {
         let mut per_cell: BTreeMap<&CellKey, (usize, usize)> = BTreeMap::new();
         let mut order = Vec::new();
         for slot in &schedule.slots {
+            let left_out = stops
+                .iter()
+                .filter(|s| s.run_id == schedule.run_id)
+                .find_map(|s| s.last_round_of(&slot.cell))
+                .is_some_and(|last| slot.round > last);
+            if left_out {
+                continue;
+            }
             let entry = per_cell.entry(&slot.cell).or_insert_with(|| {
                 order.push(&slot.cell);
                 (0, 0)
@@ -148,7 +162,7 @@ mod tests {
         };
         let held = [sample("a", 1, 0), sample("b", 1, 1), sample("a", 2, 1)];
         let refs: Vec<&SampleRecord> = held.iter().collect();
-        let c = Completeness::of(Some(&schedule), &refs);
+        let c = Completeness::of(Some(&schedule), &[], &refs);
         assert_eq!((c.measured, c.planned), (3, 4));
         assert_eq!(c.short.len(), 1);
         assert_eq!((c.short[0].measured, c.short[0].planned), (1, 2));
@@ -157,14 +171,16 @@ mod tests {
             c.flag_of(&key("b")).as_deref(),
             Some("partial: 1 of 2 samples (the run stopped)")
         );
-        assert!(Completeness::of(Some(&schedule), &[]).describe().is_some());
-        assert!(!Completeness::of(None, &refs).complete());
+        assert!(Completeness::of(Some(&schedule), &[], &[])
+            .describe()
+            .is_some());
+        assert!(!Completeness::of(None, &[], &refs).complete());
         let all: Vec<SampleRecord> = schedule
             .slots
             .iter()
             .map(|s| sample(&s.cell.backend, s.round, s.position))
             .collect();
         let refs: Vec<&SampleRecord> = all.iter().collect();
-        assert!(Completeness::of(Some(&schedule), &refs).complete());
+        assert!(Completeness::of(Some(&schedule), &[], &refs).complete());
     }
 }

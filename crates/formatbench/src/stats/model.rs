@@ -8,6 +8,7 @@ use super::completeness::Completeness;
 use super::Summary;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, SampleStatus, ScheduleRecord,
+    StopRecord,
 };
 use std::collections::BTreeMap;
 
@@ -69,6 +70,8 @@ pub struct OpGroup {
     pub no_clear_winner: bool,
     /// Fairness warnings (competitors differ in measured parallelism, …).
     pub warnings: Vec<String>,
+    /// How an adaptive run's sampling of this group ended (`StopRecord::detail`).
+    pub stopped: Option<String>,
 }
 
 /// A competitor's geometric mean of ratios to the fastest across the operations of one
@@ -114,6 +117,8 @@ pub struct RunSummary {
     pub completeness: Completeness,
     /// Which call of each sample the times rank by.
     pub call: CallMode,
+    /// How each group of an adaptive run stopped; empty for a fixed design.
+    pub stops: Vec<StopRecord>,
 }
 
 impl RunSummary {

@@ -74,6 +74,12 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                     samples.entry(s.cell.clone()).or_default().push(s.as_ref());
                 }
             }
+            Record::Stop(stop) => {
+                summary
+                    .stops
+                    .retain(|x| !(x.run_id == stop.run_id && x.covers_group(stop)));
+                summary.stops.push(stop.clone());
+            }
         }
     }
     summary.call = call
@@ -84,7 +90,8 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
         .unwrap_or_default();
     let call = summary.call;
     let all_samples: Vec<&SampleRecord> = samples.values().flatten().copied().collect();
-    summary.completeness = Completeness::of(summary.schedule.as_ref(), &all_samples);
+    summary.completeness =
+        Completeness::of(summary.schedule.as_ref(), &summary.stops, &all_samples);
     let resolution = summary
         .environment
         .as_ref()
@@ -134,6 +141,11 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 cells: Vec::new(),
                 no_clear_winner: false,
                 warnings: Vec::new(),
+                stopped: summary
+                    .stops
+                    .iter()
+                    .find(|s| s.covers(&cell.cell))
+                    .map(|s| s.detail.clone()),
             });
         }
         if let Some(group) = summary.groups.last_mut() {
@@ -279,8 +291,14 @@ fn rankable(c: &CellSummary) -> Option<f64> {
     }
 }
 
+/// Whether a backend is a reference shown beside the formats (the memory-copy floor), never
+/// among them: ratios are to the fastest format, so a reference's is below 1 where it is faster.
+pub fn is_reference(backend: &str) -> bool {
+    backend == formatbench_worker_arrow::backends::FLOOR
+}
+
 /// Sorts a group fastest first (cells that did not run last), fills in ratios and intervals
-/// against the fastest, and the group's warnings.
+/// against the fastest format (a reference is never the base), and the group's warnings.
 fn rank(group: &mut OpGroup) {
     group
         .cells
@@ -292,10 +310,10 @@ fn rank(group: &mut OpGroup) {
                 (&a.cell.backend, &a.cell.profile).cmp(&(&b.cell.backend, &b.cell.profile))
             }
         });
-    let Some(best) = group
-        .cells
-        .first()
-        .filter(|c| rankable(c).is_some())
+    let rankable_cells = || group.cells.iter().filter(|c| rankable(c).is_some());
+    let Some(best) = rankable_cells()
+        .find(|c| !is_reference(&c.cell.backend))
+        .or_else(|| rankable_cells().next())
         .cloned()
     else {
         return;
@@ -324,7 +342,9 @@ fn rank(group: &mut OpGroup) {
     }
     group.no_clear_winner = group
         .cells
-        .get(1)
+        .iter()
+        .filter(|c| rankable(c).is_some() && !is_reference(&c.cell.backend))
+        .nth(1)
         .and_then(|c| c.ratio)
         .is_some_and(|r| r.contains_one());
     let parallelisms: Vec<(String, f64)> = group

@@ -56,7 +56,8 @@ const browser = await chromium.launch({
 });
 const backgrounds = {};
 for (const scheme of ['light', 'dark']) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
+  // A laptop's window: the answer must be readable here without scrolling.
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: scheme });
   page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`${scheme}: console error: ${msg.text()}`); });
   page.on('pageerror', (err) => problems.push(`${scheme}: page error: ${err.message}`));
   page.on('request', (req) => {
@@ -79,9 +80,24 @@ for (const scheme of ['light', 'dark']) {
   backgrounds[scheme] = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const shot = await page.screenshot({ fullPage: false });
   writeFileSync(join(outDir, `report-${scheme}.png`), shot);
-  // A blank 1280×800 page compresses to a few KiB; a rendered report is far larger.
-  const blank = await (await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme })).screenshot();
+  // A blank 1400×900 page compresses to a few KiB; a rendered report is far larger.
+  const blank = await (await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: scheme })).screenshot();
   if (shot.length < 4 * blank.length) problems.push(`${scheme}: the screenshot looks blank (${shot.length} bytes vs ${blank.length} for an empty page)`);
+
+  // The answer first: the recommendation and the table per operation in the first screen.
+  const glance = await page.$eval('#glance table', (t) => {
+    const r = t.getBoundingClientRect();
+    return { bottom: r.bottom, right: r.right };
+  }).catch(() => null);
+  if (!glance) problems.push(`${scheme}: no answer table (#glance table)`);
+  else if (glance.bottom > 900 || glance.right > 1400) problems.push(`${scheme}: the answer table ends at (${glance.right}, ${glance.bottom}), outside the first 1400×900 screen`);
+  // Every table fits the window: none needs a sideways scroll.
+  const wide = await page.$$eval('div.scroll', (divs) => divs
+    .filter((d) => d.scrollWidth > d.clientWidth + 1)
+    .map((d) => `${d.closest('section')?.id ?? '?'}: ${d.scrollWidth} px in ${d.clientWidth}`));
+  for (const w of wide) problems.push(`${scheme}: a table scrolls sideways at 1400 px (${w})`);
+  const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (pageWidth > 1400) problems.push(`${scheme}: the page is ${pageWidth} px wide at 1400`);
 
   if (scheme === 'light') {
     const rows = await page.$$eval('tr.cell', (trs) => trs.map((tr) => ({

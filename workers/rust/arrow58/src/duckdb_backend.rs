@@ -160,7 +160,7 @@ impl Backend for DuckDb {
                     )?,
                     "SELECT of the columns",
                 )),
-                Request::Range(_) => return Err(ranges_unsupported(self.name())),
+                Request::Range(_) => Err(ranges_unsupported(self.name())),
                 Request::Take(rows, columns) => {
                     let names: Vec<String> = match columns {
                         Some(names) => names.to_vec(),

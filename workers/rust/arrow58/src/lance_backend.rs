@@ -149,7 +149,7 @@ impl Backend for Lance {
                         Ok((scan(ctx, &ds, Some(names))?, "scanner projection"))
                     }
                 }
-                Request::Range(_) => return Err(ranges_unsupported(self.name())),
+                Request::Range(_) => Err(ranges_unsupported(self.name())),
                 Request::Take(rows, columns) => {
                     let names: Vec<String> = match columns {
                         Some(names) => {

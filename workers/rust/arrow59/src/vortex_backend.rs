@@ -305,7 +305,7 @@ impl Vortex {
                     "scan with the projection pushed down",
                 ))
             }
-            Request::Range(_) => return Err(ranges_unsupported(self.name())),
+            Request::Range(_) => Err(ranges_unsupported(self.name())),
             Request::Take(rows, columns) => {
                 let (schema, names) = match columns {
                     Some(names) => (projected(ctx.schema, names)?, Some(names)),

@@ -27,7 +27,20 @@ fn competitor(backend: &str, profile: &str) -> Competitor {
     }
 }
 
-pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
+pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32, Error> {
+    let stopping = match precision.map(crate::units::parse_precision) {
+        None => None,
+        Some(Some(precision)) => precision.map(|precision| crate::plan::Stopping {
+            precision,
+            budget_s: None,
+        }),
+        Some(None) => {
+            return Err(Error::Input(format!(
+                "--precision {}: give a percentage below 100% such as 5%, or off",
+                precision.unwrap_or_default()
+            )))
+        }
+    };
     if blocks == 0 {
         return Err(Error::Input(
             "--rounds 0: calibration needs at least one block".into(),
@@ -53,6 +66,7 @@ pub fn calibrate(blocks: u32, out: &Path) -> Result<i32, Error> {
         ops: vec![Op::Read],
         blocks,
         max_rounds: None,
+        stopping,
         caches: vec![CacheState::Warm],
         // The run's default sample rule: the short spins repeat to reach it, a different
         // number of calls each, while x1 and x2 run once.

@@ -3,7 +3,7 @@
 use crate::catalog::WorkerKind;
 use crate::cli::RunArgs;
 use crate::datasets::{DatasetKind, DatasetSpec};
-use crate::plan::{Competitor, Plan, Suite};
+use crate::plan::{Competitor, Plan, Stopping, Suite};
 use crate::run::catalog;
 use crate::Error;
 use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS, STORE_OPS};
@@ -233,6 +233,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             "--rounds 0 or --samples 0: at least one measured sample per cell is needed".into(),
         ));
     }
+    let stopping = stopping(suite, args)?;
     Ok(Plan {
         suite: suite.map_or_else(|| "(command line)".into(), |s| s.name.clone()),
         datasets: datasets(suite, args)?,
@@ -262,6 +263,56 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .files
             .or_else(|| suite.and_then(|s| s.files))
             .unwrap_or(crate::plan::DEFAULT_FILES),
+        stopping,
+    })
+}
+
+/// Adaptive stopping, when asked for (`--precision`, `--budget`, or the suite's): a fixed
+/// design (`--rounds`, `--samples`, or a suite's rounds or samples) runs whole unless one of
+/// the two is given on the command line.
+fn stopping(suite: Option<&Suite>, args: &RunArgs) -> Result<Option<Stopping>, Error> {
+    let fixed_here = args.rounds.is_some() || args.samples.is_some();
+    let fixed_by_suite = suite.is_some_and(|s| {
+        s.rounds.is_some() || s.samples.is_some() || (args.quick && s.quick.rounds.is_some())
+    });
+    let asked_here = args.precision.is_some() || args.budget.is_some();
+    let (precision, budget) = if asked_here {
+        (args.precision.clone(), args.budget.clone())
+    } else if fixed_here || fixed_by_suite {
+        (None, None)
+    } else {
+        (
+            suite.and_then(|s| s.precision.clone()),
+            suite.and_then(|s| s.budget.clone()),
+        )
+    };
+    if precision.is_none() && budget.is_none() {
+        return Ok(None);
+    }
+    let budget_s = budget
+        .map(|text| {
+            crate::units::parse_duration(&text).ok_or_else(|| {
+                Error::Input(format!(
+                    "--budget {text}: give a duration such as 60s, 2m or 1h"
+                ))
+            })
+        })
+        .transpose()?;
+    let precision = match precision {
+        None => Some(crate::plan::DEFAULT_PRECISION),
+        Some(text) => crate::units::parse_precision(&text).ok_or_else(|| {
+            Error::Input(format!(
+                "--precision {text}: give a percentage below 100% such as 5%, or off"
+            ))
+        })?,
+    };
+    Ok(match (precision, budget_s) {
+        (None, None) => None,
+        // `--precision off --budget 60s`: the budget alone stops a group.
+        (precision, budget_s) => Some(Stopping {
+            precision: precision.unwrap_or(0.0),
+            budget_s,
+        }),
     })
 }
 
@@ -292,6 +343,17 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("cache".into(), args.cache.clone()),
         ("min_sample_s".into(), plan.min_sample_s.to_string()),
         ("warmup".into(), plan.warmup.to_string()),
+        (
+            "precision".into(),
+            plan.stopping
+                .map_or_else(String::new, |s| s.precision.to_string()),
+        ),
+        (
+            "budget_s".into(),
+            plan.stopping
+                .and_then(|s| s.budget_s)
+                .map_or_else(String::new, |b| b.to_string()),
+        ),
         ("threads".into(), plan.threads.to_string()),
         ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
         (

@@ -33,6 +33,11 @@ struct Bar {
     label: String,
     wall: Summary,
     ratio: Option<f64>,
+    /// Every sample's time, drawn as a strip over the bar: noise and bimodality show, not only
+    /// the range.
+    samples: Vec<f64>,
+    /// A reference (the memory-copy floor): drawn, never marked as the fastest.
+    reference: bool,
 }
 
 impl Bar {
@@ -55,6 +60,8 @@ fn bars(summary: &RunSummary, group: &OpGroup) -> Vec<Bar> {
                 label: format!("{}/{}", r.backend, r.profile),
                 wall: c.wall?,
                 ratio: c.ratio_to_best,
+                samples: c.rounds.values().copied().collect(),
+                reference: crate::report::is_reference(c),
             })
         })
         .collect();
@@ -104,7 +111,7 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
         (time_x.0 + text_width(heading) + 10.0, 16.0),
         Anchor::Start,
         "dim",
-        "whiskers: fastest–slowest run",
+        "whiskers: fastest–slowest run; dots: every sample",
     );
     let ratio_heading = if ratios.log {
         "× fastest (log scale)"
@@ -123,15 +130,16 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
             svg.text((x, bottom + 16.0), Anchor::Middle, "tick", &show(tick));
         }
     }
+    let fastest = bars.iter().position(|b| !b.reference);
     for (i, bar) in bars.iter().enumerate() {
         let (label, wall) = (&bar.label, &bar.wall);
         let y = TOP + ROW * i as f64 + (ROW - BAR) / 2.0;
         let mid = y + BAR / 2.0;
         svg.text((left - 8.0, mid + 4.0), Anchor::End, "", label);
-        let class = if i == 0 {
-            "mark bar fastest"
-        } else {
-            "mark bar"
+        let class = match (Some(i) == fastest, bar.reference) {
+            (true, _) => "mark bar fastest",
+            (_, true) => "mark bar reference",
+            _ => "mark bar",
         };
         let tip = format!(
             "{label}: median {}, fastest {}, slowest {}",
@@ -145,6 +153,11 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
         svg.rect((lo, mid - 1.0), (hi - lo, 2.0), "mark whisker", &tip);
         for x in [lo, hi] {
             svg.rect((x - 0.75, mid - 4.0), (1.5, 8.0), "cap", "");
+        }
+        // The strip: one dot per sample, spread over four lines so equal times stay visible.
+        for (k, &value) in bar.samples.iter().enumerate() {
+            let dy = [-3.0, -1.0, 1.0, 3.0][k % 4];
+            svg.circle((time.at(value), mid + dy), 1.6, "sample", "");
         }
         let text_x = end.max(hi) + 5.0;
         svg.text(

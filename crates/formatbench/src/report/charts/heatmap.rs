@@ -14,12 +14,26 @@ const GEO_GAP: f64 = 10.0;
 const LEGEND: f64 = 40.0;
 /// Room for one shade of the legend.
 const SWATCH: f64 = 64.0;
-/// Upper bounds of the shades `heat-0` … `heat-4`; anything slower is `heat-5`.
+/// Upper bounds of the shades `heat-0` … `heat-4` when no ratio exceeds the last; anything
+/// slower is `heat-5`.
 pub(super) const LEVELS: [f64; 5] = [1.1, 1.5, 2.0, 4.0, 10.0];
 
-/// The shade of a ratio: steps roughly even in log ratio.
-pub(super) fn level(ratio: f64) -> usize {
-    LEVELS.iter().filter(|bound| ratio >= **bound).count()
+/// The shades' bounds for ratios up to `largest`: fine near 1, where the choice is made, then
+/// even in log ratio up to the largest, so 10× and 5,000× do not share a shade.
+pub(super) fn levels(largest: f64) -> [f64; 5] {
+    if !(largest.is_finite() && largest > LEVELS[4]) {
+        return LEVELS;
+    }
+    let step = |k: f64| {
+        let bound = 2.0 * (largest / 2.0).powf(k / 3.0);
+        format::significant(bound, 2).0
+    };
+    [1.1, 1.5, 2.0, step(1.0), step(2.0)]
+}
+
+/// The shade of a ratio among `bounds`.
+pub(super) fn level_in(ratio: f64, bounds: &[f64; 5]) -> usize {
+    bounds.iter().filter(|bound| ratio >= **bound).count()
 }
 
 pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
@@ -80,7 +94,8 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
     let columns = table.ops.len() as f64;
     let geo_x = left + CELL_W * columns + GEO_GAP;
     let grid_bottom = TOP + CELL_H * table.rows.len() as f64;
-    let width = (geo_x + CELL_W + 8.0).max(left + 6.0 * SWATCH);
+    // The last swatch may name the largest ratio too.
+    let width = (geo_x + CELL_W + 8.0).max(left + 6.0 * SWATCH + 72.0);
     let height = grid_bottom + LEGEND;
 
     let mut svg = Svg::default();
@@ -94,6 +109,25 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
         "heading",
         "geomean",
     );
+    let values: Vec<Vec<Option<f64>>> = table
+        .rows
+        .iter()
+        .map(|row| {
+            table
+                .ops
+                .iter()
+                .map(|op| ratio(summary, table, row, op))
+                .collect()
+        })
+        .collect();
+    let largest = values
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(1.0, f64::max);
+    let bounds = levels(largest);
     let mut words = Vec::new();
     for (i, (row, label)) in table.rows.iter().zip(&labels).enumerate() {
         let y = TOP + CELL_H * i as f64;
@@ -102,13 +136,7 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
             .ops
             .iter()
             .enumerate()
-            .map(|(j, op)| {
-                (
-                    left + CELL_W * j as f64,
-                    op.as_str(),
-                    ratio(summary, table, row, op),
-                )
-            })
+            .map(|(j, op)| (left + CELL_W * j as f64, op.as_str(), values[i][j]))
             .collect();
         let geomean = if reference(summary).is_some() {
             let values: Vec<f64> = cells.iter().filter_map(|c| c.2).collect();
@@ -123,7 +151,7 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
             let centre = (x + CELL_W / 2.0, y + 16.0);
             match value.filter(|v| v.is_finite()) {
                 Some(v) => {
-                    let class = format!("mark tile heat-{}", level(v));
+                    let class = format!("mark tile heat-{}", level_in(v, &bounds));
                     let text = format::ratio(v);
                     svg.rect(inner.0, inner.1, &class, &format!("{label} · {op}: {text}"));
                     svg.text(centre, Anchor::Middle, "", &text);
@@ -140,13 +168,14 @@ fn chart(summary: &RunSummary, index: usize, table: &GeoTable) -> Chart {
     // The legend: one swatch per shade with the ratios it covers.
     let y = grid_bottom + 14.0;
     let mut lower = 1.0;
-    for (k, bound) in LEVELS.iter().chain([f64::INFINITY].iter()).enumerate() {
+    for (k, bound) in bounds.iter().chain([f64::INFINITY].iter()).enumerate() {
         let x = left + SWATCH * k as f64;
         svg.rect((x, y), (14.0, 14.0), &format!("swatch heat-{k}"), "");
-        let text = if bound.is_finite() {
-            format!("<{}", format::ratio2(*bound))
-        } else {
-            format!("≥{}", format::ratio2(lower))
+        let text = match (bound.is_finite(), largest > bounds[4]) {
+            (true, _) => format!("<{}", format::ratio2(*bound)),
+            // The last shade names the largest ratio it holds.
+            (false, true) => format!("≥{} to {}", format::ratio2(lower), format::ratio2(largest)),
+            (false, false) => format!("≥{}", format::ratio2(lower)),
         };
         svg.text((x + 18.0, y + 11.0), Anchor::Start, "dim", &text);
         lower = *bound;

@@ -135,9 +135,12 @@ fn chart(summary: &RunSummary, dataset: String) -> Option<Chart> {
     }
     let mut words = Vec::new();
     let mut placed: Vec<Box> = Vec::new();
-    for p in &all {
+    let spots: Vec<(f64, f64)> = all
+        .iter()
+        .map(|p| (x.at(p.size as f64), y.at(p.median)))
+        .collect();
+    for (p, &at) in all.iter().zip(&spots) {
         let name = label(&p.id);
-        let at = (x.at(p.size as f64), y.at(p.median));
         let what = format!(
             "{name}: {} {}, {} on disk",
             p.series,
@@ -145,8 +148,17 @@ fn chart(summary: &RunSummary, dataset: String) -> Option<Chart> {
             bytes(p.size)
         );
         mark(&mut svg, p.series, at, "mark point", &what);
-        let spot = place_label(&mut placed, at, text_width(&name));
-        svg.text(spot, Anchor::Start, "", &name);
+        let spot = place_label(&mut placed, &spots, at, text_width(&name));
+        if spot.leader {
+            // The label had to move off its point: a line ties them.
+            let end_x = if spot.at.0 > at.0 {
+                spot.at.0 - 2.0
+            } else {
+                spot.at.0 + text_width(&name) + 2.0
+            };
+            svg.line(at, (end_x, spot.at.1 - 4.0), "leader");
+        }
+        svg.text(spot.at, Anchor::Start, "", &name);
         words.push(what);
     }
     let title = format!("{dataset}: size on disk against median time");
@@ -164,31 +176,53 @@ fn chart(summary: &RunSummary, dataset: String) -> Option<Chart> {
 /// A label's box: left, baseline, right.
 type Box = (f64, f64, f64);
 
-/// Where a point's label goes: right of the point, else a line or two up or down, else to its
-/// left, inside the plot and clear of the labels already placed; right of the point when every
-/// choice overlaps.
-fn place_label(placed: &mut Vec<Box>, (x, y): (f64, f64), width: f64) -> (f64, f64) {
+/// Where a label went, and whether it needs a leader line back to its point.
+struct Spot {
+    at: (f64, f64),
+    leader: bool,
+}
+
+/// Where a point's label goes: beside it (right, else left), else up to four lines above or
+/// below with a leader line; inside the plot, clear of the labels already placed and of every
+/// point. Right of the point when every choice overlaps.
+fn place_label(
+    placed: &mut Vec<Box>,
+    points: &[(f64, f64)],
+    (x, y): (f64, f64),
+    width: f64,
+) -> Spot {
     const LINE: f64 = 13.0;
+    const POINT: f64 = 5.0;
     let right = x + 7.0;
     let left = x - 7.0 - width;
     let free = |(l, b): (f64, f64)| {
+        let clear_of_points = points.iter().all(|&(px, py)| {
+            px + POINT < l
+                || px - POINT > l + width
+                || py + POINT < b - 10.0
+                || py - POINT > b + 2.0
+        });
         (TOP + 4.0..=PLOT_BOTTOM - 2.0).contains(&b)
             && l >= 0.0
+            && l + width <= WIDTH
+            && clear_of_points
             && placed
                 .iter()
                 .all(|(pl, pb, pr)| (b - pb).abs() >= LINE || l >= *pr || l + width <= *pl)
     };
     let base = y + 4.0;
-    let candidates = [0.0, LINE, -LINE, 2.0 * LINE, -2.0 * LINE]
-        .map(|dy| (right, base + dy))
+    let beside = [(right, base), (left, base)];
+    let moved = [1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0]
         .into_iter()
-        .chain([0.0, LINE, -LINE].map(|dy| (left, base + dy)));
-    let (l, b) = candidates
-        .clone()
-        .find(|c| free(*c))
-        .unwrap_or((right, base));
+        .flat_map(|k| [(right, base + k * LINE), (left, base + k * LINE)]);
+    let found = beside
+        .into_iter()
+        .map(|c| (c, false))
+        .chain(moved.map(|c| (c, true)))
+        .find(|(c, _)| free(*c));
+    let ((l, b), leader) = found.unwrap_or(((right, base), false));
     placed.push((l, b, l + width));
-    (l, b)
+    Spot { at: (l, b), leader }
 }
 
 /// Reads are circles, writes squares, so the series differ in shape as well as colour.
@@ -198,5 +232,41 @@ fn mark(svg: &mut Svg, series: &str, (x, y): (f64, f64), class: &str, tip: &str)
         svg.rect((x - 4.0, y - 4.0), (8.0, 8.0), &class, tip);
     } else {
         svg.circle((x, y), 4.0, &class, tip);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_sit_by_their_points_clear_of_each_other_and_of_every_point() {
+        // A tight cluster, as a run of one format's profiles gives.
+        let points: Vec<(f64, f64)> = (0..8)
+            .map(|i| (300.0 + 3.0 * i as f64, 200.0 + 2.0 * i as f64))
+            .collect();
+        let width = 60.0;
+        let mut placed = Vec::new();
+        let spots: Vec<Spot> = points
+            .iter()
+            .map(|&p| place_label(&mut placed, &points, p, width))
+            .collect();
+        for (i, (a, pa)) in spots.iter().zip(&points).enumerate() {
+            // Beside its point, or tied to it by a leader line.
+            let beside = (a.at.1 - (pa.1 + 4.0)).abs() < 1.0;
+            assert!(beside || a.leader, "label {i} moved without a leader");
+            assert!(
+                (a.at.1 - pa.1).abs() <= 4.0 * 13.0 + 4.0,
+                "label {i} strays"
+            );
+            for b in spots.iter().skip(i + 1) {
+                let apart = (a.at.1 - b.at.1).abs() >= 13.0
+                    || a.at.0 >= b.at.0 + width
+                    || a.at.0 + width <= b.at.0;
+                assert!(apart, "labels overlap: {:?} {:?}", a.at, b.at);
+            }
+        }
+        // The first label has room beside its point.
+        assert!(!spots[0].leader);
     }
 }

@@ -42,6 +42,16 @@ fn bars_per_group_fastest_first_with_whiskers_and_ratios() {
     assert_eq!(warm.body.matches("class=\"mark bar ratio\"").count(), 2);
     assert!(!warm.body.contains("csv"));
     assert!(warm.body.contains(">1.36×</text>"));
+    // A strip of every sample over each bar.
+    let mut summary = fixture();
+    for cell in &mut summary.groups[1].cells {
+        cell.rounds = (1..=5)
+            .map(|r| (r, 0.012 + 0.0005 * f64::from(r)))
+            .collect();
+    }
+    let strip = &all(&summary)[1];
+    assert_eq!(strip.place, Place::Group(1));
+    assert_eq!(strip.body.matches("class=\"sample\"").count(), 2 * 5);
     // The write group lists ipc first, but npy is faster: the chart sorts by median.
     let write = at(&charts, &Place::Group(0))[0];
     let npy = write.body.find(">npy/default</text>");
@@ -85,10 +95,23 @@ fn heat_map_per_summary_table_with_a_geomean_column() {
     assert!(warm
         .body
         .contains("<title>parquet/zstd · read: 1.36×</title>"));
-    assert_eq!(heatmap::level(1.0), 0);
-    assert_eq!(heatmap::level(1.36), 1);
-    assert_eq!(heatmap::level(3.0), 3);
-    assert_eq!(heatmap::level(50.0), 5);
+    assert_eq!(heatmap::level_in(1.0, &heatmap::LEVELS), 0);
+    assert_eq!(heatmap::level_in(1.36, &heatmap::LEVELS), 1);
+    assert_eq!(heatmap::level_in(3.0, &heatmap::LEVELS), 3);
+    assert_eq!(heatmap::level_in(50.0, &heatmap::LEVELS), 5);
+    // A run whose ratios reach 5,760× spreads its slow shades up to there.
+    let bounds = heatmap::levels(5_760.0);
+    assert_eq!(&bounds[..3], &[1.1, 1.5, 2.0]);
+    assert!(
+        bounds[3] > 10.0 && bounds[4] > bounds[3] && bounds[4] < 5_760.0,
+        "{bounds:?}"
+    );
+    assert_ne!(
+        heatmap::level_in(10.0, &bounds),
+        heatmap::level_in(5_000.0, &bounds),
+        "10× and 5,000× look different"
+    );
+    assert_eq!(heatmap::levels(8.0), heatmap::LEVELS);
 }
 
 #[test]

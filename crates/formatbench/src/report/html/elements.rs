@@ -18,6 +18,24 @@ pub(super) fn td(out: &mut String, text: &str) {
     let _ = write!(out, "<td>{}</td>", esc(text));
 }
 
+/// Text longer than this is folded into `<details>` so that its table fits a laptop's window.
+pub(super) const FOLD_AFTER: usize = 72;
+
+/// A cell whose long text (settings, kernel parameters) is folded: its start shows, the rest
+/// opens on a click.
+pub(super) fn td_folded(out: &mut String, text: &str) {
+    if text.chars().count() <= FOLD_AFTER {
+        return td(out, text);
+    }
+    let start: String = text.chars().take(FOLD_AFTER - 12).collect();
+    let _ = write!(
+        out,
+        "<td class=\"long\"><details><summary>{}…</summary>{}</details></td>",
+        esc(&start),
+        esc(text)
+    );
+}
+
 pub(super) fn td_num(out: &mut String, text: &str) {
     let _ = write!(out, "<td class=\"num\">{}</td>", esc(text));
 }

@@ -3,7 +3,7 @@
 use super::super::charts::{Chart, Place};
 use super::super::format::{html_escape as esc, truncate};
 use super::super::overall::{geo_tables, LEGEND_GEOMEAN};
-use super::super::rows::{detail_fields, flag_list, rows, Field};
+use super::super::rows::{detail_fields, flag_list, rows, Field, Row};
 use super::super::{
     group_notes, group_title, ran, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
     LEGEND_RATIO, SHORT_REASON,
@@ -31,6 +31,81 @@ fn row_tag(c: &CellSummary) -> String {
         k.threads,
         esc(&k.dataset)
     )
+}
+
+/// A column of the HTML table: one field, or two that read together in one cell (fewer,
+/// narrower columns, so the table fits a laptop's window).
+enum Column {
+    One(Field),
+    Joined(&'static [Field], &'static str),
+}
+
+impl Column {
+    fn header(&self) -> &'static str {
+        match self {
+            Column::One(f) => f.name(),
+            Column::Joined(_, header) => header,
+        }
+    }
+}
+
+/// Fields shown together in one cell each: first · warm calls, size · bytes per value, and a
+/// cold read's residency · bytes read · read amplification.
+const JOINED: [(&[Field], &str); 3] = [
+    (&[Field::FirstCall, Field::WarmCall], "First · warm calls"),
+    (&[Field::Size, Field::PerValue], "Size · B/value"),
+    (
+        &[Field::Resident, Field::Read, Field::Amplification],
+        "Resident · read · amplification",
+    ),
+];
+
+fn paired(fields: &[Field]) -> Vec<Column> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < fields.len() {
+        let joined = JOINED
+            .iter()
+            .find(|(group, _)| fields[i..].starts_with(group));
+        match joined {
+            Some(&(group, header)) => {
+                out.push(Column::Joined(group, header));
+                i += group.len();
+            }
+            None => {
+                out.push(Column::One(fields[i]));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Each row's method and settings, folded under its table.
+fn methods(out: &mut String, rows: &[Row<'_>]) {
+    out.push_str(
+        "<details class=\"methods\"><summary>How each was done, and its settings</summary>\n\
+         <div class=\"scroll\"><table>\n",
+    );
+    thead(
+        out,
+        &[
+            ("Backend", false),
+            ("Profile", false),
+            ("Method", false),
+            ("Settings", false),
+        ],
+    );
+    out.push_str("<tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        td(out, r.backend);
+        td(out, &r.profile);
+        super::elements::td_folded(out, r.text(Field::Method));
+        super::elements::td_folded(out, r.text(Field::Settings));
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n</details>\n");
 }
 
 pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
@@ -61,9 +136,15 @@ pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) 
         }
         charts_at(out, charts, &Place::Group(index));
         out.push_str("<div class=\"scroll\"><table>\n");
-        let fields = detail_fields(group);
+        // How each cell was done and what it wrote are long text: they go in a fold under
+        // the table, so the numbers fit a laptop's window.
+        let fields: Vec<Field> = detail_fields(group)
+            .into_iter()
+            .filter(|f| !matches!(f, Field::Method | Field::Settings))
+            .collect();
+        let cells = paired(&fields);
         let mut columns = vec![("Backend", false), ("Profile", false), ("Median", true)];
-        columns.extend(fields.iter().map(|f| (f.name(), f.right())));
+        columns.extend(cells.iter().map(|c| (c.header(), true)));
         thead(out, &columns);
         out.push_str("<tbody>\n");
         let best = winner(group);
@@ -103,11 +184,14 @@ pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) 
                     }
                     None => td_num(out, &r.median),
                 }
-                for f in &fields {
-                    if f.right() {
-                        td_num(out, r.text(*f));
-                    } else {
-                        td(out, r.text(*f));
+                for cell in &cells {
+                    match cell {
+                        Column::One(f) if !f.right() => td(out, r.text(*f)),
+                        Column::One(f) => td_num(out, r.text(*f)),
+                        Column::Joined(group, _) => {
+                            let texts: Vec<&str> = group.iter().map(|f| r.text(*f)).collect();
+                            td_num(out, &texts.join(" · "))
+                        }
                     }
                 }
             } else {
@@ -115,18 +199,18 @@ pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) 
                 let _ = write!(
                     out,
                     "<td colspan=\"{}\"><span class=\"status\">{}</span>",
-                    fields.len(),
+                    cells.len(),
                     r.status.name()
                 );
                 if !r.reason.is_empty() {
                     let _ = write!(out, " {}", esc(&truncate(&r.reason, SHORT_REASON)));
                 }
                 out.push_str("</td>");
-                td(out, r.text(Field::Settings));
             }
             out.push_str("</tr>\n");
         }
         out.push_str("</tbody>\n</table></div>\n");
+        methods(out, &rows);
         let flags = flag_list(&rows);
         if !flags.is_empty() {
             out.push_str("<ul class=\"flags\">\n");
@@ -185,9 +269,10 @@ mod tests {
         let text = render(&fixture());
         assert!(text.contains("worker crashed: &lt;signal 11&gt; | core dumped"));
         assert!(!text.contains("<signal") && !text.contains("<level"));
+        // Long settings are folded, whole and escaped.
         assert!(text.contains(
-            "<td>mmap</td><td>profile_settings=zstd &lt;level 3&gt; | dictionary off; \
-             codecs=ZSTD(3); encodings=PLAIN RLE; row_groups=2</td></tr>"
+            "profile_settings=zstd &lt;level 3&gt; | dictionary off; \
+             codecs=ZSTD(3); encodings=PLAIN RLE; row_groups=2</details></td></tr>"
         ));
     }
 
@@ -233,11 +318,11 @@ mod tests {
             .nth(1)
             .and_then(|t| t.split("</table>").next())
             .unwrap_or_default();
-        assert!(cold.contains("<th scope=\"col\" class=\"num\">Read amplification</th>"));
-        assert!(cold.contains(
-            "<td class=\"num\">2 %</td><td class=\"num\">11.8 MiB</td>\
-                              <td class=\"num\">0.26×</td>"
-        ));
+        // Residency, bytes read and amplification read together in one column.
+        assert!(
+            cold.contains("<th scope=\"col\" class=\"num\">Resident · read · amplification</th>")
+        );
+        assert!(cold.contains("<td class=\"num\">2 % · 11.8 MiB · 0.26×</td>"));
         let scan = text
             .split("<h3>mixed-100000x61 · scan · cache warm · threads 2</h3>")
             .nth(1)
@@ -245,7 +330,7 @@ mod tests {
             .unwrap_or_default();
         assert!(!scan.contains("Resident"));
         let headers = scan.matches("<th scope=\"col\"").count();
-        // Backend, profile, the status cell spanning median…method, settings.
+        // Backend, profile, and the status cell spanning every other column.
         assert!(scan.contains(&format!("<td colspan=\"{}\">", headers - 3)));
     }
 

@@ -1,7 +1,7 @@
 //! Resuming an interrupted run and reusing samples of earlier ones: a sample's key is its cell,
 //! round and position (the data fingerprint is part of the cell) plus the worker build.
 
-use crate::results::{Record, SampleRecord, SampleStatus, ScheduleSlot, RESULTS_FILE};
+use crate::results::{Record, SampleRecord, SampleStatus, ScheduleSlot, StopRecord, RESULTS_FILE};
 use crate::Error;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -11,6 +11,9 @@ pub struct Resumed {
     pub run_id: String,
     pub done: HashSet<ScheduleSlot>,
     pub schedule: Option<String>,
+    /// An adaptive run's groups that had stopped, and its samples' ranked times.
+    pub stops: Vec<StopRecord>,
+    pub walls: Vec<(ScheduleSlot, Option<f64>)>,
 }
 
 fn slot_of(s: &SampleRecord) -> Option<ScheduleSlot> {
@@ -27,6 +30,8 @@ pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error
         run_id: String::new(),
         done: HashSet::new(),
         schedule: None,
+        stops: Vec::new(),
+        walls: Vec::new(),
     };
     for record in &records {
         match record {
@@ -40,7 +45,17 @@ pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error
                 resumed.run_id = env.run_id.clone();
             }
             Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
-            Record::Sample(s) => resumed.done.extend(slot_of(s)),
+            Record::Sample(s) => {
+                if let Some(slot) = slot_of(s) {
+                    let ranked = (s.status == SampleStatus::Ok)
+                        .then(|| crate::stats::CallMode::Warm.wall_of(s))
+                        .flatten()
+                        .map(|(wall, _)| wall);
+                    resumed.walls.push((slot.clone(), ranked));
+                    resumed.done.insert(slot);
+                }
+            }
+            Record::Stop(stop) => resumed.stops.push(stop.clone()),
             _ => {}
         }
     }

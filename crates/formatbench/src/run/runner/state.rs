@@ -30,6 +30,9 @@ pub(super) struct Runner<'a> {
     pub(super) done: HashSet<ScheduleSlot>,
     /// The schedule hash of the run being resumed.
     pub(super) resumed_schedule: Option<String>,
+    /// The groups an interrupted adaptive run had stopped, and its ranked times by slot.
+    pub(super) resumed_stops: Vec<crate::results::StopRecord>,
+    pub(super) resumed_walls: Vec<(ScheduleSlot, Option<f64>)>,
     /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
     pub(super) reusable: HashMap<ScheduleSlot, SampleRecord>,
     pub(super) reused: usize,

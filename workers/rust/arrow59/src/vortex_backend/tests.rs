@@ -6,9 +6,10 @@ use arrow::array::{DurationSecondArray, Float32Array, Int64Array};
 fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
     Context {
         profile,
-        layout: WIDE,
+        layout: formatbench_worker_kit::layout::WIDE,
         schema,
         threads: 2,
+        index: None,
         split: None,
     }
 }
@@ -61,9 +62,9 @@ fn take_keeps_the_request_order_and_duplicates() {
     let rows = [19_999u64, 3, 8_192, 3, 0];
     let names = ["f".to_string()];
     let (batches, _) = Vortex
-        .read(&c, &dir, Request::Take(&rows, Some(&names)))
+        .do_read(&c, &dir, Request::Take(&rows, Some(&names)))
         .unwrap();
-    let (all, _) = Vortex.read(&c, &dir, Request::All).unwrap();
+    let (all, _) = Vortex.do_read(&c, &dir, Request::All).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let got = batches[0]
         .column(0)

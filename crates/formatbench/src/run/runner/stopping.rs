@@ -1,0 +1,286 @@
+//! Adaptive stopping (`--precision`, `--budget`). A group (one operation on one dataset under
+//! one cache state) takes its balanced rounds in order; after each complete round, so that what
+//! was measured is still whole permutations, it stops once every competitor's paired ratio to
+//! the group's fastest has a 95 % interval within ±precision, or once its share of the time
+//! budget is spent. A cell whose samples cost far more than the group's is held to a few. Every
+//! group's outcome is written as a stop record, so reports say the stopping was adaptive and
+//! completeness counts only the rounds a group was to take.
+
+use crate::plan::Stopping;
+use crate::results::{CappedCell, CellKey, StopRecord};
+use crate::stats::{median, paired_ratio, BOOTSTRAP_SEED, MIN_TICKS};
+use std::collections::{BTreeMap, HashMap};
+
+/// Rounds a group takes before its intervals decide anything.
+pub(super) const MIN_ROUNDS: u32 = 3;
+/// Rounds a group takes before its budget can stop it: one paired difference has no interval.
+const MIN_BUDGET_ROUNDS: u32 = 2;
+/// A cell whose sample costs this many times the group's median is capped…
+const COSTLY: f64 = 8.0;
+/// …at this many samples.
+pub(super) const CAPPED_SAMPLES: u32 = 3;
+/// Bootstrap resamples behind a stopping decision (the reports' own intervals use more).
+const RESAMPLES: usize = 2_000;
+
+/// A group's competitors (indices of cells) and how many rounds its design has.
+pub(super) struct GroupPlan {
+    pub members: Vec<usize>,
+    pub planned_rounds: u32,
+}
+
+struct Group {
+    key: CellKey,
+    members: Vec<usize>,
+    planned_rounds: u32,
+    share_s: Option<f64>,
+    walls: HashMap<usize, BTreeMap<u32, f64>>,
+    costs: HashMap<usize, Vec<f64>>,
+    spent_s: f64,
+    capped: BTreeMap<usize, CappedCell>,
+    stopped_after: Option<u32>,
+}
+
+pub(super) struct Stopper {
+    rules: Stopping,
+    groups: Vec<Group>,
+    group_of: HashMap<usize, usize>,
+    /// Medians below this are too close to the clock's resolution to rank (the reports give
+    /// them no ratio), so they neither decide nor serve as the base of a stop.
+    min_median_s: f64,
+}
+
+impl Stopper {
+    /// `keys[i]` is cell i's key; each group plan lists its cells; `clock_resolution_s` is the
+    /// run's.
+    pub fn new(
+        rules: Stopping,
+        keys: &[&CellKey],
+        plans: Vec<GroupPlan>,
+        clock_resolution_s: f64,
+    ) -> Self {
+        let total: usize = plans.iter().map(|p| p.members.len()).sum();
+        let mut group_of = HashMap::new();
+        let groups = plans
+            .into_iter()
+            .enumerate()
+            .filter_map(|(g, plan)| {
+                let key = keys.get(*plan.members.first()?).copied()?.clone();
+                for &m in &plan.members {
+                    group_of.insert(m, g);
+                }
+                let share_s = rules
+                    .budget_s
+                    .map(|b| b * plan.members.len() as f64 / total.max(1) as f64);
+                Some(Group {
+                    key,
+                    members: plan.members,
+                    planned_rounds: plan.planned_rounds,
+                    share_s,
+                    walls: HashMap::new(),
+                    costs: HashMap::new(),
+                    spent_s: 0.0,
+                    capped: BTreeMap::new(),
+                    stopped_after: None,
+                })
+            })
+            .collect();
+        Stopper {
+            rules,
+            groups,
+            group_of,
+            min_median_s: MIN_TICKS * clock_resolution_s,
+        }
+    }
+
+    /// Takes up where an interrupted run stopped: its groups' stop records and samples.
+    pub fn resume(&mut self, stops: &[StopRecord]) {
+        for group in &mut self.groups {
+            if let Some(stop) = stops.iter().find(|s| s.covers(&group.key)) {
+                group.stopped_after = Some(stop.after_round);
+            }
+        }
+    }
+
+    /// Whether cell `cell`'s sample of `round` is left out: its group stopped before that
+    /// round, or the cell was capped.
+    pub fn skips(&self, cell: usize, round: u32) -> bool {
+        let Some(group) = self.group_of.get(&cell).and_then(|&g| self.groups.get(g)) else {
+            return false;
+        };
+        group.stopped_after.is_some_and(|after| round > after)
+            || group.capped.get(&cell).is_some_and(|c| round > c.samples)
+    }
+
+    /// One sample taken: its ranked time when it was measured, and what it cost the run.
+    pub fn record(&mut self, cell: usize, round: u32, wall_s: Option<f64>, cost_s: f64) {
+        let Some(group) = self
+            .group_of
+            .get(&cell)
+            .and_then(|&g| self.groups.get_mut(g))
+        else {
+            return;
+        };
+        group.spent_s += cost_s;
+        group.costs.entry(cell).or_default().push(cost_s);
+        if let Some(wall) = wall_s.filter(|w| *w > 0.0) {
+            group.walls.entry(cell).or_default().insert(round, wall);
+        }
+    }
+
+    /// Round `round` is complete in every group: the groups that stop after it, as records.
+    pub fn after_round(&mut self, round: u32, keys: &[&CellKey], run_id: &str) -> Vec<StopRecord> {
+        let (rules, min_median_s) = (self.rules, self.min_median_s);
+        let mut out = Vec::new();
+        for group in &mut self.groups {
+            if group.stopped_after.is_some() || round >= group.planned_rounds {
+                continue;
+            }
+            if round == 1 {
+                group.cap_costly(keys);
+            }
+            let reason = if group.known_to(rules.precision, round, min_median_s) {
+                Some((
+                    "precision",
+                    format!(
+                        "stopped after {round} of {} rounds: every ratio to the fastest known \
+                         to ±{} (95 % intervals)",
+                        group.planned_rounds,
+                        percent(rules.precision)
+                    ),
+                ))
+            } else if round >= MIN_BUDGET_ROUNDS
+                && group.share_s.is_some_and(|share| group.spent_s >= share)
+            {
+                Some((
+                    "budget",
+                    format!(
+                        "stopped after {round} of {} rounds: its share of the time budget ({}) \
+                         was spent",
+                        group.planned_rounds,
+                        crate::units::duration(group.share_s.unwrap_or_default())
+                    ),
+                ))
+            } else {
+                None
+            };
+            if let Some((reason, detail)) = reason {
+                group.stopped_after = Some(round);
+                out.push(group.record(run_id, round, reason, detail));
+            }
+        }
+        out
+    }
+
+    /// The groups that ran their whole design: their records say so (and name capped cells).
+    pub fn finish(&mut self, run_id: &str) -> Vec<StopRecord> {
+        let precision = percent(self.rules.precision);
+        self.groups
+            .iter_mut()
+            .filter(|g| g.stopped_after.is_none())
+            .map(|group| {
+                let rounds = group.planned_rounds;
+                group.stopped_after = Some(rounds);
+                let detail = format!(
+                    "ran all {rounds} rounds of its design: not every ratio was known to \
+                     ±{precision} before"
+                );
+                group.record(run_id, rounds, "design", detail)
+            })
+            .collect()
+    }
+}
+
+/// `0.05` as "5 %", `0.025` as "2.5 %".
+fn percent(p: f64) -> String {
+    let text = crate::units::significant(p * 100.0, 2).1;
+    format!("{} %", text.strip_suffix(".0").unwrap_or(&text))
+}
+
+impl Group {
+    /// After the first round: cells whose sample cost far more than the group's median are
+    /// held to a few samples, so one slow format does not decide how long the group takes.
+    fn cap_costly(&mut self, keys: &[&CellKey]) {
+        let costs: Vec<(usize, f64)> = self
+            .members
+            .iter()
+            .filter_map(|m| Some((*m, *self.costs.get(m)?.first()?)))
+            .collect();
+        let all: Vec<f64> = costs.iter().map(|(_, c)| *c).collect();
+        let Some(group_median) = median(&all) else {
+            return;
+        };
+        if self.planned_rounds <= CAPPED_SAMPLES {
+            return;
+        }
+        for (cell, cost) in costs {
+            if cost > COSTLY * group_median {
+                if let Some(key) = keys.get(cell) {
+                    self.capped.insert(
+                        cell,
+                        CappedCell {
+                            cell: (*key).clone(),
+                            samples: CAPPED_SAMPLES,
+                            cost_s: cost,
+                            group_median_s: group_median,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether every competitor's ratio to the fastest is known to ±`precision` after `round`
+    /// (competitors whose median is under `min_median_s` are left out, as the reports leave
+    /// out their ratios).
+    fn known_to(&self, precision: f64, round: u32, min_median_s: f64) -> bool {
+        if precision <= 0.0 || round < MIN_ROUNDS {
+            return false;
+        }
+        let measured: Vec<(usize, f64)> = self
+            .members
+            .iter()
+            .filter_map(|m| {
+                let walls: Vec<f64> = self.walls.get(m)?.values().copied().collect();
+                Some((*m, median(&walls)?))
+            })
+            .filter(|(_, median)| *median >= min_median_s)
+            .collect();
+        let Some(&(fastest, _)) = measured.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+            return false;
+        };
+        let Some(best) = self.walls.get(&fastest) else {
+            return false;
+        };
+        measured.iter().all(|&(cell, _)| {
+            if cell == fastest || self.capped.contains_key(&cell) {
+                return true;
+            }
+            let Some(walls) = self.walls.get(&cell) else {
+                return false;
+            };
+            paired_ratio(walls, best, RESAMPLES, BOOTSTRAP_SEED).is_some_and(|r| {
+                r.rounds >= MIN_ROUNDS as usize
+                    && r.hi <= r.estimate * (1.0 + precision)
+                    && r.lo >= r.estimate * (1.0 - precision)
+            })
+        })
+    }
+
+    fn record(&self, run_id: &str, after: u32, reason: &str, detail: String) -> StopRecord {
+        StopRecord {
+            run_id: run_id.to_string(),
+            dataset: self.key.dataset.clone(),
+            op: self.key.op.clone(),
+            threads: self.key.threads,
+            cache: self.key.cache.clone(),
+            after_round: after,
+            planned_rounds: self.planned_rounds,
+            reason: reason.to_string(),
+            detail,
+            capped: self.capped.values().cloned().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

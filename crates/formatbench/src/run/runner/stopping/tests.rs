@@ -1,0 +1,142 @@
+use super::*;
+
+fn key(backend: &str) -> CellKey {
+    CellKey {
+        dataset: "d".into(),
+        dataset_fingerprint: "xxh3:0".into(),
+        backend: backend.into(),
+        profile: "default".into(),
+        layout: "wide".into(),
+        target: "arrow".into(),
+        op: "read".into(),
+        threads: 2,
+        cache: "warm".into(),
+    }
+}
+
+fn stopper(precision: f64, budget_s: Option<f64>, keys: &[&CellKey], rounds: u32) -> Stopper {
+    let plan = GroupPlan {
+        members: (0..keys.len()).collect(),
+        planned_rounds: rounds,
+    };
+    Stopper::new(
+        Stopping {
+            precision,
+            budget_s,
+        },
+        keys,
+        vec![plan],
+        1e-9,
+    )
+}
+
+/// Times of `base` seconds scaled per competitor, with a small deterministic wobble.
+fn wobble(round: u32, cell: usize) -> f64 {
+    1.0 + 0.004 * (((round as usize * 7 + cell * 3) % 5) as f64 - 2.0)
+}
+
+#[test]
+fn steady_ratios_stop_the_group_once_known_to_the_precision() {
+    let (a, b, c) = (key("a"), key("b"), key("c"));
+    let keys = [&a, &b, &c];
+    let mut s = stopper(0.05, None, &keys, 6);
+    let mut stopped = Vec::new();
+    for round in 1..=6 {
+        if s.skips(0, round) {
+            break;
+        }
+        for (cell, scale) in [1.0, 2.0, 4.0].into_iter().enumerate() {
+            s.record(cell, round, Some(0.01 * scale * wobble(round, cell)), 0.02);
+        }
+        stopped.extend(s.after_round(round, &keys, "run"));
+    }
+    assert_eq!(stopped.len(), 1);
+    assert_eq!(stopped[0].reason, "precision");
+    assert_eq!(stopped[0].after_round, MIN_ROUNDS);
+    assert_eq!(stopped[0].planned_rounds, 6);
+    assert!(stopped[0].detail.contains("±5 %"), "{}", stopped[0].detail);
+    assert!(s.skips(1, MIN_ROUNDS + 1) && !s.skips(1, MIN_ROUNDS));
+    assert!(
+        s.finish("run").is_empty(),
+        "a stopped group is recorded once"
+    );
+}
+
+#[test]
+fn a_cell_too_fast_for_the_clock_does_not_hold_the_group_back() {
+    let (a, b, noop) = (key("a"), key("b"), key("noop"));
+    let keys = [&a, &b, &noop];
+    let mut s = stopper(0.05, None, &keys, 6);
+    let mut stopped = Vec::new();
+    for round in 1..=MIN_ROUNDS {
+        s.record(0, round, Some(0.01 * wobble(round, 0)), 0.02);
+        s.record(1, round, Some(0.02 * wobble(round, 1)), 0.02);
+        // 5–15 ns: far under 100 ticks of the (1 ns) clock, and wildly noisy.
+        s.record(2, round, Some(5e-9 * f64::from(round)), 0.01);
+        stopped.extend(s.after_round(round, &keys, "run"));
+    }
+    assert_eq!(stopped.len(), 1);
+    assert_eq!(stopped[0].after_round, MIN_ROUNDS);
+}
+
+#[test]
+fn noisy_ratios_run_the_whole_design_and_say_so() {
+    let (a, b) = (key("a"), key("b"));
+    let keys = [&a, &b];
+    let mut s = stopper(0.05, None, &keys, 6);
+    for round in 1..=6 {
+        // b is 1.5× a in odd rounds and 0.9× in even ones: never known to ±5 %.
+        let b_time = if round % 2 == 1 { 0.015 } else { 0.009 };
+        s.record(0, round, Some(0.01), 0.02);
+        s.record(1, round, Some(b_time), 0.02);
+        assert!(
+            s.after_round(round, &keys, "run").is_empty(),
+            "round {round}"
+        );
+    }
+    let done = s.finish("run");
+    assert_eq!(done.len(), 1);
+    assert_eq!(
+        (done[0].reason.as_str(), done[0].after_round),
+        ("design", 6)
+    );
+}
+
+#[test]
+fn a_spent_budget_share_stops_the_group_after_two_rounds_at_least() {
+    let (a, b) = (key("a"), key("b"));
+    let keys = [&a, &b];
+    let mut s = stopper(0.0, Some(1.0), &keys, 10);
+    s.record(0, 1, Some(0.01), 0.8);
+    s.record(1, 1, Some(0.02), 0.8);
+    assert!(
+        s.after_round(1, &keys, "run").is_empty(),
+        "one round has no interval"
+    );
+    s.record(0, 2, Some(0.01), 0.1);
+    s.record(1, 2, Some(0.02), 0.1);
+    let stopped = s.after_round(2, &keys, "run");
+    assert_eq!(stopped.len(), 1);
+    assert_eq!(stopped[0].reason, "budget");
+    assert!(s.skips(0, 3));
+}
+
+#[test]
+fn a_cell_far_costlier_than_its_group_is_capped_and_named() {
+    let keys_owned: Vec<CellKey> = ["a", "b", "c", "slow"].iter().map(|b| key(b)).collect();
+    let keys: Vec<&CellKey> = keys_owned.iter().collect();
+    let mut s = stopper(0.0, None, &keys, 8);
+    for (cell, cost) in [0.1, 0.12, 0.11, 3.0].into_iter().enumerate() {
+        s.record(cell, 1, Some(cost / 2.0), cost);
+    }
+    assert!(s.after_round(1, &keys, "run").is_empty());
+    assert!(!s.skips(3, CAPPED_SAMPLES) && s.skips(3, CAPPED_SAMPLES + 1));
+    assert!(!s.skips(0, 8), "the others keep the whole design");
+    let done = s.finish("run");
+    assert_eq!(done[0].capped.len(), 1);
+    assert_eq!(done[0].capped[0].cell.backend, "slow");
+    assert_eq!(done[0].capped[0].samples, CAPPED_SAMPLES);
+    // What completeness expects of the capped cell: its first few rounds only.
+    assert_eq!(done[0].last_round_of(&keys_owned[3]), Some(CAPPED_SAMPLES));
+    assert_eq!(done[0].last_round_of(&keys_owned[0]), Some(8));
+}

@@ -1,0 +1,109 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Adaptive stopping through the real runner: a group stops after the round that makes its
+//! ratios known to the precision asked, says so in its records and reports, counts as
+//! complete, and resumes without measuring what it chose not to.
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr, stdout};
+use formatbench::results::{read_records, Record, SampleStatus, StopRecord};
+
+fn stops(dir: &std::path::Path) -> Vec<StopRecord> {
+    read_records(&dir.join("results.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Stop(s) => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two CPU spins, one twice the other: steady enough to be known to ±10 % in a few rounds.
+fn spins(out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["run", "--out", out.to_str().unwrap()];
+    args.extend(["--dataset", "mixed", "--rows", "16", "--per-type", "1"]);
+    args.extend([
+        "--backends",
+        "selftest-spin",
+        "--profiles",
+        "x1,x2",
+        "--ops",
+        "read",
+        "--threads",
+        "1",
+    ]);
+    args.extend(extra);
+    formatbench(&args)
+}
+
+#[test]
+fn a_group_stops_once_its_ratio_is_known_and_the_report_says_so() {
+    let out = tempfile::tempdir().unwrap();
+    // Up to 3 blocks of 4 rounds; the spins' ratio is known long before.
+    let ran = spins(out.path(), &["--rounds", "3", "--precision", "10%"]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    let dir = run_dir(out.path());
+    let stops = stops(&dir);
+    assert_eq!(stops.len(), 1, "{stops:?}");
+    let stop = &stops[0];
+    assert_eq!(
+        (stop.reason.as_str(), stop.planned_rounds),
+        ("precision", 12)
+    );
+    assert!(stop.after_round >= 3 && stop.after_round < 12, "{stop:?}");
+    let ok: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .collect();
+    assert_eq!(ok.len() as u32, 2 * stop.after_round, "a whole round each");
+    assert!(ok.iter().all(|s| s.round.unwrap() <= stop.after_round));
+    // The report: complete (the rounds left out were not planned), with the stop's sentence.
+    let printed = stdout(&ran);
+    assert!(printed.contains("sampling: stopped after"), "{printed}");
+    assert!(!printed.contains("partial"), "{printed}");
+    let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(markdown.contains("every ratio to the fastest known to ±10 %"));
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let x2 = summary
+        .lines()
+        .find(|l| l.contains("selftest-spin,x2,"))
+        .unwrap();
+    let ratio: f64 = x2.split(',').nth(19).unwrap().parse().unwrap();
+    assert!((1.7..2.3).contains(&ratio), "x2 ÷ x1 = {ratio}: {x2}");
+}
+
+#[test]
+fn a_fixed_design_runs_whole_and_writes_no_stop() {
+    let out = tempfile::tempdir().unwrap();
+    let ran = spins(out.path(), &["--rounds", "1"]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    let dir = run_dir(out.path());
+    assert!(stops(&dir).is_empty());
+    assert_eq!(
+        samples(&dir).len(),
+        8,
+        "one block: 2 × 2 rounds of 2 competitors"
+    );
+}
+
+#[test]
+fn a_bad_precision_or_budget_is_one_clear_error() {
+    let out = tempfile::tempdir().unwrap();
+    for (flag, value, expect) in [
+        (
+            "--precision",
+            "150%",
+            "--precision 150%: give a percentage below 100%",
+        ),
+        (
+            "--budget",
+            "soon",
+            "--budget soon: give a duration such as 60s",
+        ),
+    ] {
+        let ran = spins(out.path(), &[flag, value]);
+        assert_eq!(ran.status.code(), Some(2));
+        assert!(stderr(&ran).contains(expect), "{}", stderr(&ran));
+    }
+}
