@@ -5,7 +5,6 @@
 use super::format::{bytes, duration, ratio, DASH};
 use super::pick::{self, Id};
 use crate::stats::RunSummary;
-use formatbench_worker_arrow::backends::FLOOR;
 
 pub(super) const SIZE: usize = 0;
 pub(super) const WRITE: usize = 1;
@@ -82,7 +81,7 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
     let mut ids: Vec<Id> = Vec::new();
     for g in groups.iter().flatten() {
         // The memory-copy floor bounds the formats; it is not one to pick.
-        for c in pick::ran(&g.cells).filter(|c| c.cell.backend != FLOOR) {
+        for c in pick::ran(&g.cells).filter(|c| !crate::stats::is_reference(&c.cell.backend)) {
             if !ids.contains(&pick::id(&c.cell)) {
                 ids.push(pick::id(&c.cell));
             }

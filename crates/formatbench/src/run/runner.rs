@@ -463,11 +463,7 @@ impl Runner<'_> {
             };
             let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
             if let Some(stopper) = stopper.as_mut() {
-                // The times the reports rank by default: the warm calls.
-                let wall = (record.status == SampleStatus::Ok)
-                    .then(|| crate::stats::CallMode::Warm.wall_of(&record))
-                    .flatten()
-                    .map(|(wall, _)| wall);
+                let wall = stopping::ranked_time(&record);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());
             }
             record.position = Some(position);

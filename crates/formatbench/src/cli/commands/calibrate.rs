@@ -28,19 +28,14 @@ fn competitor(backend: &str, profile: &str) -> Competitor {
 }
 
 pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32, Error> {
-    let stopping = match precision.map(crate::units::parse_precision) {
-        None => None,
-        Some(Some(precision)) => precision.map(|precision| crate::plan::Stopping {
+    let stopping = precision
+        .map(super::resolve::precision)
+        .transpose()?
+        .flatten()
+        .map(|precision| crate::plan::Stopping {
             precision,
             budget_s: None,
-        }),
-        Some(None) => {
-            return Err(Error::Input(format!(
-                "--precision {}: give a percentage below 100% such as 5%, or off",
-                precision.unwrap_or_default()
-            )))
-        }
-    };
+        });
     if blocks == 0 {
         return Err(Error::Input(
             "--rounds 0: calibration needs at least one block".into(),

@@ -267,6 +267,15 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
     })
 }
 
+/// `--precision`: a percentage below 100 %, or `off` (`None`).
+pub(super) fn precision(text: &str) -> Result<Option<f64>, Error> {
+    crate::units::parse_precision(text).ok_or_else(|| {
+        Error::Input(format!(
+            "--precision {text}: give a percentage below 100% such as 5%, or off"
+        ))
+    })
+}
+
 /// Adaptive stopping, when asked for (`--precision`, `--budget`, or the suite's): a fixed
 /// design (`--rounds`, `--samples`, or a suite's rounds or samples) runs whole unless one of
 /// the two is given on the command line.
@@ -300,11 +309,7 @@ fn stopping(suite: Option<&Suite>, args: &RunArgs) -> Result<Option<Stopping>, E
         .transpose()?;
     let precision = match precision {
         None => Some(crate::plan::DEFAULT_PRECISION),
-        Some(text) => crate::units::parse_precision(&text).ok_or_else(|| {
-            Error::Input(format!(
-                "--precision {text}: give a percentage below 100% such as 5%, or off"
-            ))
-        })?,
+        Some(text) => self::precision(&text)?,
     };
     Ok(match (precision, budget_s) {
         (None, None) => None,

@@ -1,7 +1,7 @@
 //! The HTML elements every section of the report is built from: headers, cells, a section's
 //! opening and its empty-state line.
 
-use super::super::format::html_escape as esc;
+use super::super::format::{html_escape as esc, truncate};
 use std::fmt::Write;
 
 /// A header cell list; numeric columns get the right-aligning class.
@@ -27,11 +27,10 @@ pub(super) fn td_folded(out: &mut String, text: &str) {
     if text.chars().count() <= FOLD_AFTER {
         return td(out, text);
     }
-    let start: String = text.chars().take(FOLD_AFTER - 12).collect();
     let _ = write!(
         out,
-        "<td class=\"long\"><details><summary>{}…</summary>{}</details></td>",
-        esc(&start),
+        "<td class=\"long\"><details><summary>{}</summary>{}</details></td>",
+        esc(&truncate(text, FOLD_AFTER - 11)),
         esc(text)
     );
 }

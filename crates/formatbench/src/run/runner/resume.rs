@@ -47,10 +47,7 @@ pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error
             Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
             Record::Sample(s) => {
                 if let Some(slot) = slot_of(s) {
-                    let ranked = (s.status == SampleStatus::Ok)
-                        .then(|| crate::stats::CallMode::Warm.wall_of(s))
-                        .flatten()
-                        .map(|(wall, _)| wall);
+                    let ranked = super::stopping::ranked_time(s);
                     resumed.walls.push((slot.clone(), ranked));
                     resumed.done.insert(slot);
                 }

@@ -7,7 +7,7 @@
 //! completeness counts only the rounds a group was to take.
 
 use crate::plan::Stopping;
-use crate::results::{CappedCell, CellKey, StopRecord};
+use crate::results::{CappedCell, CellKey, SampleRecord, SampleStatus, StopRecord};
 use crate::stats::{median, paired_ratio, BOOTSTRAP_SEED, MIN_TICKS};
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,6 +21,15 @@ const COSTLY: f64 = 8.0;
 pub(super) const CAPPED_SAMPLES: u32 = 3;
 /// Bootstrap resamples behind a stopping decision (the reports' own intervals use more).
 const RESAMPLES: usize = 2_000;
+
+/// The time a sample decides by: the warm calls, as the reports rank by default; `None` for a
+/// sample that did not measure.
+pub(super) fn ranked_time(sample: &SampleRecord) -> Option<f64> {
+    (sample.status == SampleStatus::Ok)
+        .then(|| crate::stats::CallMode::Warm.wall_of(sample))
+        .flatten()
+        .map(|(wall, _)| wall)
+}
 
 /// A group's competitors (indices of cells) and how many rounds its design has.
 pub(super) struct GroupPlan {
