@@ -107,3 +107,47 @@ fn a_bad_precision_or_budget_is_one_clear_error() {
         assert!(stderr(&ran).contains(expect), "{}", stderr(&ran));
     }
 }
+
+#[test]
+fn pooled_adaptive_runs_count_only_the_rounds_each_chose_to_take() {
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for out in [&first, &second] {
+        // A budget spent at once stops each group after its second round, whatever the noise.
+        let ran = spins(out.path(), &["--rounds", "3", "--budget", "1ms"]);
+        assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    }
+    let (a, b) = (run_dir(first.path()), run_dir(second.path()));
+    for dir in [&a, &b] {
+        let stop = &stops(dir)[0];
+        assert_eq!(
+            (stop.reason.as_str(), stop.after_round),
+            ("budget", 2),
+            "{stop:?}"
+        );
+    }
+    let pooled = tempfile::tempdir().unwrap();
+    let report = formatbench(&[
+        "report",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--allow-dirty",
+        "--out",
+        pooled.path().to_str().unwrap(),
+    ]);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let markdown = std::fs::read_to_string(pooled.path().join("report.md")).unwrap();
+    assert!(!markdown.contains("partial"), "{markdown}");
+    assert!(!markdown.contains("scheduled samples"), "{markdown}");
+    let measured: u32 = [&a, &b].iter().map(|d| 2 * stops(d)[0].after_round).sum();
+    let summary = std::fs::read_to_string(pooled.path().join("summary.csv")).unwrap();
+    let x1 = summary
+        .lines()
+        .find(|l| l.contains("selftest-spin,x1,"))
+        .unwrap()
+        .to_string();
+    assert!(
+        x1.contains(&format!(",{},", measured / 2)),
+        "x1 pools both runs' {} samples: {x1}",
+        measured / 2
+    );
+}

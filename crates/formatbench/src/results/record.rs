@@ -36,6 +36,14 @@ pub struct StopRecord {
     /// Cells whose samples cost far more than the group's: measured fewer times.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capped: Vec<CappedCell>,
+    /// What `report A B` added to this run's rounds when it pooled it after others (its rounds
+    /// are `round_offset + 1 ..= round_offset + planned_rounds`); 0 in a run's own file.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub round_offset: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A cell of an adaptive run measured at most `samples` times because one of its samples cost
@@ -71,6 +79,11 @@ impl StopRecord {
             == (&other.dataset, &other.op, other.threads, &other.cache)
     }
 
+    /// Whether `round` is one of this record's run's rounds (pooled runs' rounds are shifted).
+    pub fn holds_round(&self, round: u32) -> bool {
+        round > self.round_offset && round - self.round_offset <= self.planned_rounds
+    }
+
     /// The last round `cell` was to be measured in: the group's, or its cap's.
     pub fn last_round_of(&self, cell: &CellKey) -> Option<u32> {
         if !self.covers(cell) {
@@ -81,7 +94,7 @@ impl StopRecord {
             .iter()
             .find(|c| &c.cell == cell)
             .map_or(u32::MAX, |c| c.samples);
-        Some(self.after_round.min(cap))
+        Some(self.round_offset + self.after_round.min(cap))
     }
 }
 

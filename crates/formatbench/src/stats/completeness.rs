@@ -47,9 +47,12 @@ impl Completeness {
         let mut per_cell: BTreeMap<&CellKey, (usize, usize)> = BTreeMap::new();
         let mut order = Vec::new();
         for slot in &schedule.slots {
+            // A pool's schedule is its runs' schedules on shifted rounds; each run's stops
+            // hold for its own rounds only.
             let left_out = stops
                 .iter()
-                .filter(|s| s.run_id == schedule.run_id)
+                .filter(|s| s.run_id == schedule.run_id || s.round_offset > 0)
+                .filter(|s| s.holds_round(slot.round))
                 .find_map(|s| s.last_round_of(&slot.cell))
                 .is_some_and(|last| slot.round > last);
             if left_out {

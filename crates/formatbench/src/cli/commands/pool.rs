@@ -73,6 +73,9 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
                 Record::Sample(s) => {
                     s.round = s.round.map(|r| r + n as u32 * ROUND_STRIDE);
                 }
+                // Its stops hold for its shifted rounds, so the rounds an adaptive run chose
+                // not to take stay unplanned in the pool.
+                Record::Stop(stop) => stop.round_offset = n as u32 * ROUND_STRIDE,
                 _ => {}
             }
             pooled.push(record);

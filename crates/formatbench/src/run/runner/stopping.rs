@@ -287,6 +287,7 @@ impl Group {
             reason: reason.to_string(),
             detail,
             capped: self.capped.values().cloned().collect(),
+            round_offset: 0,
         }
     }
 }
