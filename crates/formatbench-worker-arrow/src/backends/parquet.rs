@@ -18,12 +18,12 @@ use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use parquet::file::properties::WriterProperties;
 use parquet::file::statistics::Statistics;
-use parquet::schema::types::ColumnPath;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+mod fixed_list;
 mod write;
 
 pub struct Parquet;
@@ -60,8 +60,16 @@ fn properties(
         }
         _ => {
             let mut builder = builder.set_compression(Compression::SNAPPY);
-            for name in write::high_cardinality_columns(batches, threads)? {
-                builder = builder.set_column_dictionary_enabled(ColumnPath::new(vec![name]), false);
+            let mostly_distinct = write::high_cardinality_columns(batches, threads)?;
+            if !mostly_distinct.is_empty() {
+                let leaves = parquet::arrow::ArrowSchemaConverter::new().convert(schema)?;
+                for column in leaves.columns() {
+                    let root = column.path().parts().first();
+                    if mostly_distinct.iter().any(|name| Some(name) == root) {
+                        builder =
+                            builder.set_column_dictionary_enabled(column.path().clone(), false);
+                    }
+                }
             }
             builder.build()
         }
@@ -182,6 +190,16 @@ impl Backend for Parquet {
             ),
             Request::Columns(names) => {
                 let indices = column_indices(ctx.schema, names)?;
+                if let [only] = indices[..] {
+                    let field = &ctx.schema.fields()[only];
+                    let path = data_file(dir, "parquet");
+                    if let Some(batch) = fixed_list::read(&path, field, ctx.threads)? {
+                        return Ok((
+                            Loaded::Table(vec![batch]),
+                            "fixed-size float list read from its leaf values (levels checked)",
+                        ));
+                    }
+                }
                 (
                     Loaded::Table(read_columns(dir, ctx.threads, &indices, Ok)?),
                     "projected column chunks",

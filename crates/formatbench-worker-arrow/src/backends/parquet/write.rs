@@ -6,7 +6,8 @@
 use crate::parallel::on_threads;
 use crate::rows::{batch_rows, position_range};
 use crate::WorkerError;
-use arrow::array::RecordBatch;
+use arrow::array::{AsArray, RecordBatch};
+use arrow::datatypes::DataType;
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter};
 use parquet::arrow::ArrowWriter;
@@ -101,8 +102,8 @@ const CARDINALITY_SAMPLE_ROWS: usize = 8_192;
 /// every value is hashed into a dictionary that ends as large as the data.
 const DICTIONARY_MAX_DISTINCT_SHARE: f64 = 0.5;
 
-/// Columns whose sampled values are mostly distinct: the default profile writes them without a
-/// dictionary, as Polars and DuckDB decide per column (arrow-rs would dictionary-encode every
+/// Columns whose sampled values (a fixed-size list's: its items) are mostly distinct: the
+/// default profile writes them (every leaf under them) without a dictionary, as Polars and DuckDB decide per column (arrow-rs would dictionary-encode every
 /// column, and a profile showed a third of the write in its interner).
 pub fn high_cardinality_columns(
     batches: &[RecordBatch],
@@ -124,16 +125,25 @@ pub fn high_cardinality_columns(
     let judged = on_threads(threads, |t| {
         let mut mostly_distinct = Vec::new();
         for i in (t..columns).step_by(threads) {
-            let field = schema.field(i);
-            if field.data_type().is_nested() {
+            // A fixed-size list of numbers (the array layout's features) is judged by its
+            // items: they are the one leaf the dictionary would hold.
+            let sample = match schema.field(i).data_type() {
+                DataType::FixedSizeList(item, _) if item.data_type().is_primitive() => {
+                    let items = first.column(i).as_fixed_size_list().values().clone();
+                    items.slice(0, items.len().min(CARDINALITY_SAMPLE_ROWS))
+                }
+                nested if nested.is_nested() => continue,
+                _ => first.column(i).slice(0, rows),
+            };
+            if sample.is_empty() {
                 continue;
             }
-            let converter = RowConverter::new(vec![SortField::new(field.data_type().clone())])?;
-            let encoded = converter.convert_columns(&[first.column(i).slice(0, rows)])?;
+            let converter = RowConverter::new(vec![SortField::new(sample.data_type().clone())])?;
+            let encoded = converter.convert_columns(std::slice::from_ref(&sample))?;
             let distinct: std::collections::HashSet<&[u8]> = (0..encoded.num_rows())
                 .map(|r| encoded.row(r).data())
                 .collect();
-            if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * rows as f64 {
+            if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * sample.len() as f64 {
                 mostly_distinct.push(i);
             }
         }
@@ -182,5 +192,27 @@ mod tests {
             vec!["distinct".to_string()]
         );
         assert!(high_cardinality_columns(&[], 2).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_fixed_size_list_is_judged_by_its_items() {
+        use arrow::array::{FixedSizeListArray, Float32Array};
+        use arrow::datatypes::Field;
+        let list = |values: Vec<f32>| -> ArrayRef {
+            let item = Arc::new(Field::new("item", DataType::Float32, false));
+            Arc::new(
+                FixedSizeListArray::try_new(item, 4, Arc::new(Float32Array::from(values)), None)
+                    .unwrap(),
+            )
+        };
+        let batch = RecordBatch::try_from_iter([
+            ("distinct", list((0..4_000).map(|v| v as f32).collect())),
+            ("few", list((0..4_000).map(|v| (v % 5) as f32).collect())),
+        ])
+        .unwrap();
+        assert_eq!(
+            high_cardinality_columns(&[batch], 2).unwrap(),
+            vec!["distinct".to_string()]
+        );
     }
 }

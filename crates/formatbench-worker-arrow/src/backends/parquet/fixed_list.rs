@@ -1,0 +1,303 @@
+//! The array layout's `FixedSizeList<float32, D>` column read straight from its one leaf.
+//!
+//! Parquet has no fixed-size list: the column is stored as a list whose every row repeats D
+//! values, with a repetition and a definition level per value. arrow-rs' generic list reader
+//! turns those levels into offsets and a validity mask and then into the fixed-size list
+//! again, which at 2,000 × 8,192 costs far more than the values themselves. When no list or
+//! item is null and every row holds exactly D values, the list is nothing but the leaf's
+//! values in order: this reads them with the column reader straight into the matrix buffer,
+//! checking the levels in small blocks as it goes, and returns `None` (the generic reader then
+//! runs) for any file that is not of that shape. Each row group's rows are split among the
+//! threads; a thread starts at its first row by skipping whole pages through the offset index.
+
+use crate::parallel::on_threads;
+use crate::WorkerError;
+use arrow::array::{ArrayRef, FixedSizeListArray, Float32Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema};
+use parquet::basic::Type as PhysicalType;
+use parquet::column::reader::get_typed_column_reader;
+use parquet::data_type::FloatType;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::serialized_reader::ReadOptionsBuilder;
+use std::fs::File;
+use std::sync::{Arc, Mutex};
+
+/// Values read per call (256 KiB of floats, with 512 KiB of levels): small enough that the
+/// block is still in cache when its levels are checked and it is copied into the matrix.
+const BLOCK_VALUES: usize = 64 * 1024;
+
+/// The width D when `field` is a `FixedSizeList<float32, D>` of non-null items.
+pub(super) fn float_list_width(field: &Field) -> Option<usize> {
+    match field.data_type() {
+        DataType::FixedSizeList(item, size)
+            if item.data_type() == &DataType::Float32 && !item.is_nullable() && *size > 0 =>
+        {
+            Some(*size as usize)
+        }
+        _ => None,
+    }
+}
+
+/// Rows `first..first + rows` of row group `group`, read into `out` (`rows × width` values).
+struct Part<'a> {
+    group: usize,
+    first: usize,
+    rows: usize,
+    out: &'a mut [f32],
+}
+
+/// Reads the column `field` (a fixed-size float list, [`float_list_width`]) of the Parquet
+/// file at `path` as one batch on up to `threads` threads; `None` when the file holds a null
+/// or a row of another length, so the generic reader must run.
+pub(super) fn read(
+    path: &std::path::Path,
+    field: &FieldRef,
+    threads: usize,
+) -> Result<Option<RecordBatch>, WorkerError> {
+    let Some(width) = float_list_width(field) else {
+        return Ok(None);
+    };
+    let first = open(path)?;
+    let meta = first.metadata();
+    let descr = meta.file_metadata().schema_descr();
+    let leaves: Vec<usize> = (0..descr.num_columns())
+        .filter(|&i| descr.get_column_root(i).name() == field.name())
+        .collect();
+    let [leaf] = leaves[..] else {
+        return Ok(None);
+    };
+    let column = descr.column(leaf);
+    if column.physical_type() != PhysicalType::FLOAT || column.max_rep_level() != 1 {
+        return Ok(None);
+    }
+    let threads = threads.max(1);
+    let total_rows = rows_of(meta.file_metadata().num_rows())?;
+    let mut values = vec![0f32; total_rows * width];
+    let mut parts = Vec::new();
+    let mut rest = values.as_mut_slice();
+    for group in 0..meta.num_row_groups() {
+        let group_rows = rows_of(meta.row_group(group).num_rows())?;
+        for range in ipc_parts::parallel::split(group_rows, threads) {
+            let (out, after) = std::mem::take(&mut rest).split_at_mut(range.len() * width);
+            rest = after;
+            parts.push(Mutex::new(Some(Part {
+                group,
+                first: range.start,
+                rows: range.len(),
+                out,
+            })));
+        }
+    }
+    if !rest.is_empty() {
+        return Ok(None);
+    }
+    let shares = ipc_parts::parallel::split(parts.len(), threads);
+    let fitted = on_threads(shares.len(), |t| {
+        let reader = match t {
+            0 => None,
+            _ => Some(open(path)?),
+        };
+        for slot in &parts[shares[t].clone()] {
+            let part = slot.lock().ok().and_then(|mut p| p.take());
+            let part = part.ok_or_else(|| {
+                WorkerError::Invalid("a part of the fixed-size list was already read".into())
+            })?;
+            // A reader per thread: clones of one `File` share its offset, so threads sharing
+            // one would race their seeks.
+            if !read_part(reader.as_ref().unwrap_or(&first), leaf, width, part)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })?;
+    drop(parts);
+    if fitted.contains(&false) {
+        return Ok(None);
+    }
+    let item = match field.data_type() {
+        DataType::FixedSizeList(item, _) => item.clone(),
+        _ => return Ok(None),
+    };
+    let list: ArrayRef = Arc::new(FixedSizeListArray::try_new(
+        item,
+        width as i32,
+        Arc::new(Float32Array::from(values)),
+        None,
+    )?);
+    let schema = Arc::new(Schema::new(vec![field.as_ref().clone()]));
+    Ok(Some(RecordBatch::try_new(schema, vec![list])?))
+}
+
+/// A reader with the offset index, so a thread skips to its first row a page at a time.
+fn open(path: &std::path::Path) -> Result<SerializedFileReader<File>, WorkerError> {
+    let options = ReadOptionsBuilder::new().with_page_index().build();
+    Ok(SerializedFileReader::new_with_options(
+        File::open(path)?,
+        options,
+    )?)
+}
+
+fn rows_of(count: i64) -> Result<usize, WorkerError> {
+    usize::try_from(count)
+        .map_err(|_| WorkerError::Invalid(format!("the footer claims {count} rows")))
+}
+
+/// Fills `part.out` with its rows of leaf `leaf`; false when a level shows a null or a row
+/// that is not `width` long.
+fn read_part(
+    reader: &SerializedFileReader<File>,
+    leaf: usize,
+    width: usize,
+    part: Part<'_>,
+) -> Result<bool, WorkerError> {
+    let row_group = reader.get_row_group(part.group)?;
+    let mut column = get_typed_column_reader::<FloatType>(row_group.get_column_reader(leaf)?);
+    if part.first > 0 && column.skip_records(part.first)? != part.first {
+        return Ok(false);
+    }
+    let block_rows = (BLOCK_VALUES / width).max(1);
+    let mut block = Vec::with_capacity(block_rows * width);
+    let (mut definitions, mut repetitions) = (Vec::new(), Vec::new());
+    let mut done = 0;
+    while done < part.rows {
+        block.clear();
+        definitions.clear();
+        repetitions.clear();
+        let wanted = block_rows.min(part.rows - done);
+        let (records, read, levels) = column.read_records(
+            wanted,
+            Some(&mut definitions),
+            Some(&mut repetitions),
+            &mut block,
+        )?;
+        // Every level holds a value (no null list or item), and each whole record read is
+        // exactly `width` values: a 0 (a new row) then `width - 1` ones.
+        let fits = records > 0
+            && read == levels
+            && levels == records * width
+            && block.len() == levels
+            && repetitions
+                .chunks_exact(width)
+                .all(|row| row[0] == 0 && row[1..].iter().all(|&r| r == 1));
+        if !fits {
+            return Ok(false);
+        }
+        part.out[done * width..(done + records) * width].copy_from_slice(&block);
+        done += records;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use arrow::array::{Array, ListArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    fn item() -> FieldRef {
+        Arc::new(Field::new("item", DataType::Float32, false))
+    }
+
+    /// Writes `column` as the one column `features` in row groups of `group_rows` and pages of
+    /// at most 7 rows, so reads cross pages and threads start mid-group.
+    fn write(dir: &tempfile::TempDir, column: ArrayRef, group_rows: usize) -> std::path::PathBuf {
+        let field = Field::new("features", column.data_type().clone(), true);
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap();
+        let path = dir.path().join("data.parquet");
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(group_rows))
+            .set_data_page_row_count_limit(7)
+            .set_write_batch_size(7)
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props))
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        path
+    }
+
+    fn generic(path: &std::path::Path) -> Vec<RecordBatch> {
+        ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn fixed(rows: usize, width: usize) -> FixedSizeListArray {
+        let values: Vec<f32> = (0..rows * width).map(|v| v as f32 * 0.5 - 3.0).collect();
+        FixedSizeListArray::try_new(
+            item(),
+            width as i32,
+            Arc::new(Float32Array::from(values)),
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_leaf_read_equals_the_generic_reader_on_any_split_of_rows_and_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        for (rows, width, group_rows, threads) in [
+            (100, 3, 1024, 1),
+            (100, 3, 1024, 2),
+            (257, 5, 40, 3),
+            (9, 1, 4, 4),
+        ] {
+            let list = fixed(rows, width);
+            let path = write(&dir, Arc::new(list.clone()), group_rows);
+            let field: FieldRef = Arc::new(Field::new("features", list.data_type().clone(), true));
+            let batch = read(&path, &field, threads).unwrap().unwrap();
+            assert_eq!(batch.num_rows(), rows);
+            let expected = generic(&path);
+            let expected =
+                arrow::compute::concat_batches(&expected[0].schema(), &expected).unwrap();
+            assert_eq!(
+                batch.column(0).as_ref(),
+                expected.column(0).as_ref(),
+                "{rows}×{width}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_null_row_or_a_row_of_another_length_leaves_it_to_the_generic_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let list = fixed(30, 4);
+        let with_null = FixedSizeListArray::try_new(
+            item(),
+            4,
+            list.values().clone(),
+            Some((0..30).map(|r| r != 17).collect()),
+        )
+        .unwrap();
+        let fixed_type = list.data_type().clone();
+        let field: FieldRef = Arc::new(Field::new("features", fixed_type, true));
+        let path = write(&dir, Arc::new(with_null), 1024);
+        assert!(read(&path, &field, 2).unwrap().is_none(), "a null row");
+        // A plain list whose row 11 holds 3 values, read as if it were fixed at 4.
+        let mut offsets = vec![0i32];
+        for r in 0..30 {
+            offsets.push(offsets[r] + if r == 11 { 3 } else { 4 });
+        }
+        let total = *offsets.last().unwrap() as usize;
+        let ragged = ListArray::try_new(
+            item(),
+            arrow::buffer::OffsetBuffer::new(offsets.into()),
+            Arc::new(Float32Array::from(vec![1.0; total])),
+            None,
+        )
+        .unwrap();
+        assert_eq!(ragged.len(), 30);
+        let path = write(&dir, Arc::new(ragged), 1024);
+        assert!(read(&path, &field, 2).unwrap().is_none(), "a short row");
+        // Not a fixed-size float list at all.
+        let plain: FieldRef = Arc::new(Field::new("features", DataType::Float32, true));
+        assert!(read(&path, &plain, 1).unwrap().is_none());
+    }
+}
