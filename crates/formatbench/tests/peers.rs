@@ -186,3 +186,104 @@ rows = 2_000
         }
     }
 }
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn every_python_peer_of_the_layout_study_runs_its_layouts_and_matrix_operations() {
+    // The layout study's libraries (seed 004) that run here; TileDB waits for pandas < 3.
+    let study = [
+        "py-pyarrow-parquet",
+        "py-pyarrow-feather",
+        "py-lance",
+        "py-vortex",
+        "py-zarr",
+        "py-duckdb",
+        "py-numpy-npy",
+        "py-pandas-csv",
+    ];
+    let peers = peers("py-");
+    let ready: Vec<&str> = study
+        .iter()
+        .copied()
+        .filter(|n| peers.get(*n).is_some_and(|(ok, _)| *ok))
+        .collect();
+    if !available(
+        "the layout study's Python peers (run `formatbench peers install`)",
+        ready.len() == study.len(),
+    ) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "features",
+        "--rows",
+        "300",
+        "--features",
+        "40",
+        "--backends",
+        &ready.join(","),
+        "--layouts",
+        "all",
+        "--ops",
+        "write,read,matrix,random_rows,feature_project,mixed,vector_norm",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(ran.status.success(), "run failed: {}", stderr(&ran));
+    let run = run_dir(out.path());
+    let verified: BTreeSet<(String, String, String)> = read_records(&run.join("results.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Verification(v) if v.status == SampleStatus::Ok => {
+                Some((v.cell.backend, v.cell.layout, v.cell.op))
+            }
+            _ => None,
+        })
+        .collect();
+    let samples = common::samples(&run);
+    let failed: Vec<_> = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Failed)
+        .map(|s| (&s.cell.backend, &s.cell.layout, &s.cell.op, &s.reason))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    let matrix_ops = [
+        "matrix",
+        "random_rows",
+        "feature_project",
+        "mixed",
+        "vector_norm",
+    ];
+    for name in ready {
+        // .npy holds the bare matrix only (no index column, so no `mixed`, and no wide layout);
+        // packed CSV text has no table to read back.
+        let (layouts, skipped): (&[&str], &[&str]) = match name {
+            "py-numpy-npy" => (&["array"], &["mixed"]),
+            "py-pandas-csv" => (&["wide", "array"], &[]),
+            _ => (&["wide", "array"], &[]),
+        };
+        for layout in layouts {
+            for op in matrix_ops.iter().filter(|op| !skipped.contains(op)) {
+                let key = (name.to_string(), layout.to_string(), op.to_string());
+                assert!(verified.contains(&key), "{key:?} measured and verified");
+                assert!(
+                    samples.iter().any(|s| (
+                        s.cell.backend.as_str(),
+                        s.cell.layout.as_str(),
+                        s.cell.op.as_str()
+                    ) == (name, *layout, *op)
+                        && s.status == SampleStatus::Ok),
+                    "{key:?} has a measured sample"
+                );
+            }
+        }
+    }
+}

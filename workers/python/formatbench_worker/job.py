@@ -11,7 +11,7 @@ import sys
 import time
 from importlib import metadata
 
-from . import PROTOCOL_VERSION, threads
+from . import PROTOCOL_VERSION, layouts, threads
 
 REPEAT_PREFIX = ".repeat-"
 LAYOUT_WIDE = "wide"
@@ -48,6 +48,8 @@ def describe():
                  "version": _version(backend.dists[0]) if backend.dists else None,
                  "artifact_from": backend.artifact_from, "unordered": backend.unordered,
                  "deletion_profiles": list(backend.deletion_profiles)}
+        if backend.matrix_layouts:
+            entry["layouts"] = backend.layout_ops()
         if missing:
             entry["unavailable"] = (f"Python package {', '.join(missing)} is not installed "
                                     "(run `formatbench peers install`)")
@@ -154,12 +156,14 @@ def execute(job, cap):
     if backend is None:
         return {"status": "failed", "reason": f"unknown backend '{job['backend']}'"}
     op, target = job["op"], job.get("target", "arrow")
-    if op not in backend.ops and not (op == "write" and job.get("prepare")):
-        raise Unsupported(f"{backend.name} does not do '{op}' natively")
+    layout = job.get("layout", LAYOUT_WIDE)
+    layout_ops = backend.layout_ops().get(layout)
+    if layout_ops is None:
+        raise Unsupported(f"layout '{layout}' is not stored by {backend.name}")
+    if op not in layout_ops and not (op == "write" and job.get("prepare")):
+        raise Unsupported(f"{backend.name} does not do '{op}' natively on the {layout} layout")
     if target not in backend.targets:
         raise Unsupported(f"{backend.name} does not read into or write from '{target}'")
-    if job.get("layout", LAYOUT_WIDE) != LAYOUT_WIDE:
-        raise Unsupported(f"layout '{job['layout']}' is not implemented by {backend.name}")
     if job["profile"] not in backend.profiles:
         return {"status": "failed", "reason": f"{backend.name} has no profile '{job['profile']}'"}
 
@@ -184,7 +188,7 @@ def execute(job, cap):
     source_table = tables.load_source(source_path) if needs_source else None
     schema = source_table.schema if source_table is not None else _schema(source_path)
     ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
-                  index_column=options.get("index"))
+                  index_column=options.get("index"), layout=layout)
     reason = backend.can_store(schema)
     if reason:
         raise Unsupported(reason)
@@ -194,7 +198,12 @@ def execute(job, cap):
     min_calls = int(job.get("min_calls", 1))
 
     if op == "write":
-        data = backend.prepare_input(tables.from_arrow(source_table, target), ctx)
+        stored = backend.prepare_array(layouts.to_array(source_table), ctx) \
+            if layout == layouts.ARRAY else source_table
+        data = backend.prepare_input(tables.from_arrow(stored, target), ctx)
+        del stored
+        sidecar = layout == layouts.ARRAY and backend.array_sidecar
+        names = layouts.feature_names(schema)
         load_s = time.perf_counter() - load_start
         if os.path.exists(artifact):
             shutil.rmtree(artifact)
@@ -206,6 +215,8 @@ def execute(job, cap):
                 directory = os.path.join(artifact, f"{REPEAT_PREFIX}{call}")
                 os.makedirs(directory)
             backend.write(data, directory, ctx)
+            if sidecar:
+                layouts.write_sidecar(directory, names)
 
         gc.collect()
         _, measured = measure(write, min_s, max_calls, min_calls)
@@ -220,10 +231,7 @@ def execute(job, cap):
         answer["digest"] = _files_digest(artifact) if backend.deterministic_files else None
         result = None
         if job.get("verify_out") or not backend.deterministic_files:
-            from .backends.base import Request
-
-            result, _ = backend.read(artifact, Request("all"), ctx)
-            table = tables.to_arrow(result)
+            table = _read_back(backend, artifact, ctx, layout_ops)
             if not backend.deterministic_files:
                 # Files differ run to run (ids, timestamps): what they hold is digested instead.
                 answer["digest"] = "read-back:" + tables.digest(table)
@@ -234,6 +242,8 @@ def execute(job, cap):
 
     if op in ("append", "insert", "update"):
         return _change(job, backend, ctx, source_table, min_s, max_calls, min_calls)
+    if op in layouts.MATRIX_OPS:
+        return _matrix(job, backend, ctx, min_s, max_calls, min_calls)
     request = _request(job, backend, ctx, source_table)
     del source_table
     resident = resident_fraction(files_under(artifact))
@@ -256,6 +266,52 @@ def execute(job, cap):
     answer["settings"] = _settings(backend, ctx, method)
     if folded is not None:
         answer["settings"]["scan_fold"] = f"{folded:016x}"
+    if job.get("verify_out"):
+        # An array layout's read is verified in the source's wide shape.
+        tables.write_ipc(job["verify_out"], layouts.to_wide(table, ctx.schema))
+    return answer
+
+
+def _read_back(backend, artifact, ctx, layout_ops):
+    """What a write left, read back in full for its verification (after the timer): the table
+    in the source's wide shape, or, for a bare matrix that keeps no metadata, its features."""
+    from . import tables
+    from .backends.base import Request
+
+    if "read" in layout_ops:
+        result, _ = backend.read(artifact, Request("all"), ctx)
+        return layouts.to_wide(tables.to_arrow(result), ctx.schema)
+    plan = layouts.MatrixPlan("matrix", ctx.layout, ctx.schema, {})
+    result, _ = backend.matrix(artifact, plan, ctx)
+    return plan.result_table(result)
+
+
+def _matrix(job, backend, ctx, min_s, max_calls, min_calls):
+    """A matrix operation: planned before the timer, done inside it through the backend's own
+    access path (`vector_norm`: its matrix, then NumPy's row norms, as the study does),
+    converted to the table the runner verifies after it."""
+    import numpy as np
+
+    from . import tables
+    from .measure import files_under, measure, resident_fraction
+
+    op, artifact = job["op"], job["artifact"]
+    plan = layouts.MatrixPlan(op, ctx.layout, ctx.schema, job.get("params") or {})
+    resident = resident_fraction(files_under(artifact))
+
+    def call(_):
+        result, method = backend.matrix(artifact, plan, ctx)
+        if op == "vector_norm":
+            result = np.linalg.norm(result, axis=1)
+        return result, method
+
+    gc.collect()
+    (result, method), measured = measure(call, min_s, max_calls, min_calls)
+    table = plan.result_table(result)
+    answer = {"status": "ok", **measured.answer_fields(), "rows": table.num_rows,
+              "columns": table.num_columns, "resident_fraction": resident,
+              "result_bytes": table.nbytes, "digest": tables.digest(table)}
+    answer["settings"] = _settings(backend, ctx, method)
     if job.get("verify_out"):
         tables.write_ipc(job["verify_out"], table)
     return answer

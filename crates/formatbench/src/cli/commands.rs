@@ -178,7 +178,12 @@ fn print_backends() {
                     "built in"
                 }),
             b.profiles.join(","),
-            ops.join(",")
+            // A backend of the array layout only (a bare matrix) does no table operation.
+            if ops.is_empty() {
+                "—".to_string()
+            } else {
+                ops.join(",")
+            }
         );
         println!("{:<24} {} (targets: {})", "", b.about, b.targets.join(", "));
         if b.layouts.len() > 1

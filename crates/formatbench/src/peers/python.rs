@@ -29,6 +29,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/measure.py"),
     ),
     (
+        "formatbench_worker/layouts.py",
+        include_str!("../../../../workers/python/formatbench_worker/layouts.py"),
+    ),
+    (
         "formatbench_worker/tables.py",
         include_str!("../../../../workers/python/formatbench_worker/tables.py"),
     ),

@@ -32,6 +32,8 @@ class Context:
     schema: object  # the source's pyarrow schema
     index_column: str = None
     settings: dict = field(default_factory=dict)
+    #: `wide` or `array` (layouts.py); the schema stays the source's (wide) one.
+    layout: str = "wide"
 
 
 class Backend:
@@ -61,6 +63,32 @@ class Backend:
     unordered = False
     #: Profiles whose tables have rows deleted after writing.
     deletion_profiles = ()
+    #: The layouts on which it does the matrix operations (`matrix`); `array` among them
+    #: means it stores the array layout too, with `array_ops`.
+    matrix_layouts = ()
+    array_ops = ("write", "read", "scan", "matrix", "random_rows", "feature_project", "mixed",
+                 "vector_norm")
+    #: Whether the job writes the feature names beside an array layout (formats that keep
+    #: them inside, as Zarr's attributes do, say no).
+    array_sidecar = True
+
+    def layout_ops(self):
+        """Each layout it stores and the operations it does natively there (`wide` first)."""
+        from ..layouts import ARRAY, MATRIX_OPS, WIDE
+
+        wide = list(self.ops) + (list(MATRIX_OPS) if WIDE in self.matrix_layouts else [])
+        # A backend of the array layout only (a bare matrix) stores no wide table.
+        out = {WIDE: wide} if wide else {}
+        if ARRAY in self.matrix_layouts:
+            out[ARRAY] = list(self.array_ops)
+        return out
+
+    def matrix(self, directory, plan, ctx):
+        """A matrix operation (layouts.MatrixPlan) on the layout in ctx.layout, through the
+        library's own access path; returns (result, method): an N × k float32 NumPy matrix of
+        plan.wanted (`vector_norm` asks for the whole matrix; the job takes the norms), or for
+        `mixed` a table of the requested columns (an array read may keep its `features` list)."""
+        raise Unsupported(f"{self.name} does not do '{plan.op}'")
 
     def probe(self):
         """None, or why the installed libraries cannot run this backend (checked by
@@ -70,6 +98,12 @@ class Backend:
     def can_store(self, schema):
         """None, or why the format cannot hold this schema."""
         return None
+
+    def prepare_array(self, table, ctx):
+        """Turns the source in the array layout (an Arrow table whose `features` column is a
+        FixedSizeList<float32, D>) into the format's own array form, before the conversion to
+        the target; untimed."""
+        return table
 
     def prepare_input(self, data, ctx):
         """Turns the loaded source (already in the target type) into what a write takes;

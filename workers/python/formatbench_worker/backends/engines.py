@@ -8,7 +8,8 @@ except ImportError:
 
 import os
 
-from .base import Backend, Unsupported, data_file, range_bounds
+from ..layouts import ARRAY, FEATURES
+from .base import Backend, Unsupported, data_file, range_bounds, reorder
 
 
 def _connect(path, ctx, read_only):
@@ -76,7 +77,60 @@ class DuckdbBase(Backend):
 class Duckdb(DuckdbBase):
     deterministic_files = False
     name = "py-duckdb"
-    about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes)"
+    about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes; FLOAT[D] arrays)"
+    matrix_layouts = ("wide", "array")
+
+    def matrix(self, directory, plan, ctx):
+        """The study's queries: named feature columns (wide) or the FLOAT[D] column (array)
+        fetched as a DataFrame; rows by `rowid IN (…)`, put back in request order."""
+        import numpy as np
+
+        array = ctx.layout == ARRAY
+        con = self.connection(directory, ctx)
+        try:
+            def frame(columns, rows=None):
+                where = "" if rows is None else \
+                    f" WHERE rowid IN ({', '.join(str(r) for r in rows)})"
+                select = ", ".join(columns)
+                if rows is not None:
+                    select = f"rowid AS profile_row, {select}"
+                return con.sql(f"SELECT {select} FROM t{where}").df()
+
+            def as_matrix(frame):
+                if array:
+                    return np.vstack(frame[FEATURES].to_numpy()).astype(np.float32, copy=False)
+                return frame.to_numpy(np.float32)
+
+            def in_request_order(frame):
+                found = frame["profile_row"].to_numpy()
+                at = np.argsort(found)
+                return frame.iloc[at[np.searchsorted(found[at], plan.rows)]] \
+                    .drop(columns="profile_row").reset_index(drop=True)
+
+            features = [FEATURES] if array else [_quote(n) for n in plan.features]
+            if plan.op in ("matrix", "vector_norm"):
+                return as_matrix(frame(features)), "SELECT … fetchdf(), to_numpy/vstack"
+            if plan.op == "feature_project":
+                if array:
+                    picks = [f"{FEATURES}[{j + 1}] AS {_quote(n)}"
+                             for j, n in zip(plan.wanted_at, plan.wanted)]
+                    return frame(picks).to_numpy(np.float32), \
+                        "SELECT features[j] … (list_extract) fetchdf()"
+                return frame([_quote(n) for n in plan.wanted]).to_numpy(np.float32), \
+                    "SELECT the picked columns fetchdf()"
+            if plan.op == "random_rows":
+                picked = in_request_order(frame(features, sorted(set(plan.rows))))
+                return as_matrix(picked), "rowid IN (…) fetchdf(), request order"
+            metadata = [_quote(n) for n in plan.metadata]
+            if array:
+                picks = [f"{FEATURES}[{j + 1}] AS {_quote(n)}"
+                         for j, n in zip(plan.wanted_at, plan.wanted)]
+            else:
+                picks = [_quote(n) for n in plan.wanted]
+            result = in_request_order(frame(metadata + picks, sorted(set(plan.rows))))
+            return result, "rowid IN (…) with metadata and picked features, request order"
+        finally:
+            con.close()
 
     def relation_source(self, directory):
         return "t"

@@ -6,6 +6,7 @@ try:  # importable without pyarrow, so that --describe can say it is missing
 except ImportError:
     pa = None
 
+from ..layouts import ARRAY, FEATURES, feature_names
 from .base import Backend, DeltaReader, Unsupported, data_file, range_bounds, reorder
 
 
@@ -32,11 +33,81 @@ def _pandas_csv_types(schema):
 
 class PandasCsv(Backend):
     name = "py-pandas-csv"
-    about = "pandas.read_csv / DataFrame.to_csv (C engine, dtypes given)"
-    modules = ("pandas",)
+    about = ("pandas.read_csv / DataFrame.to_csv (C engine, dtypes given; array layout: "
+             "';'-joined shortest round-trip floats in one cell)")
+    modules = ("pandas", "numpy")
     dists = ("pandas",)
     targets = ("pandas",)
     lossy = True
+    matrix_layouts = ("wide", "array")
+    array_ops = ("write", "matrix", "random_rows", "feature_project", "mixed", "vector_norm")
+
+    def prepare_array(self, table, ctx):
+        """The study's delimited array: each row's features as one text cell (untimed)."""
+        import pyarrow.compute as pc
+
+        column = table[FEATURES].combine_chunks()
+        text = pc.cast(column.flatten(), pa.string())
+        lists = pa.ListArray.from_arrays(
+            pa.array(range(0, len(text) + 1, column.type.list_size), pa.int32()), text)
+        cells = pc.binary_join(lists, ";")
+        at = table.schema.get_field_index(FEATURES)
+        return table.set_column(at, pa.field(FEATURES, pa.string(), nullable=False), cells)
+
+    def _array_frame(self, path, ctx, columns=None):
+        import pandas as pd
+
+        dtypes, dates = _pandas_csv_types(ctx.schema)
+        keep = None if columns is None else set(columns)
+        dtypes = {k: v for k, v in dtypes.items() if keep is None or k in keep}
+        dtypes[FEATURES] = "str"
+        names = set(feature_names(ctx.schema))
+        dtypes = {k: v for k, v in dtypes.items() if k not in names}
+        dates = [d for d in dates if keep is None or d in keep]
+        return pd.read_csv(path, usecols=columns, dtype=dtypes, parse_dates=dates)
+
+    @staticmethod
+    def _unpack(cells):
+        import numpy as np
+
+        return np.vstack([np.fromstring(c, sep=";", dtype=np.float32) for c in cells])
+
+    def matrix(self, directory, plan, ctx):
+        import numpy as np
+        import pandas as pd
+
+        path = data_file(directory, "csv")
+        array = ctx.layout == ARRAY
+
+        def whole():
+            if array:
+                return self._unpack(self._array_frame(path, ctx, [FEATURES])[FEATURES])
+            return pd.read_csv(path, usecols=plan.features, dtype=np.float32) \
+                .to_numpy(np.float32)
+
+        how = "read_csv(usecols=['features']), np.fromstring per row, vstack" if array \
+            else "read_csv(usecols=features).to_numpy()"
+        if plan.op in ("matrix", "vector_norm"):
+            return whole(), how
+        if plan.op == "random_rows":
+            # CSV has no row access: the whole matrix, then the rows.
+            return whole()[plan.rows], f"{how}, then [rows]"
+        if plan.op == "feature_project":
+            if array:
+                return np.ascontiguousarray(whole()[:, plan.wanted_at]), f"{how}, then [:, picked]"
+            frame = pd.read_csv(path, usecols=plan.wanted, dtype=np.float32)
+            return frame[plan.wanted].to_numpy(np.float32), "read_csv(usecols=picked).to_numpy()"
+        if not array:
+            dtypes, dates = _pandas_csv_types(ctx.schema)
+            frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates)
+            return frame.iloc[plan.rows][plan.requested].reset_index(drop=True), \
+                "full parse + iloc"
+        frame = self._array_frame(path, ctx).iloc[plan.rows].reset_index(drop=True)
+        picked = self._unpack(frame[FEATURES])[:, plan.wanted_at]
+        frame = frame.drop(columns=FEATURES)
+        for j, name in enumerate(plan.wanted):
+            frame[name] = picked[:, j]
+        return frame, "full parse + iloc, picked features unpacked"
 
     def can_store(self, schema):
         return _no_nested(schema)

@@ -7,7 +7,8 @@ try:  # importable without pyarrow, so that --describe can say it is missing
 except ImportError:
     pa = pc = None
 
-from .base import Backend, Unsupported, data_file, range_bounds
+from ..layouts import ARRAY, FEATURES, list_matrix, matrix_of
+from .base import Backend, Unsupported, data_file, range_bounds, reorder
 
 
 def _arrow(data):
@@ -25,7 +26,68 @@ def _finish(table, ctx):
     return table if ctx.target == "arrow" else table.to_pandas()
 
 
-class PyarrowParquet(Backend):
+def _pandas_matrix(table):
+    """Wide columns to a matrix as the study does it: through pandas."""
+    import numpy as np
+
+    return table.to_pandas().to_numpy(np.float32)
+
+
+def _without_string_views(table):
+    """String-view columns as large strings, for pyarrow's take kernel (a cast of types)."""
+    plain = pa.schema([f.with_type(pa.large_string()) if pa.types.is_string_view(f.type)
+                       else f for f in table.schema])
+    return table.cast(plain)
+
+
+class ArrowMatrices:
+    """The layout study's access paths for a format read into Arrow tables (`_columns` reads
+    named columns; `_take` sorted rows of named columns): wide layouts name the feature
+    columns and go through pandas, array layouts read the list column and reshape its values,
+    and picked features of an array are gathered from the whole matrix."""
+
+    matrix_layouts = ("wide", "array")
+    #: How `_take` is done, for `method`.
+    take_method = ""
+    #: Whether its tables may hold string views, which pyarrow's take kernel lacks.
+    string_views = False
+
+    def matrix(self, directory, plan, ctx):
+        import numpy as np
+
+        width = len(plan.features)
+        array = ctx.layout == ARRAY
+        if plan.op in ("matrix", "vector_norm"):
+            if array:
+                return list_matrix(self._columns(directory, [FEATURES], ctx)[FEATURES], width), \
+                    "list column read, values reshaped"
+            return _pandas_matrix(self._columns(directory, plan.features, ctx)), \
+                "feature columns read, to_pandas().to_numpy()"
+        if plan.op == "feature_project":
+            if array:
+                whole = list_matrix(self._columns(directory, [FEATURES], ctx)[FEATURES], width)
+                return np.ascontiguousarray(whole[:, plan.wanted_at]), \
+                    "list column read, picked features gathered"
+            return _pandas_matrix(self._columns(directory, plan.wanted, ctx)), \
+                "the picked columns read, to_pandas().to_numpy()"
+        wanted = sorted(set(plan.rows))
+        order = reorder(wanted, plan.rows)
+        take = self._take
+        if self.string_views:
+            def take(*args):
+                return _without_string_views(self._take(*args))
+        if plan.op == "random_rows":
+            names = [FEATURES] if array else plan.features
+            table = take(directory, wanted, names, ctx).take(order)
+            if array:
+                return list_matrix(table[FEATURES], width), f"{self.take_method}, reshaped"
+            return matrix_of(table, plan.features), f"{self.take_method} of the feature columns"
+        names = plan.metadata + ([FEATURES] if array else plan.wanted)
+        return take(directory, wanted, names, ctx).take(order), \
+            f"{self.take_method} of the metadata and picked columns"
+
+
+class PyarrowParquet(ArrowMatrices, Backend):
     name = "py-pyarrow-parquet"
     about = "pyarrow.parquet (default: snappy; compact: zstd-3, no dictionary, BSS floats)"
     modules = ("pyarrow.parquet", "pyarrow.dataset")
@@ -36,6 +98,9 @@ class PyarrowParquet(Backend):
     def _options(self, ctx):
         if ctx.profile == "compact":
             floats = [f.name for f in ctx.schema if pa.types.is_floating(f.type)]
+            if ctx.layout == ARRAY:
+                # The list's values, as pyarrow names the leaf (the study's setting).
+                floats = [f"{FEATURES}.list.element"]
             return dict(compression="zstd", compression_level=3, use_dictionary=False,
                         use_byte_stream_split=floats or False)
         return dict(compression="snappy")
@@ -84,8 +149,22 @@ class PyarrowParquet(Backend):
         table = ds.dataset(path, format="parquet").take(pa.array(request.rows, pa.int64()))
         return _finish(table, ctx), "pyarrow.dataset take"
 
+    take_method = "pyarrow.dataset take"
 
-class PyarrowFeather(Backend):
+    def _columns(self, directory, names, ctx):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(data_file(directory, "parquet"), columns=names,
+                             use_threads=ctx.threads > 1)
+
+    def _take(self, directory, rows, names, ctx):
+        import pyarrow.dataset as ds
+
+        dataset = ds.dataset(data_file(directory, "parquet"), format="parquet")
+        return dataset.take(pa.array(rows, pa.int64()), columns=names)
+
+
+class PyarrowFeather(ArrowMatrices, Backend):
     name = "py-pyarrow-feather"
     about = "pyarrow.feather, Arrow IPC files (default: uncompressed; lz4; zstd)"
     modules = ("pyarrow.feather",)
@@ -121,12 +200,27 @@ class PyarrowFeather(Backend):
         return _finish(table.take(pa.array(request.rows, pa.int64())), ctx), \
             f"read_table ({how}) + take"
 
+    @property
+    def take_method(self):
+        return f"read_table ({'memory-mapped' if self.memory_map else 'plain reads'}) + take"
+
+    def _columns(self, directory, names, ctx):
+        import pyarrow.feather as feather
+
+        return feather.read_table(data_file(directory, "arrow"), columns=names,
+                                  use_threads=ctx.threads > 1, memory_map=self.memory_map)
+
+    def _take(self, directory, rows, names, ctx):
+        return self._columns(directory, names, ctx).take(pa.array(rows, pa.int64()))
+
 
 class PyarrowFeatherMmap(PyarrowFeather):
     name = "py-pyarrow-feather-mmap"
     about = "pyarrow.feather read with memory_map=True (reads the py-pyarrow-feather file)"
     profiles = ("default",)
     ops = ("read", "scan", "project", "range", "take")
+    array_ops = ("read", "scan", "matrix", "random_rows", "feature_project", "mixed",
+                 "vector_norm")
     memory_map = True
 
 
