@@ -97,12 +97,14 @@ impl FloatMatrix {
         let mut values = vec![0f32; rows * cols];
         let mut first_row = 0;
         for batch in batches {
+            let schema = batch.schema();
+            let positions = crate::backend::positions_by_name(&schema);
             let columns = names
                 .iter()
                 .map(|name| {
-                    batch
-                        .column_by_name(name)
-                        .and_then(|c| c.as_primitive_opt::<Float32Type>())
+                    positions
+                        .get(name.as_str())
+                        .and_then(|&i| batch.column(i).as_primitive_opt::<Float32Type>())
                         .map(|c| c.values().as_ref())
                         .ok_or_else(|| KitError::Invalid(format!("no float32 column '{name}'")))
                 })
@@ -166,12 +168,14 @@ impl FloatMatrix {
     }
 }
 
-/// Rows of at most this many are interleaved at a time: the destination block (64 rows × D
-/// floats) stays in cache while every column writes into it, instead of one write per 4·D bytes.
+/// The transpose goes in tiles of this many rows × [`INTERLEAVE_COLUMNS`] columns: each row of
+/// a tile is one 64-byte line of the destination, and a tile's sources (16 runs of 64 floats)
+/// stay in cache while it is written, where a column at a time would touch a new page per row.
 const INTERLEAVE_ROWS: usize = 64;
+const INTERLEAVE_COLUMNS: usize = 16;
 
 /// Writes `columns` (each `out.len() / columns.len()` long) into `out` row by row: the
-/// column-to-row transpose a wide layout pays for a row-major matrix, done in cache-sized blocks.
+/// column-to-row transpose a wide layout pays for a row-major matrix, done in cache-sized tiles.
 pub fn interleave(columns: &[&[f32]], out: &mut [f32]) {
     let cols = columns.len();
     if cols == 0 {
@@ -181,9 +185,39 @@ pub fn interleave(columns: &[&[f32]], out: &mut [f32]) {
     for start in (0..rows).step_by(INTERLEAVE_ROWS) {
         let end = (start + INTERLEAVE_ROWS).min(rows);
         let block = &mut out[start * cols..end * cols];
-        for (j, column) in columns.iter().enumerate() {
-            for (r, v) in column[start..end].iter().enumerate() {
-                block[r * cols + j] = *v;
+        for (t, tile) in columns.chunks(INTERLEAVE_COLUMNS).enumerate() {
+            let first = t * INTERLEAVE_COLUMNS;
+            for (r, row) in block.chunks_exact_mut(cols).enumerate() {
+                let line = &mut row[first..first + tile.len()];
+                for (cell, column) in line.iter_mut().zip(tile) {
+                    *cell = column[start + r];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interleave;
+
+    #[test]
+    fn interleave_puts_every_value_at_its_row_and_column_for_any_tile_remainder() {
+        for (rows, cols) in [(0, 3), (1, 1), (65, 17), (130, 33), (7, 40)] {
+            let columns: Vec<Vec<f32>> = (0..cols)
+                .map(|j| (0..rows).map(|r| (r * 1000 + j) as f32).collect())
+                .collect();
+            let refs: Vec<&[f32]> = columns.iter().map(Vec::as_slice).collect();
+            let mut out = vec![f32::NAN; rows * cols];
+            interleave(&refs, &mut out);
+            for r in 0..rows {
+                for j in 0..cols {
+                    assert_eq!(
+                        out[r * cols + j],
+                        (r * 1000 + j) as f32,
+                        "{rows}×{cols} at {r},{j}"
+                    );
+                }
             }
         }
     }

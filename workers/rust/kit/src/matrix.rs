@@ -62,18 +62,23 @@ impl MatrixPlan {
             }
             _ => features.clone(),
         };
+        // By name through a map: a wide table asks for thousands of features.
+        let mut position = std::collections::HashMap::with_capacity(features.len());
+        for (i, f) in features.iter().enumerate() {
+            position.entry(f.as_str()).or_insert(i);
+        }
         let wanted: Vec<String> = requested
             .iter()
-            .filter(|n| features.contains(n))
+            .filter(|n| position.contains_key(n.as_str()))
             .cloned()
             .collect();
         let wanted_at = wanted
             .iter()
-            .filter_map(|n| features.iter().position(|f| f == n))
+            .filter_map(|n| position.get(n.as_str()).copied())
             .collect();
         let metadata: Vec<String> = requested
             .iter()
-            .filter(|n| !features.contains(n))
+            .filter(|n| !position.contains_key(n.as_str()))
             .cloned()
             .collect();
         if metadata.iter().any(|m| source.index_of(m).is_err()) {
