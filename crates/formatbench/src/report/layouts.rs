@@ -5,6 +5,8 @@ use super::format;
 use crate::stats::{CellSummary, RunSummary};
 use std::collections::BTreeMap;
 
+pub(super) mod seed;
+
 /// A table ready for any renderer: the first `text_columns` columns are text, the rest numbers.
 pub(super) struct Table {
     pub title: String,
@@ -238,6 +240,7 @@ const ACCESS_LIMIT: f64 = 3.0;
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
     let mut out = array_vs_wide(summary);
     out.extend(against_floor(summary));
+    out.extend(seed::floor_table(summary));
     out.extend(access_paths(summary));
     out
 }

@@ -247,6 +247,14 @@ fn writes_both_reports() -> Result<(), Error> {
 /// Records of a matrix operation where the paired ratio (2.00×: the median of the per-round
 /// ratios) and the ratio of medians (5 ÷ 3 = 1.67×) differ, with the `.npy` floor fastest.
 fn paired_records() -> Vec<crate::results::Record> {
+    matrix_records(&[
+        ("npy", "array", [1.0, 2.0, 3.0, 4.0, 5.0]),
+        ("parquet", "wide", [5.0, 4.0, 3.5, 8.0, 10.0]),
+    ])
+}
+
+/// Verified `matrix` samples of `(backend, layout, walls by round)` on one dataset.
+fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Record> {
     use crate::results::{CellKey, Record, SampleRecord, VerificationRecord};
     let key = |backend: &str, layout: &str| CellKey {
         dataset: "matrix-1000x8".into(),
@@ -260,10 +268,7 @@ fn paired_records() -> Vec<crate::results::Record> {
         cache: "warm".into(),
     };
     let mut records = Vec::new();
-    for (cell, walls) in [
-        (key("npy", "array"), [1.0, 2.0, 3.0, 4.0, 5.0]),
-        (key("parquet", "wide"), [5.0, 4.0, 3.5, 8.0, 10.0]),
-    ] {
+    for (cell, walls) in cells.iter().map(|(b, l, w)| (key(b, l), *w)) {
         records.push(Record::Verification(VerificationRecord {
             run_id: "run-1".into(),
             cell: cell.clone(),
@@ -309,4 +314,35 @@ fn one_ratio_feeds_tables_charts_and_layout_tables() {
         ["parquet", "default", "wide", paired.as_str()]
     );
     assert_eq!(summary.geomeans[1].ratio, 2.0);
+}
+
+#[test]
+fn the_seed_floor_table_sets_the_study_ratios_beside_peer_and_native_ones() {
+    let summary = crate::stats::summarize_run(&matrix_records(&[
+        ("npy", "array", [1.0; 5]),
+        ("py-numpy-npy", "array", [2.0; 5]),
+        ("parquet", "array", [3.0; 5]),
+        ("parquet", "wide", [30.0; 5]),
+        ("py-pyarrow-parquet", "array", [10.0; 5]),
+        ("py-pyarrow-parquet", "wide", [60.0; 5]),
+    ]));
+    let table = &layouts::seed::floor_table(&summary)[0];
+    assert!(
+        table.title.contains("py-numpy-npy 2.00 s, npy 1.00 s"),
+        "{}",
+        table.title
+    );
+    // Only Parquet ran: its two layouts, the array one the best; seed, peer, native per op.
+    assert_eq!(table.rows.len(), 2, "{:?}", table.rows);
+    let (r, d) = (format::ratio, format::DASH);
+    assert_eq!(
+        table.rows[0][..5],
+        ["Parquet", "wide", &r(37.0), &r(30.0), &r(30.0)]
+    );
+    assert_eq!(
+        table.rows[1][..5],
+        ["Parquet", "array (best)", &r(8.9), &r(5.0), &r(3.0)]
+    );
+    // random_rows did not run: the seed's figure stands alone.
+    assert_eq!(table.rows[1][5..8], [r(85.0), d.to_string(), d.to_string()]);
 }
