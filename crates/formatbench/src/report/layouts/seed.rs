@@ -69,6 +69,15 @@ const LIBRARIES: [Library; 7] = [
     },
 ];
 
+/// One layout of a library as measured: its name, the seed's ratios, this run's peer and
+/// native ratios (by [`OPS`]).
+struct Measured {
+    layout: &'static str,
+    seed: [f64; 3],
+    peer: Vec<Option<f64>>,
+    native: Vec<Option<f64>>,
+}
+
 const LEGEND: &str = "each layout's wall time ÷ its floor's for the study's three floor operations: seed = seed 004's published ratio (2,000 × 8,192, its machine), peer = the study's library here ÷ py-numpy-npy, native = formatbench's reader ÷ npy (default profiles, paired by round); the best row of each library is its best layout by this run's matrix ratio (peer, else native)";
 
 /// One table per dataset where a floor ran beside a library of the study.
@@ -100,7 +109,7 @@ pub(in crate::report) fn floor_table(summary: &RunSummary) -> Vec<Table> {
         let mut rows = Vec::new();
         for library in &LIBRARIES {
             let mut measured = Vec::new();
-            for (layout, seed) in &library.seed {
+            for &(layout, ref seed) in &library.seed {
                 let peer: Vec<Option<f64>> = OPS
                     .iter()
                     .map(|op| ratio(ops_of(library.peer, layout), floors.0, op))
@@ -109,30 +118,32 @@ pub(in crate::report) fn floor_table(summary: &RunSummary) -> Vec<Table> {
                     .iter()
                     .map(|op| ratio(ops_of(library.native, layout), floors.1, op))
                     .collect();
-                measured.push((*layout, *seed, peer, native));
+                measured.push(Measured {
+                    layout,
+                    seed: *seed,
+                    peer,
+                    native,
+                });
             }
             if measured
                 .iter()
-                .all(|(_, _, p, n)| p.iter().chain(n).all(Option::is_none))
+                .all(|m| m.peer.iter().chain(&m.native).all(Option::is_none))
             {
                 continue;
             }
             // The library's best layout by this run's matrix ratio.
-            let key = |m: &(&str, [f64; 3], Vec<Option<f64>>, Vec<Option<f64>>)| {
-                m.2[0].or(m.3[0]).unwrap_or(f64::INFINITY)
-            };
             let best = measured
                 .iter()
-                .map(key)
+                .map(|m| m.peer[0].or(m.native[0]).unwrap_or(f64::INFINITY))
                 .enumerate()
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(i, _)| i);
-            for (i, (layout, seed, peer, native)) in measured.iter().enumerate() {
+            for (i, m) in measured.iter().enumerate() {
                 let mark = if Some(i) == best { " (best)" } else { "" };
-                let mut row = vec![library.name.to_string(), format!("{layout}{mark}")];
+                let mut row = vec![library.name.to_string(), format!("{}{mark}", m.layout)];
                 for k in 0..OPS.len() {
-                    row.push(format::ratio(seed[k]));
-                    for value in [peer[k], native[k]] {
+                    row.push(format::ratio(m.seed[k]));
+                    for value in [m.peer[k], m.native[k]] {
                         row.push(value.map_or_else(|| format::DASH.to_string(), format::ratio));
                     }
                 }
