@@ -193,7 +193,7 @@ impl Backend for Parquet {
                 if let [only] = indices[..] {
                     let field = &ctx.schema.fields()[only];
                     let path = data_file(dir, "parquet");
-                    if let Some(batch) = fixed_list::read(&path, field, ctx.threads)? {
+                    if let Some(batch) = fixed_list::read(&path, field, None, ctx.threads)? {
                         return Ok((
                             Loaded::Table(vec![batch]),
                             "fixed-size float list read from its leaf values (levels checked)",
@@ -260,22 +260,40 @@ impl Backend for Parquet {
                         "row {past} is past the end ({total} rows)"
                     )));
                 }
-                let found = read_columns(dir, ctx.threads, &indices, |builder| {
-                    let ranges = sorted.iter().map(|&r| r..r + 1);
-                    Ok(builder
-                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
-                })?;
-                let found = concat_batches(&schema, &found)?;
+                // The array layout's one fixed-size list: its picked rows from the leaf.
+                let fixed = match indices[..] {
+                    [only] => fixed_list::read(
+                        &data_file(dir, "parquet"),
+                        &ctx.schema.fields()[only],
+                        Some(&sorted),
+                        ctx.threads,
+                    )?,
+                    _ => None,
+                };
+                let how = match fixed {
+                    Some(_) => "fixed-size float list rows read from its leaf values (levels checked) + reorder",
+                    None => "row selection of single rows + reorder",
+                };
+                let found = match fixed {
+                    Some(batch) => batch,
+                    None => {
+                        let found =
+                            read_columns(dir, ctx.threads, &indices, |builder| {
+                                let ranges = sorted.iter().map(|&r| r..r + 1);
+                                Ok(builder.with_row_selection(
+                                    RowSelection::from_consecutive_ranges(ranges, total),
+                                ))
+                            })?;
+                        concat_batches(&schema, &found)?
+                    }
+                };
                 // Rows come back sorted; put them in the requested order.
                 let order: Vec<u32> = rows
                     .iter()
                     .map(|r| sorted.partition_point(|&s| s < *r as usize) as u32)
                     .collect();
                 let taken = take_record_batch(&found, &arrow::array::UInt32Array::from(order))?;
-                (
-                    Loaded::Table(vec![taken]),
-                    "row selection of single rows + reorder",
-                )
+                (Loaded::Table(vec![taken]), how)
             }
         })
     }

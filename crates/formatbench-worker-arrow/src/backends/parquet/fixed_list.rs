@@ -38,20 +38,23 @@ pub(super) fn float_list_width(field: &Field) -> Option<usize> {
     }
 }
 
-/// Rows `first..first + rows` of row group `group`, read into `out` (`rows × width` values).
+/// Runs of rows of row group `group` (`(first, count)`, ascending, within the group) read
+/// one after another into `out` (their `count × width` values each).
 struct Part<'a> {
     group: usize,
-    first: usize,
-    rows: usize,
+    runs: Vec<(usize, usize)>,
     out: &'a mut [f32],
 }
 
 /// Reads the column `field` (a fixed-size float list, [`float_list_width`]) of the Parquet
-/// file at `path` as one batch on up to `threads` threads; `None` when the file holds a null
-/// or a row of another length, so the generic reader must run.
+/// file at `path` as one batch on up to `threads` threads: every row, or the `rows` given
+/// (ascending, distinct, in range) in that order, skipping the others a page at a time where
+/// it can; `None` when the file holds a null or a row of another length, so the generic reader
+/// must run.
 pub(super) fn read(
     path: &std::path::Path,
     field: &FieldRef,
+    rows: Option<&[usize]>,
     threads: usize,
 ) -> Result<Option<RecordBatch>, WorkerError> {
     let Some(width) = float_list_width(field) else {
@@ -72,21 +75,37 @@ pub(super) fn read(
     }
     let threads = threads.max(1);
     let total_rows = rows_of(meta.file_metadata().num_rows())?;
-    let mut values = vec![0f32; total_rows * width];
+    let wanted = rows.map_or(total_rows, <[usize]>::len);
+    let mut values = vec![0f32; wanted * width];
     let mut parts = Vec::new();
     let mut rest = values.as_mut_slice();
+    let mut group_start = 0;
     for group in 0..meta.num_row_groups() {
         let group_rows = rows_of(meta.row_group(group).num_rows())?;
-        for range in ipc_parts::parallel::split(group_rows, threads) {
-            let (out, after) = std::mem::take(&mut rest).split_at_mut(range.len() * width);
+        let runs_of_group: Vec<Vec<(usize, usize)>> = match rows {
+            // Every row: the group's rows split among the threads.
+            None => ipc_parts::parallel::split(group_rows, threads)
+                .into_iter()
+                .map(|range| vec![(range.start, range.len())])
+                .collect(),
+            Some(rows) => {
+                let start = rows.partition_point(|&r| r < group_start);
+                let end = rows.partition_point(|&r| r < group_start + group_rows);
+                let runs = consecutive_runs(&rows[start..end], group_start);
+                if runs.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![runs]
+                }
+            }
+        };
+        for runs in runs_of_group {
+            let count: usize = runs.iter().map(|&(_, n)| n).sum();
+            let (out, after) = std::mem::take(&mut rest).split_at_mut(count * width);
             rest = after;
-            parts.push(Mutex::new(Some(Part {
-                group,
-                first: range.start,
-                rows: range.len(),
-                out,
-            })));
+            parts.push(Mutex::new(Some(Part { group, runs, out })));
         }
+        group_start += group_rows;
     }
     if !rest.is_empty() {
         return Ok(None);
@@ -152,40 +171,60 @@ fn read_part(
 ) -> Result<bool, WorkerError> {
     let row_group = reader.get_row_group(part.group)?;
     let mut column = get_typed_column_reader::<FloatType>(row_group.get_column_reader(leaf)?);
-    if part.first > 0 && column.skip_records(part.first)? != part.first {
-        return Ok(false);
-    }
     let block_rows = (BLOCK_VALUES / width).max(1);
     let mut block = Vec::with_capacity(block_rows * width);
     let (mut definitions, mut repetitions) = (Vec::new(), Vec::new());
-    let mut done = 0;
-    while done < part.rows {
-        block.clear();
-        definitions.clear();
-        repetitions.clear();
-        let wanted = block_rows.min(part.rows - done);
-        let (records, read, levels) = column.read_records(
-            wanted,
-            Some(&mut definitions),
-            Some(&mut repetitions),
-            &mut block,
-        )?;
-        // Every level holds a value (no null list or item), and each whole record read is
-        // exactly `width` values: a 0 (a new row) then `width - 1` ones.
-        let fits = records > 0
-            && read == levels
-            && levels == records * width
-            && block.len() == levels
-            && repetitions
-                .chunks_exact(width)
-                .all(|row| row[0] == 0 && row[1..].iter().all(|&r| r == 1));
-        if !fits {
+    // `position`: the group's next row under the reader; `done`: rows written to `out`.
+    let (mut position, mut done) = (0, 0);
+    for &(first, count) in &part.runs {
+        let skip = first - position;
+        if skip > 0 && column.skip_records(skip)? != skip {
             return Ok(false);
         }
-        part.out[done * width..(done + records) * width].copy_from_slice(&block);
-        done += records;
+        let end = done + count;
+        while done < end {
+            block.clear();
+            definitions.clear();
+            repetitions.clear();
+            let wanted = block_rows.min(end - done);
+            let (records, read, levels) = column.read_records(
+                wanted,
+                Some(&mut definitions),
+                Some(&mut repetitions),
+                &mut block,
+            )?;
+            // Every level holds a value (no null list or item), and each whole record read is
+            // exactly `width` values: a 0 (a new row) then `width - 1` ones.
+            let fits = records > 0
+                && read == levels
+                && levels == records * width
+                && block.len() == levels
+                && repetitions
+                    .chunks_exact(width)
+                    .all(|row| row[0] == 0 && row[1..].iter().all(|&r| r == 1));
+            if !fits {
+                return Ok(false);
+            }
+            part.out[done * width..(done + records) * width].copy_from_slice(&block);
+            done += records;
+        }
+        position = first + count;
     }
     Ok(true)
+}
+
+/// `rows` (ascending, distinct, of one row group starting at row `group_start`) as runs of
+/// consecutive rows, `(first, count)` within the group.
+fn consecutive_runs(rows: &[usize], group_start: usize) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &row in rows {
+        let local = row - group_start;
+        match runs.last_mut() {
+            Some((first, count)) if *first + *count == local => *count += 1,
+            _ => runs.push((local, 1)),
+        }
+    }
+    runs
 }
 
 #[cfg(test)]
@@ -252,7 +291,7 @@ mod tests {
             let list = fixed(rows, width);
             let path = write(&dir, Arc::new(list.clone()), group_rows);
             let field: FieldRef = Arc::new(Field::new("features", list.data_type().clone(), true));
-            let batch = read(&path, &field, threads).unwrap().unwrap();
+            let batch = read(&path, &field, None, threads).unwrap().unwrap();
             assert_eq!(batch.num_rows(), rows);
             let expected = generic(&path);
             let expected =
@@ -279,7 +318,10 @@ mod tests {
         let fixed_type = list.data_type().clone();
         let field: FieldRef = Arc::new(Field::new("features", fixed_type, true));
         let path = write(&dir, Arc::new(with_null), 1024);
-        assert!(read(&path, &field, 2).unwrap().is_none(), "a null row");
+        assert!(
+            read(&path, &field, None, 2).unwrap().is_none(),
+            "a null row"
+        );
         // A plain list whose row 11 holds 3 values, read as if it were fixed at 4.
         let mut offsets = vec![0i32];
         for r in 0..30 {
@@ -295,9 +337,12 @@ mod tests {
         .unwrap();
         assert_eq!(ragged.len(), 30);
         let path = write(&dir, Arc::new(ragged), 1024);
-        assert!(read(&path, &field, 2).unwrap().is_none(), "a short row");
+        assert!(
+            read(&path, &field, None, 2).unwrap().is_none(),
+            "a short row"
+        );
         // Not a fixed-size float list at all.
         let plain: FieldRef = Arc::new(Field::new("features", DataType::Float32, true));
-        assert!(read(&path, &plain, 1).unwrap().is_none());
+        assert!(read(&path, &plain, None, 1).unwrap().is_none());
     }
 }
