@@ -190,13 +190,14 @@ rows = 2_000
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_python_peer_of_the_layout_study_runs_its_layouts_and_matrix_operations() {
-    // The layout study's libraries (seed 004) that run here; TileDB waits for pandas < 3.
+    // The layout study's libraries (seed 004).
     let study = [
         "py-pyarrow-parquet",
         "py-pyarrow-feather",
         "py-lance",
         "py-vortex",
         "py-zarr",
+        "py-tiledb",
         "py-duckdb",
         "py-numpy-npy",
         "py-pandas-csv",

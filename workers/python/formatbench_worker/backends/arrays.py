@@ -265,31 +265,66 @@ class Npy(Backend):
         raise Unsupported("the bare matrix keeps no metadata columns for 'mixed'")
 
 
+def _pandas_before_3():
+    """Whether tiledb's dataframe functions (from_pandas, .df) can run: they need pandas < 3."""
+    from importlib import metadata
+
+    try:
+        return int(metadata.version("pandas").split(".")[0]) < 3
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+
+
 class TileDB(Backend):
+    """Tables through tiledb.from_pandas where pandas < 3; the layout study's two layouts
+    through the array API either way, as the study stores them: `wide` as one float32
+    attribute per feature on a dense 1-D domain `profile`, `array` as a dense 2-D domain
+    `profile` × `feature` with one attribute `value`; the metadata columns and the feature
+    names in `array.meta` (JSON)."""
+
     deterministic_files = False
     name = "py-tiledb"
-    about = "TileDB: a dense dataframe array from tiledb.from_pandas"
+    about = ("TileDB: the layout study's dense arrays through the array API (wide: an attribute "
+             "per feature; array: a 2-D domain; metadata in array.meta), and tables through "
+             "tiledb.from_pandas where pandas < 3")
     dists = ("tiledb",)
-    modules = ("tiledb", "pandas")
-    targets = ("pandas",)
+    modules = ("tiledb", "numpy")
+    tables = _pandas_before_3()
+    # Without pandas < 3 there is no dataframe path: only feature matrices are stored.
+    ops = Backend.ops if tables else ()
+    targets = ("pandas",) if tables else ("arrow",)
+    matrix_layouts = ("array",) if tables else ("wide", "array")
+    # The feature names go into the array's metadata, as the study keeps them.
+    array_sidecar = False
 
-    def probe(self):
-        from importlib import metadata
+    def layout_ops(self):
+        out = super().layout_ops()
+        if not self.tables:
+            from ..layouts import MATRIX_OPS, WIDE
 
-        pandas = metadata.version("pandas")
-        if int(pandas.split(".")[0]) >= 3:
-            return f"TileDB's dataframe functions need pandas < 3.0; pandas {pandas} is installed"
-        return None
+            out[WIDE] = ["write", "read", "scan", *MATRIX_OPS]
+        return out
+
+    def _dataframes(self, ctx):
+        return self.tables and ctx.layout != ARRAY
 
     def write(self, data, directory, ctx):
         import tiledb
 
-        tiledb.from_pandas(os.path.join(directory, "data.tiledb"), data)
+        path = os.path.join(directory, "data.tiledb")
+        if self._dataframes(ctx):
+            tiledb.from_pandas(path, data)
+            return
+        self._write_matrix(path, data, ctx)
 
     def read(self, directory, request, ctx):
         import tiledb
 
         with tiledb.open(os.path.join(directory, "data.tiledb")) as array:
+            if not self._dataframes(ctx):
+                if request.kind != "all":
+                    raise Unsupported(f"{self.name} reads its feature arrays whole")
+                return self._matrix_table(array, ctx), "array[:] with the metadata from array.meta"
             if request.kind == "all":
                 return self._frame(array.df[:]), "df[:]"
             if request.kind == "columns":
@@ -310,6 +345,141 @@ class TileDB(Backend):
     def _frame(frame):
         # The row dimension comes back as the index; the table's columns are the attributes.
         return frame.reset_index(drop=True)
+
+    # --- the layout study's arrays ---
+
+    @staticmethod
+    def _columns(data):
+        """name → NumPy array of a pyarrow table or a pandas frame (the array layout's
+        `features` as an N × D matrix)."""
+        import numpy as np
+
+        out = {}
+        for name in data.columns if not hasattr(data, "column_names") else data.column_names:
+            column = data[name]
+            if name == FEATURES:
+                if hasattr(column, "combine_chunks"):
+                    column = column.combine_chunks()
+                    out[name] = column.flatten().to_numpy().reshape(len(column), -1)
+                else:
+                    out[name] = np.stack(column.to_numpy())
+            else:
+                out[name] = column.to_numpy()
+        return out
+
+    def _write_matrix(self, path, data, ctx):
+        import json
+
+        import numpy as np
+        import tiledb
+
+        from ..layouts import feature_names
+
+        names = feature_names(ctx.schema)
+        if not names:
+            raise Unsupported("TileDB's dataframe functions need pandas < 3.0: without them "
+                              "this peer stores feature matrices only, and this table has no "
+                              "float32 features")
+        columns = self._columns(data)
+        rows = len(next(iter(columns.values())))
+        profile = tiledb.Dim(name="profile", domain=(0, max(rows, 1) - 1),
+                             tile=max(min(rows, 1024), 1), dtype=np.int32)
+        if ctx.layout == ARRAY:
+            feature = tiledb.Dim(name="feature", domain=(0, len(names) - 1),
+                                 tile=min(len(names), 1024), dtype=np.int32)
+            domain = tiledb.Domain(profile, feature)
+            attrs = [tiledb.Attr(name="value", dtype=np.float32)]
+            values = np.ascontiguousarray(columns[FEATURES], dtype=np.float32)
+        else:
+            domain = tiledb.Domain(profile)
+            attrs = [tiledb.Attr(name=n, dtype=np.float32) for n in names]
+            values = {n: np.ascontiguousarray(columns[n], dtype=np.float32) for n in names}
+        tiledb.Array.create(path, tiledb.ArraySchema(domain=domain, sparse=False, attrs=attrs))
+        metadata = [f.name for f in ctx.schema if f.name not in set(names)]
+        with tiledb.open(path, "w") as array:
+            array[:] = values
+            array.meta["layout"] = "tiledb_dense" if ctx.layout == ARRAY else "tiledb_wide"
+            array.meta["feature_names"] = json.dumps(names)
+            for name in metadata:
+                array.meta[f"column:{name}"] = json.dumps(columns[name].tolist(), default=str)
+
+    @staticmethod
+    def _metadata(array, ctx, names, rows=None):
+        """The metadata columns kept in array.meta, as the source's types (rows: positions)."""
+        import json
+
+        columns, fields = [], []
+        for name in names:
+            values = json.loads(array.meta[f"column:{name}"])
+            if rows is not None:
+                values = [values[r] for r in rows]
+            field = ctx.schema.field(name)
+            columns.append(pa.array(values, type=field.type))
+            fields.append(field)
+        return pa.table(columns, schema=pa.schema(fields))
+
+    def _matrix_table(self, array, ctx):
+        """The whole stored table in the layout it was written in, for verification."""
+        import numpy as np
+
+        from ..layouts import feature_names
+
+        names = feature_names(ctx.schema)
+        metadata = [f.name for f in ctx.schema if f.name not in set(names)]
+        table = self._metadata(array, ctx, metadata)
+        stored = array[:]
+        if ctx.layout == ARRAY:
+            item = pa.field("item", pa.float32(), nullable=False)
+            values = pa.array(np.ascontiguousarray(stored["value"]).reshape(-1), pa.float32())
+            column = pa.FixedSizeListArray.from_arrays(values, type=pa.list_(item, len(names)))
+            position = ctx.schema.names.index(names[0])
+            before = [n for n in ctx.schema.names[:position] if n in metadata]
+            return table.add_column(len(before), pa.field(FEATURES, column.type, nullable=False),
+                                    column)
+        for name in names:
+            table = table.append_column(ctx.schema.field(name), pa.array(stored[name]))
+        return table.select(ctx.schema.names)
+
+    def matrix(self, directory, plan, ctx):
+        import numpy as np
+        import tiledb
+
+        wanted = _sorted_unique(plan.rows)
+        order = reorder(wanted, plan.rows)
+        with tiledb.open(os.path.join(directory, "data.tiledb")) as array:
+            if ctx.layout == ARRAY:
+                if plan.op in ("matrix", "vector_norm"):
+                    return array[:]["value"], 'array[:]["value"]'
+                if plan.op == "feature_project":
+                    # The study materializes the dense matrix, then picks the features.
+                    return np.ascontiguousarray(array[:]["value"][:, plan.wanted_at]), \
+                        'array[:]["value"][:, picked]'
+                rows = array.multi_index[wanted, :]["value"]
+                if plan.op == "random_rows":
+                    return rows[order], "multi_index[sorted rows, :] + reorder"
+                picked = rows[:, plan.wanted_at][order]
+                method = "multi_index[sorted rows, :], picked features, reordered; metadata from array.meta"
+            else:
+                def stack(stored, names):
+                    return np.column_stack([stored[n] for n in names]) if names \
+                        else np.empty((0, 0), np.float32)
+
+                if plan.op in ("matrix", "vector_norm"):
+                    return stack(array[:], plan.features), "array[:] → column_stack"
+                if plan.op == "feature_project":
+                    return stack(array.query(attrs=plan.wanted)[:], plan.wanted), \
+                        "query(attrs=picked)[:] → column_stack"
+                if plan.op == "random_rows":
+                    return stack(array.multi_index[wanted], plan.features)[order], \
+                        "multi_index[sorted rows] → column_stack + reorder"
+                picked = stack(array.query(attrs=plan.wanted).multi_index[wanted],
+                               plan.wanted)[order]
+                method = "query(attrs=picked).multi_index[sorted rows], reordered; metadata from array.meta"
+            table = self._metadata(array, ctx, plan.metadata, [wanted[i] for i in order])
+        for j, name in enumerate(plan.wanted):
+            table = table.append_column(pa.field(name, pa.float32(), nullable=False),
+                                        pa.array(np.ascontiguousarray(picked[:, j])))
+        return table, method
 
 
 BACKENDS = [Vortex(), Zarr(), Npy(), TileDB()]
