@@ -5,9 +5,10 @@
 //! turns those levels into offsets and a validity mask and then into the fixed-size list
 //! again, which at 2,000 × 8,192 costs far more than the values themselves. When no list or
 //! item is null and every row holds exactly D values, the list is nothing but the leaf's
-//! values in order: this reads them with the column reader straight into the matrix buffer,
-//! checking the levels in small blocks as it goes, and returns `None` (the generic reader then
-//! runs) for any file that is not of that shape. Each row group's rows are split among the
+//! values in order: this reads them with the column reader straight into the matrix buffer
+//! (the first part's, which the other threads' parts are appended to), checking the levels in
+//! small blocks as it goes, and returns `None` (the generic reader then runs) for any file
+//! that is not of that shape. Each row group's rows are split among the
 //! threads; a thread starts at its first row by skipping whole pages through the offset index.
 
 use crate::parallel::on_threads;
@@ -22,8 +23,8 @@ use parquet::file::serialized_reader::ReadOptionsBuilder;
 use std::fs::File;
 use std::sync::{Arc, Mutex};
 
-/// Values read per call (256 KiB of floats, with 512 KiB of levels): small enough that the
-/// block is still in cache when its levels are checked and it is copied into the matrix.
+/// Values read per call (256 KiB of floats, with 512 KiB of levels): the levels are still in
+/// cache when they are checked.
 const BLOCK_VALUES: usize = 64 * 1024;
 
 /// The width D when `field` is a `FixedSizeList<float32, D>` of non-null items.
@@ -39,11 +40,11 @@ pub(super) fn float_list_width(field: &Field) -> Option<usize> {
 }
 
 /// Runs of rows of row group `group` (`(first, count)`, ascending, within the group) read
-/// one after another into `out` (their `count × width` values each).
-struct Part<'a> {
+/// one after another, their values appended to `out`.
+struct Part {
     group: usize,
     runs: Vec<(usize, usize)>,
-    out: &'a mut [f32],
+    out: Vec<f32>,
 }
 
 /// Reads the column `field` (a fixed-size float list, [`float_list_width`]) of the Parquet
@@ -76,9 +77,7 @@ pub(super) fn read(
     let threads = threads.max(1);
     let total_rows = rows_of(meta.file_metadata().num_rows())?;
     let wanted = rows.map_or(total_rows, <[usize]>::len);
-    let mut values = vec![0f32; wanted * width];
     let mut parts = Vec::new();
-    let mut rest = values.as_mut_slice();
     let mut group_start = 0;
     for group in 0..meta.num_row_groups() {
         let group_rows = rows_of(meta.row_group(group).num_rows())?;
@@ -100,22 +99,22 @@ pub(super) fn read(
             }
         };
         for runs in runs_of_group {
+            // The first part's buffer becomes the matrix: it has room for every value, so
+            // the others append to it without a reallocation.
             let count: usize = runs.iter().map(|&(_, n)| n).sum();
-            let (out, after) = std::mem::take(&mut rest).split_at_mut(count * width);
-            rest = after;
+            let room = if parts.is_empty() { wanted } else { count };
+            let out = Vec::with_capacity(room * width);
             parts.push(Mutex::new(Some(Part { group, runs, out })));
         }
         group_start += group_rows;
     }
-    if !rest.is_empty() {
-        return Ok(None);
-    }
     let shares = ipc_parts::parallel::split(parts.len(), threads);
-    let fitted = on_threads(shares.len(), |t| {
+    let read_parts = on_threads(shares.len(), |t| {
         let reader = match t {
             0 => None,
             _ => Some(open(path)?),
         };
+        let mut done = Vec::new();
         for slot in &parts[shares[t].clone()] {
             let part = slot.lock().ok().and_then(|mut p| p.take());
             let part = part.ok_or_else(|| {
@@ -123,14 +122,22 @@ pub(super) fn read(
             })?;
             // A reader per thread: clones of one `File` share its offset, so threads sharing
             // one would race their seeks.
-            if !read_part(reader.as_ref().unwrap_or(&first), leaf, width, part)? {
-                return Ok(false);
+            match read_part(reader.as_ref().unwrap_or(&first), leaf, width, part)? {
+                Some(values) => done.push(values),
+                None => return Ok(None),
             }
         }
-        Ok(true)
+        Ok(Some(done))
     })?;
-    drop(parts);
-    if fitted.contains(&false) {
+    let mut values: Vec<f32> = Vec::new();
+    for part in read_parts.into_iter().flat_map(|p| p.unwrap_or_default()) {
+        if values.is_empty() {
+            values = part;
+        } else {
+            values.extend_from_slice(&part);
+        }
+    }
+    if values.len() != wanted * width {
         return Ok(None);
     }
     let item = match field.data_type() {
@@ -161,56 +168,57 @@ fn rows_of(count: i64) -> Result<usize, WorkerError> {
         .map_err(|_| WorkerError::Invalid(format!("the footer claims {count} rows")))
 }
 
-/// Fills `part.out` with its rows of leaf `leaf`; false when a level shows a null or a row
-/// that is not `width` long.
+/// The values of `part`'s rows of leaf `leaf`, appended to its buffer; `None` when a level
+/// shows a null or a row that is not `width` long.
 fn read_part(
     reader: &SerializedFileReader<File>,
     leaf: usize,
     width: usize,
-    part: Part<'_>,
-) -> Result<bool, WorkerError> {
+    part: Part,
+) -> Result<Option<Vec<f32>>, WorkerError> {
     let row_group = reader.get_row_group(part.group)?;
     let mut column = get_typed_column_reader::<FloatType>(row_group.get_column_reader(leaf)?);
     let block_rows = (BLOCK_VALUES / width).max(1);
-    let mut block = Vec::with_capacity(block_rows * width);
+    let mut out = part.out;
     let (mut definitions, mut repetitions) = (Vec::new(), Vec::new());
-    // `position`: the group's next row under the reader; `done`: rows written to `out`.
+    // A row's repetition levels after its first: compared as one slice (a memcmp).
+    let continuing = vec![1i16; width - 1];
+    // `position`: the group's next row under the reader; `done`: rows read into `out`.
     let (mut position, mut done) = (0, 0);
     for &(first, count) in &part.runs {
         let skip = first - position;
         if skip > 0 && column.skip_records(skip)? != skip {
-            return Ok(false);
+            return Ok(None);
         }
         let end = done + count;
         while done < end {
-            block.clear();
             definitions.clear();
             repetitions.clear();
             let wanted = block_rows.min(end - done);
+            let before = out.len();
             let (records, read, levels) = column.read_records(
                 wanted,
                 Some(&mut definitions),
                 Some(&mut repetitions),
-                &mut block,
+                &mut out,
             )?;
             // Every level holds a value (no null list or item), and each whole record read is
             // exactly `width` values: a 0 (a new row) then `width - 1` ones.
             let fits = records > 0
                 && read == levels
                 && levels == records * width
-                && block.len() == levels
+                && out.len() - before == levels
                 && repetitions
                     .chunks_exact(width)
-                    .all(|row| row[0] == 0 && row[1..].iter().all(|&r| r == 1));
+                    .all(|row| row[0] == 0 && row[1..] == continuing[..]);
             if !fits {
-                return Ok(false);
+                return Ok(None);
             }
-            part.out[done * width..(done + records) * width].copy_from_slice(&block);
             done += records;
         }
         position = first + count;
     }
-    Ok(true)
+    Ok(Some(out))
 }
 
 /// `rows` (ascending, distinct, of one row group starting at row `group_start`) as runs of
