@@ -11,28 +11,7 @@ use std::collections::BTreeSet;
 #[test]
 fn both_layouts_verify_every_matrix_operation() {
     let out = tempfile::tempdir().unwrap();
-    let args = [
-        "run",
-        "--dataset",
-        "features",
-        "--rows",
-        "300",
-        "--features",
-        "40",
-        "--backends",
-        "native",
-        "--layouts",
-        "all",
-        "--ops",
-        "write,read,features",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-    ];
-    let result = formatbench(&args);
+    let result = common::both_layouts("native", "write,read,features", out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let samples = samples(&run_dir(out.path()));
     let failed: Vec<_> = samples

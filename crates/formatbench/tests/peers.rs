@@ -215,28 +215,11 @@ fn every_python_peer_of_the_layout_study_runs_its_layouts_and_matrix_operations(
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let ran = formatbench(&[
-        "run",
-        "--dataset",
-        "features",
-        "--rows",
-        "300",
-        "--features",
-        "40",
-        "--backends",
+    let ran = common::both_layouts(
         &ready.join(","),
-        "--layouts",
-        "all",
-        "--ops",
         "write,read,matrix,random_rows,feature_project,mixed,vector_norm",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-        "-q",
-    ]);
+        out.path(),
+    );
     assert!(ran.status.success(), "run failed: {}", stderr(&ran));
     let run = run_dir(out.path());
     let verified: BTreeSet<(String, String, String)> = read_records(&run.join("results.jsonl"))

@@ -121,3 +121,30 @@ pub fn quick_ipc_read(source: &[&str], extra: &[&str], out: &Path) -> Output {
 
 /// A small generated table for [`quick_ipc_read`].
 pub const SMALL_MIXED: [&str; 6] = ["--dataset", "mixed", "--rows", "100", "--per-type", "1"];
+
+/// One sample of every cell of a small feature matrix (300 × 40) in both layouts: `backends`
+/// doing `ops`, into `out`.
+pub fn both_layouts(backends: &str, ops: &str, out: &Path) -> Output {
+    let out = out.to_str().expect("a UTF-8 path");
+    formatbench(&[
+        "run",
+        "--dataset",
+        "features",
+        "--rows",
+        "300",
+        "--features",
+        "40",
+        "--backends",
+        backends,
+        "--layouts",
+        "all",
+        "--ops",
+        ops,
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out,
+    ])
+}
