@@ -267,18 +267,8 @@ pub fn unsupported<E: From<KitError>>(reason: String) -> E {
 }
 
 /// Column positions of `names` in `schema`, in stored order; an unknown name is an error.
-/// Each column name's position (the first, as `Schema::index_of` finds): a wide table has
-/// thousands of columns, and finding each of them by a linear search costs more than reading.
-pub fn positions_by_name(schema: &Schema) -> std::collections::HashMap<&str, usize> {
-    let mut positions = std::collections::HashMap::with_capacity(schema.fields().len());
-    for (i, field) in schema.fields().iter().enumerate() {
-        positions.entry(field.name().as_str()).or_insert(i);
-    }
-    positions
-}
-
 pub fn column_indices(schema: &Schema, names: &[String]) -> Result<Vec<usize>, KitError> {
-    let positions = positions_by_name(schema);
+    let positions = crate::names::positions_by_name(schema);
     let mut indices = names
         .iter()
         .map(|n| {

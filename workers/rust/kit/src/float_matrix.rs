@@ -98,7 +98,7 @@ impl FloatMatrix {
         let mut first_row = 0;
         for batch in batches {
             let schema = batch.schema();
-            let positions = crate::backend::positions_by_name(&schema);
+            let positions = crate::names::positions_by_name(&schema);
             let columns = names
                 .iter()
                 .map(|name| {
