@@ -26,6 +26,23 @@ fn peers(prefix: &str) -> BTreeMap<String, (bool, Vec<String>)> {
         .collect()
 }
 
+/// (backend, `key` of the cell, operation) of every cell of `run` verified equal to its source.
+fn verified_cells(
+    run: &std::path::Path,
+    key: impl Fn(&formatbench::results::CellKey) -> String,
+) -> BTreeSet<(String, String, String)> {
+    read_records(&run.join("results.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Verification(v) if v.status == SampleStatus::Ok => {
+                Some((v.cell.backend.clone(), key(&v.cell), v.cell.op))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_available_python_peer_round_trips_a_small_table() {
@@ -137,17 +154,7 @@ rows = 2_000
         let out = formatbench(&args);
         assert!(out.status.success(), "run failed: {}", stderr(&out));
         let run = run_dir(out_dir);
-        verified.extend(
-            read_records(&run.join("results.jsonl"))
-                .unwrap()
-                .into_iter()
-                .filter_map(|r| match r {
-                    Record::Verification(v) if v.status == SampleStatus::Ok => {
-                        Some((v.cell.backend, v.cell.target, v.cell.op))
-                    }
-                    _ => None,
-                }),
-        );
+        verified.extend(verified_cells(&run, |c| c.target.clone()));
         samples.extend(common::samples(&run));
     }
     for s in &samples {
@@ -222,16 +229,7 @@ fn every_python_peer_of_the_layout_study_runs_its_layouts_and_matrix_operations(
     );
     assert!(ran.status.success(), "run failed: {}", stderr(&ran));
     let run = run_dir(out.path());
-    let verified: BTreeSet<(String, String, String)> = read_records(&run.join("results.jsonl"))
-        .unwrap()
-        .into_iter()
-        .filter_map(|r| match r {
-            Record::Verification(v) if v.status == SampleStatus::Ok => {
-                Some((v.cell.backend, v.cell.layout, v.cell.op))
-            }
-            _ => None,
-        })
-        .collect();
+    let verified = verified_cells(&run, |c| c.layout.clone());
     let samples = common::samples(&run);
     let failed: Vec<_> = samples
         .iter()

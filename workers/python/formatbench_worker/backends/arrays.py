@@ -355,7 +355,8 @@ class TileDB(Backend):
         import numpy as np
 
         out = {}
-        for name in data.columns if not hasattr(data, "column_names") else data.column_names:
+        names = data.column_names if hasattr(data, "column_names") else list(data.columns)
+        for name in names:
             column = data[name]
             if name == FEATURES:
                 if hasattr(column, "combine_chunks"):

@@ -108,25 +108,20 @@ class Duckdb(DuckdbBase):
                     .drop(columns="profile_row").reset_index(drop=True)
 
             features = [FEATURES] if array else [_quote(n) for n in plan.features]
+            # The picked features: list_extract of the array, or the named columns.
+            picks = [f"{FEATURES}[{j + 1}] AS {_quote(n)}"
+                     for j, n in zip(plan.wanted_at, plan.wanted)] if array \
+                else [_quote(n) for n in plan.wanted]
             if plan.op in ("matrix", "vector_norm"):
                 return as_matrix(frame(features)), "SELECT … fetchdf(), to_numpy/vstack"
             if plan.op == "feature_project":
-                if array:
-                    picks = [f"{FEATURES}[{j + 1}] AS {_quote(n)}"
-                             for j, n in zip(plan.wanted_at, plan.wanted)]
-                    return frame(picks).to_numpy(np.float32), \
-                        "SELECT features[j] … (list_extract) fetchdf()"
-                return frame([_quote(n) for n in plan.wanted]).to_numpy(np.float32), \
-                    "SELECT the picked columns fetchdf()"
+                how = "SELECT features[j] … (list_extract) fetchdf()" if array \
+                    else "SELECT the picked columns fetchdf()"
+                return frame(picks).to_numpy(np.float32), how
             if plan.op == "random_rows":
                 picked = in_request_order(frame(features, sorted(set(plan.rows))))
                 return as_matrix(picked), "rowid IN (…) fetchdf(), request order"
             metadata = [_quote(n) for n in plan.metadata]
-            if array:
-                picks = [f"{FEATURES}[{j + 1}] AS {_quote(n)}"
-                         for j, n in zip(plan.wanted_at, plan.wanted)]
-            else:
-                picks = [_quote(n) for n in plan.wanted]
             result = in_request_order(frame(metadata + picks, sorted(set(plan.rows))))
             return result, "rowid IN (…) with metadata and picked features, request order"
         finally:
