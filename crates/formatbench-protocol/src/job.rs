@@ -253,6 +253,10 @@ pub struct Job {
     pub source: PathBuf,
     /// The file or directory the backend writes (for `write`) or reads (for every other op).
     pub artifact: PathBuf,
+    /// When set, the artifact lives in object storage: reads fetch it from there, and a write
+    /// uploads what it wrote at `artifact` within its timer (docs/protocol.md §8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<crate::ObjectTarget>,
     /// For workers without an Arrow reader (R): the source as CSV, with its typed schema at
     /// `<source_text>.schema.json` (docs/protocol.md §6b).
     #[serde(default, skip_serializing_if = "Option::is_none")]

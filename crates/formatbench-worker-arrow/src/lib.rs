@@ -8,6 +8,7 @@
 
 pub mod backends;
 mod parallel;
+mod remote;
 pub mod rows;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};
@@ -56,7 +57,7 @@ pub const ARROW_VERSION: &str = "60.1.0";
 
 /// Runs one job on the native backends.
 pub fn execute(job: &formatbench_protocol::Job) -> formatbench_protocol::Answer {
-    formatbench_worker_kit::execute(job, &BACKENDS)
+    formatbench_worker_kit::execute_with(job, &BACKENDS, Some(&remote::NativeUploader))
 }
 
 /// The worker's self-description: its backends, profiles, operations and library versions.

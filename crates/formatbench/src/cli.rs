@@ -4,7 +4,7 @@
 mod args;
 mod commands;
 
-use crate::run::{LAUNCH_ARG, WORKER_ARG};
+use crate::run::{LAUNCH_ARG, S3_SERVER_ARG, WORKER_ARG};
 use clap::Parser;
 
 pub use args::{Cli, Command, PeersAction, RunArgs};
@@ -17,6 +17,7 @@ pub fn main() -> i32 {
     match args.get(1).map(String::as_str) {
         Some(LAUNCH_ARG) => return formatbench_launcher::launch(&args[2..]),
         Some(WORKER_ARG) => return worker_main(&args[2..]),
+        Some(S3_SERVER_ARG) => return formatbench_s3::main_with_args(&args[2..]),
         _ => {}
     }
     let cli = Cli::parse();

@@ -5,11 +5,13 @@ mod cache;
 mod inputs;
 pub mod limits;
 mod schedule;
+mod storage;
 mod suite;
 
 pub use cache::{check_cold_possible, parse_cache, CacheState};
 pub use inputs::{OpInputs, DEFAULT_FILES};
 pub use schedule::{balanced_orders, slots, Slot};
+pub use storage::{Network, Storage, NETWORKS};
 pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;
@@ -66,6 +68,9 @@ pub struct Plan {
     /// answer is known; `None` runs the whole design.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopping: Option<Stopping>,
+    /// Where artifacts live (`--storage`, `--network`): local files unless told otherwise.
+    #[serde(default)]
+    pub storage: Storage,
 }
 
 /// When a group of an adaptive run stops: after a complete round, once every competitor's

@@ -16,6 +16,7 @@ mod pareto;
 mod pick;
 mod recommend;
 mod rows;
+mod storage;
 mod terminal;
 
 pub use recommend::recommendation;

@@ -5,6 +5,7 @@ mod cache;
 mod catalog;
 mod launch;
 mod runner;
+pub(crate) mod storage;
 
 pub use crate::interrupt::{install_interrupt_handler, interrupted};
 pub use cache::prepare as prepare_cache;
@@ -16,3 +17,5 @@ pub use runner::{execute_plan, RunOptions, RunOutcome, PLAN_FILE};
 /// One binary keeps `cargo run` and installs self-contained; each role lives in its own crate.
 pub const LAUNCH_ARG: &str = "__launch";
 pub const WORKER_ARG: &str = "__worker";
+/// Starts formatbench's S3 server (`--storage s3`).
+pub const S3_SERVER_ARG: &str = "__s3-server";

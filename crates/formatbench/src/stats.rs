@@ -8,6 +8,7 @@ mod completeness;
 mod model;
 mod quantiles;
 mod summary;
+mod traffic;
 
 pub use bootstrap::{
     geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
@@ -19,3 +20,4 @@ pub use model::{
 };
 pub use quantiles::{median, quantile, Summary};
 pub use summary::{is_reference, summarize_run, summarize_run_as};
+pub use traffic::{egress_cost, DEFAULT_EGRESS_PRICE_PER_GB};

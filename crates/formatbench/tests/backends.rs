@@ -43,6 +43,7 @@ fn job(
         op,
         source: source.path.clone(),
         artifact: artifact.to_path_buf(),
+        storage: None,
         answer: dir.join("answer.json"),
         verify_out: Some(dir.join(format!("{backend}-{profile}-{op}.arrow"))),
         source_text: None,

@@ -401,6 +401,8 @@ fn a_full_disk_keeps_every_complete_record() {
                 op: "read".into(),
                 threads: 1,
                 cache: "warm".into(),
+                storage: "local".into(),
+                network: "n/a".into(),
             },
             Some(round),
             SampleStatus::Ok,

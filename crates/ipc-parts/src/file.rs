@@ -111,6 +111,14 @@ fn flatbuffer_options() -> flatbuffers::VerifierOptions {
 enum Body {
     Mapped(Buffer),
     Plain(File),
+    Ranged(Box<dyn RangeSource>),
+}
+
+/// Bytes fetched by range from somewhere other than a local file (an object in a bucket):
+/// the footer, each block's header and each decoded block is one `read_range`.
+pub trait RangeSource: Send + Sync {
+    fn size(&self) -> u64;
+    fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>>;
 }
 
 /// An open IPC file: its schema and the position and row count of each record batch, read from
@@ -144,6 +152,11 @@ impl IpcFile {
         Self::parse(path, Body::Plain(file))
     }
 
+    /// Opens a file read by ranges (`name` only names it in errors).
+    pub fn open_ranged(name: &Path, source: Box<dyn RangeSource>) -> Result<Self> {
+        Self::parse(name, Body::Ranged(source))
+    }
+
     /// Skips arrow's per-array validation (UTF-8 and offsets) when decoding.
     ///
     /// # Safety
@@ -164,6 +177,7 @@ impl IpcFile {
         let len = match &body {
             Body::Mapped(buffer) => buffer.len() as u64,
             Body::Plain(file) => file.metadata().map_err(at(path))?.len(),
+            Body::Ranged(source) => source.size(),
         };
         let read_at = |offset: u64, n: usize| -> Result<Vec<u8>> {
             match &body {
@@ -177,6 +191,7 @@ impl IpcFile {
                     file.read_exact_at(&mut out, offset).map_err(at(path))?;
                     Ok(out)
                 }
+                Body::Ranged(source) => source.read_range(offset, n).map_err(at(path)),
             }
         };
         if len < 10 {
@@ -281,6 +296,18 @@ impl IpcFile {
                 if bytes.len() != len {
                     return Err(StoreError::Corrupt(format!(
                         "{}: a block runs past the end of the file",
+                        self.path.display()
+                    )));
+                }
+                Ok(Buffer::from_vec(bytes))
+            }
+            Body::Ranged(source) => {
+                let bytes = source
+                    .read_range(offset as u64, len)
+                    .map_err(at(&self.path))?;
+                if bytes.len() != len {
+                    return Err(StoreError::Corrupt(format!(
+                        "{}: a block runs past the end of the object",
                         self.path.display()
                     )));
                 }

@@ -1,6 +1,7 @@
 """One job: check it, load what the operation needs before the timer, time only the operation,
 then digest, verify output and answer (docs/protocol.md §3–6)."""
 
+import dataclasses
 import gc
 import hashlib
 import json
@@ -187,8 +188,15 @@ def execute(job, cap):
         backend.needs_labels and op in ("range", "take"))
     source_table = tables.load_source(source_path) if needs_source else None
     schema = source_table.schema if source_table is not None else _schema(source_path)
+    storage = job.get("storage")
     ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
-                  index_column=options.get("index"), layout=layout)
+                  index_column=options.get("index"), layout=layout, storage=storage)
+    if storage:
+        reason = backend.object_storage()
+        if reason:
+            raise Unsupported(reason)
+        if op in ("append", "insert", "update"):
+            raise Unsupported(f"{backend.name} changes stored tables on local files only")
     reason = backend.can_store(schema)
     if reason:
         raise Unsupported(reason)
@@ -217,12 +225,22 @@ def execute(job, cap):
             backend.write(data, directory, ctx)
             if sidecar:
                 layouts.write_sidecar(directory, names)
+            # A measured write to object storage ends when its upload has.
+            if storage and not job.get("prepare"):
+                from . import storage as object_storage
+
+                object_storage.upload(directory, storage)
 
         gc.collect()
         _, measured = measure(write, min_s, max_calls, min_calls)
         for entry in os.listdir(artifact):
             if entry.startswith(REPEAT_PREFIX):
                 shutil.rmtree(os.path.join(artifact, entry))
+        if storage and job.get("prepare"):
+            from . import storage as object_storage
+
+            # The artifact reads will fetch: uploaded once, untimed.
+            object_storage.upload(artifact, storage)
         rows, columns = source_table.num_rows, source_table.num_columns
         del data, source_table
         answer = {"status": "ok", **measured.answer_fields(), "rows": rows, "columns": columns,
@@ -231,7 +249,9 @@ def execute(job, cap):
         answer["digest"] = _files_digest(artifact) if backend.deterministic_files else None
         result = None
         if job.get("verify_out") or not backend.deterministic_files:
-            table = _read_back(backend, artifact, ctx, layout_ops)
+            # Read back from the local copy of what was written: the bytes uploaded.
+            local = dataclasses.replace(ctx, storage=None)
+            table = _read_back(backend, artifact, local, layout_ops)
             if not backend.deterministic_files:
                 # Files differ run to run (ids, timestamps): what they hold is digested instead.
                 answer["digest"] = "read-back:" + tables.digest(table)
@@ -246,7 +266,7 @@ def execute(job, cap):
         return _matrix(job, backend, ctx, min_s, max_calls, min_calls)
     request = _request(job, backend, ctx, source_table)
     del source_table
-    resident = resident_fraction(files_under(artifact))
+    resident = None if storage else resident_fraction(files_under(artifact))
     scan = op == "scan"
 
     def read(call):
@@ -297,7 +317,7 @@ def _matrix(job, backend, ctx, min_s, max_calls, min_calls):
 
     op, artifact = job["op"], job["artifact"]
     plan = layouts.MatrixPlan(op, ctx.layout, ctx.schema, job.get("params") or {})
-    resident = resident_fraction(files_under(artifact))
+    resident = None if ctx.storage else resident_fraction(files_under(artifact))
 
     def call(_):
         result, method = backend.matrix(artifact, plan, ctx)

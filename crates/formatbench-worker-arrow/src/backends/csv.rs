@@ -186,6 +186,10 @@ impl Backend for Csv {
         }
     }
 
+    fn object_storage(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         let gzip = ctx.profile == "compact";
         if ctx.threads > 1 {
@@ -215,6 +219,19 @@ impl Backend for Csv {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
+        if let Some(target) = ctx.remote {
+            // The whole object, as text is read from a bucket: one LIST, a GET per file.
+            let downloaded = crate::remote::Downloaded::artifact(target)?;
+            let local = Context {
+                remote: None,
+                ..*ctx
+            };
+            let (loaded, _) = self.read(&local, &downloaded.dir, request)?;
+            return Ok((
+                loaded,
+                "whole object downloaded (LIST, GET a file), then parsed",
+            ));
+        }
         if let Some(file) = Unquoted::open(dir)? {
             return self.read_lines(ctx, &file, request);
         }

@@ -15,6 +15,9 @@ pub struct Ipc {
     pub mmap: bool,
 }
 
+/// The artifact's one file, as an object below the artifact's key.
+const DATA_OBJECT: &str = "data.arrow";
+
 /// Reads skip arrow-rs's per-array validation (UTF-8 and offset checks over every string
 /// byte), as pyarrow's IPC reader does. Safe because every artifact read here was written in
 /// this run by this backend's writer from a validated source, and every cell's result is
@@ -23,11 +26,16 @@ const TRUSTED_ARTIFACTS: bool = true;
 
 /// The file, memory-mapped (decoded zero-copy) or opened for plain reads (each block read into
 /// a buffer of its own; `read_to_end` into spare capacity, never zeroed first).
-fn open(path: &Path, mmap: bool) -> Result<IpcFile, WorkerError> {
-    let file = if mmap {
-        IpcFile::map(path)?
-    } else {
-        IpcFile::open(path)?
+fn open(ctx: &Context, path: &Path, mmap: bool) -> Result<IpcFile, WorkerError> {
+    let file = match ctx.remote {
+        // Over object storage: a ranged GET for the footer, each block's header and each
+        // decoded block (the object's length from one HEAD).
+        Some(target) => {
+            let source = crate::remote::ObjectRanges::open(target, DATA_OBJECT)?;
+            IpcFile::open_ranged(path, Box::new(source))?
+        }
+        None if mmap => IpcFile::map(path)?,
+        None => IpcFile::open(path)?,
     };
     // SAFETY: see `TRUSTED_ARTIFACTS`; the file is this worker's own output.
     Ok(if TRUSTED_ARTIFACTS {
@@ -44,7 +52,7 @@ impl Ipc {
         path: &Path,
         request: Request,
     ) -> Result<Vec<RecordBatch>, WorkerError> {
-        let file = open(path, self.mmap)?;
+        let file = open(ctx, path, self.mmap)?;
         let blocks: Vec<usize> = (0..file.block_rows().len()).collect();
         let decode_all = |projection: Option<Vec<usize>>| -> Result<Vec<RecordBatch>, WorkerError> {
             if self.mmap {
@@ -141,6 +149,13 @@ impl Backend for Ipc {
         }
     }
 
+    fn object_storage(&self) -> Result<(), String> {
+        if self.mmap {
+            return Err("ipc-mmap maps local files; over object storage the ipc backend reads the same files by range".into());
+        }
+        Ok(())
+    }
+
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         // arrow-ipc's own `FileWriter` (64-byte alignment): this backend measures that library.
         let compression = super::ipc_compression(ctx.profile);
@@ -156,6 +171,9 @@ impl Backend for Ipc {
     ) -> Result<(Loaded, &'static str), WorkerError> {
         let path = data_file(dir, "arrow");
         let method = match (self.mmap, request) {
+            _ if ctx.remote.is_some() => {
+                "ranged GETs: the footer, each block's header, then the blocks decoded"
+            }
             (true, Request::All | Request::Columns(_)) => "mmap, zero-copy decode",
             (true, _) => "mmap, zero-copy decode of the needed blocks",
             (false, Request::All | Request::Columns(_)) => "buffered reads, decode",

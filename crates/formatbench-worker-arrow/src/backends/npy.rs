@@ -244,6 +244,10 @@ impl Backend for Npy {
         dtype_of(schema).map(|_| ())
     }
 
+    fn object_storage(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         let dtype = dtype_of(ctx.schema).map_err(WorkerError::Unsupported)?;
         let cols = ctx.schema.fields().len();
@@ -282,10 +286,23 @@ impl Backend for Npy {
 
     fn read(
         &self,
-        _ctx: &Context,
+        ctx: &Context,
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
+        if let Some(target) = ctx.remote {
+            // The whole object, as a .npy file is read from a bucket: one LIST, a GET per file.
+            let downloaded = crate::remote::Downloaded::artifact(target)?;
+            let local = Context {
+                remote: None,
+                ..*ctx
+            };
+            let (loaded, _) = self.read(&local, &downloaded.dir, request)?;
+            return Ok((
+                loaded,
+                "whole object downloaded (LIST, GET a file), then read",
+            ));
+        }
         let file = File::open(data_file(dir, "npy"))?;
         let header = read_header(&file)?;
         let all_names = names(dir)?;

@@ -24,6 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod fixed_list;
+mod remote;
 mod write;
 
 pub struct Parquet;
@@ -110,12 +111,11 @@ fn read_columns(
 
 /// Row groups whose statistics for `column` may hold values in `[lo, hi)`.
 fn row_groups_overlapping(
-    builder: &ParquetRecordBatchReaderBuilder<File>,
+    meta: &parquet::file::metadata::ParquetMetaData,
     column: usize,
     lo: i64,
     hi: i64,
 ) -> Vec<usize> {
-    let meta = builder.metadata();
     (0..meta.num_row_groups())
         .filter(|&rg| match meta.row_group(rg).column(column).statistics() {
             Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
@@ -153,6 +153,10 @@ impl Backend for Parquet {
         &ALL_OPS
     }
 
+    fn object_storage(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         let props = properties(ctx.profile, ctx.schema, batches, ctx.threads)?;
         let file = File::create(data_file(dir, "parquet"))?;
@@ -178,6 +182,9 @@ impl Backend for Parquet {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
+        if let Some(target) = ctx.remote {
+            return remote::read(ctx, target, request);
+        }
         // Only row selections need the row count; full and projected reads skip that footer parse.
         let total = || -> Result<usize, WorkerError> {
             Ok(open(dir)?.metadata().file_metadata().num_rows() as usize)
@@ -224,7 +231,7 @@ impl Backend for Parquet {
                 })?;
                 let (lo, hi) = (*start, *end);
                 let batches = read_columns(dir, ctx.threads, &all, |builder| {
-                    let groups = row_groups_overlapping(&builder, index, lo, hi);
+                    let groups = row_groups_overlapping(builder.metadata(), index, lo, hi);
                     let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
                     let name = column.clone();
                     let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
@@ -249,17 +256,7 @@ impl Backend for Parquet {
                     }
                     None => (all.clone(), ctx.schema.clone()),
                 };
-                let sorted: Vec<usize> = rows
-                    .iter()
-                    .map(|&r| r as usize)
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                if let Some(&past) = sorted.iter().find(|&&r| r >= total) {
-                    return Err(WorkerError::Invalid(format!(
-                        "row {past} is past the end ({total} rows)"
-                    )));
-                }
+                let sorted = sorted_rows(rows, total)?;
                 // The array layout's one fixed-size list: its picked rows from the leaf.
                 let fixed = match indices[..] {
                     [only] => fixed_list::read(
@@ -287,13 +284,10 @@ impl Backend for Parquet {
                         concat_batches(&schema, &found)?
                     }
                 };
-                // Rows come back sorted; put them in the requested order.
-                let order: Vec<u32> = rows
-                    .iter()
-                    .map(|r| sorted.partition_point(|&s| s < *r as usize) as u32)
-                    .collect();
-                let taken = take_record_batch(&found, &arrow::array::UInt32Array::from(order))?;
-                (Loaded::Table(vec![taken]), how)
+                (
+                    Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
+                    how,
+                )
             }
         })
     }
@@ -347,6 +341,38 @@ impl Backend for Parquet {
         out.insert("encodings".into(), join(encodings));
         out
     }
+}
+
+/// The rows of `found` (the distinct `sorted` positions, in order) in the order `rows` asks.
+fn in_request_order(
+    found: &RecordBatch,
+    rows: &[u64],
+    sorted: &[usize],
+) -> Result<RecordBatch, WorkerError> {
+    let order: Vec<u32> = rows
+        .iter()
+        .map(|r| sorted.partition_point(|&s| s < *r as usize) as u32)
+        .collect();
+    Ok(take_record_batch(
+        found,
+        &arrow::array::UInt32Array::from(order),
+    )?)
+}
+
+/// The distinct positions of `rows`, ascending; an error names one past `total`.
+fn sorted_rows(rows: &[u64], total: usize) -> Result<Vec<usize>, WorkerError> {
+    let sorted: Vec<usize> = rows
+        .iter()
+        .map(|&r| r as usize)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if let Some(&past) = sorted.iter().find(|&&r| r >= total) {
+        return Err(WorkerError::Invalid(format!(
+            "row {past} is past the end ({total} rows)"
+        )));
+    }
+    Ok(sorted)
 }
 
 /// The zstd level of the `compact` profile.

@@ -161,6 +161,22 @@ pub struct RunArgs {
     /// Page-cache state of reads: warm (files read just before), cold (evicted), or both.
     #[arg(long, default_value = "warm")]
     pub cache: String,
+    /// Where artifacts live: `local` files, or `s3`: an S3 server formatbench starts on this
+    /// machine (requests, bytes and egress measured by the server per sample).
+    #[arg(long, default_value = "local")]
+    pub storage: String,
+    /// Network between the workers and the S3 server: local (loopback), lan (0.2 ms, 10 Gbit/s),
+    /// region (5 ms, 1 Gbit/s) or internet (40 ms, 200 Mbit/s). Profiles other than local need
+    /// root (a network namespace and a veth pair shaped by the kernel).
+    #[arg(long, default_value = "local")]
+    pub network: String,
+    /// The address formatbench's S3 server listens on (default: a free loopback port).
+    #[arg(long)]
+    pub s3_listen: Option<String>,
+    /// Dollars per GB (2^30 bytes) of egress from the bucket, for the report's cost per use
+    /// (seed 004's list price by default).
+    #[arg(long, default_value_t = crate::stats::DEFAULT_EGRESS_PRICE_PER_GB)]
+    pub egress_price: f64,
     /// Untimed runs per cell before the measured ones; the first also verifies the result.
     #[arg(long)]
     pub warmup: Option<u32>,

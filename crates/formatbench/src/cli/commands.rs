@@ -105,6 +105,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
         reuse: args.reuse,
         keep_artifacts: args.keep_artifacts,
         settings: resolve::settings(&plan, args),
+        s3_listen: args.s3_listen.clone(),
     };
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;

@@ -25,6 +25,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/job.py"),
     ),
     (
+        "formatbench_worker/storage.py",
+        include_str!("../../../../workers/python/formatbench_worker/storage.py"),
+    ),
+    (
         "formatbench_worker/measure.py",
         include_str!("../../../../workers/python/formatbench_worker/measure.py"),
     ),

@@ -23,6 +23,8 @@ fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> Cel
         op: op.into(),
         threads,
         cache: cache.into(),
+        storage: "local".into(),
+        network: "n/a".into(),
     }
 }
 
@@ -72,6 +74,7 @@ fn ok(
         resident_fraction: None,
         read_bytes: None,
         read_amplification: None,
+        object_traffic: None,
         calls: Some(1),
         method: Some("mmap".into()),
         failed_samples: 0,
@@ -100,6 +103,7 @@ fn not_ok(key: CellKey, status: SampleStatus, reason: &str) -> CellSummary {
         resident_fraction: None,
         read_bytes: None,
         read_amplification: None,
+        object_traffic: None,
         calls: None,
         method: None,
         failed_samples: 1,

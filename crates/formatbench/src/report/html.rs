@@ -76,7 +76,16 @@ pub fn render(summary: &RunSummary) -> String {
     overall(&mut out, summary, &charts);
     tradeoffs::tradeoffs(&mut out, summary, &charts);
     tradeoffs::scaling(&mut out, &charts);
-    layout_tables(&mut out, summary);
+    titled_tables(
+        &mut out,
+        ("layouts", "Layouts"),
+        super::layouts::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        ("object-storage", "Object storage"),
+        super::storage::tables(summary),
+    );
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);
@@ -248,12 +257,15 @@ fn missing(out: &mut String, summary: &RunSummary) {
     out.push_str("</ul>\n</section>\n");
 }
 
-fn layout_tables(out: &mut String, summary: &RunSummary) {
-    let tables = super::layouts::tables(summary);
+fn titled_tables(
+    out: &mut String,
+    (id, heading): (&str, &str),
+    tables: Vec<super::layouts::Table>,
+) {
     if tables.is_empty() {
         return;
     }
-    section(out, "layouts", "Layouts");
+    section(out, id, heading);
     for table in tables {
         let _ = writeln!(
             out,

@@ -73,7 +73,8 @@ pub fn render(summary: &RunSummary) -> String {
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
     extra::scaling(&mut out, &charts);
-    layout_tables(&mut out, summary);
+    titled_tables(&mut out, "Layouts", super::layouts::tables(summary));
+    titled_tables(&mut out, "Object storage", super::storage::tables(summary));
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);
@@ -201,12 +202,11 @@ fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     }
 }
 
-fn layout_tables(out: &mut String, summary: &RunSummary) {
-    let tables = super::layouts::tables(summary);
+fn titled_tables(out: &mut String, heading: &str, tables: Vec<super::layouts::Table>) {
     if tables.is_empty() {
         return;
     }
-    out.push_str("## Layouts\n\n");
+    let _ = writeln!(out, "## {heading}\n");
     for table in tables {
         let _ = writeln!(
             out,

@@ -266,6 +266,8 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
         op: "matrix".into(),
         threads: 1,
         cache: "warm".into(),
+        storage: "local".into(),
+        network: "n/a".into(),
     };
     let mut records = Vec::new();
     for (cell, walls) in cells.iter().map(|(b, l, w)| (key(b, l), *w)) {

@@ -173,6 +173,22 @@ pub struct CellKey {
     pub threads: u32,
     /// `warm` or `cold` for reads; `n/a` for writes, whose input is in memory.
     pub cache: String,
+    /// Where the artifact lives: `local` files, or `s3` (formatbench's S3 server, or the
+    /// user's store with `--storage s3://…`).
+    #[serde(default = "local_storage")]
+    pub storage: String,
+    /// The network profile between worker and object store (`local`, `lan`, `region`,
+    /// `internet`); `n/a` for local files.
+    #[serde(default = "no_network")]
+    pub network: String,
+}
+
+fn local_storage() -> String {
+    "local".into()
+}
+
+fn no_network() -> String {
+    "n/a".into()
 }
 
 /// The artifact a backend wrote for the reads: its size and effective settings.
@@ -243,6 +259,9 @@ pub struct SampleRecord {
     pub run_id: String,
     #[serde(flatten)]
     pub cell: CellKey,
+    /// Object storage: what the S3 server served for this sample, per call (`storage` s3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_traffic: Option<formatbench_protocol::ObjectTraffic>,
     pub round: Option<u32>,
     /// 0-based position of the sample within its round.
     #[serde(default)]
@@ -369,6 +388,7 @@ impl SampleRecord {
         SampleRecord {
             run_id: run_id.to_string(),
             cell,
+            object_traffic: None,
             round,
             position: None,
             status,
@@ -432,6 +452,8 @@ mod tests {
             op: "read".into(),
             threads: 1,
             cache: "warm".into(),
+            storage: "local".into(),
+            network: "n/a".into(),
         };
         let mut old = SampleRecord::bare("run", cell.clone(), Some(0), SampleStatus::Ok, None);
         old.cpu_per_call = false;

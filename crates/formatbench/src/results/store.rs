@@ -144,6 +144,8 @@ mod tests {
             op: "read".into(),
             threads: 1,
             cache: "warm".into(),
+            storage: "local".into(),
+            network: "n/a".into(),
         };
         Record::Sample(Box::new(SampleRecord::bare(
             "run",

@@ -38,6 +38,8 @@ pub struct RunOptions {
     pub keep_artifacts: bool,
     /// Settings recorded in the environment block.
     pub settings: BTreeMap<String, String>,
+    /// The address the S3 server listens on (`--s3-listen`); a free loopback port otherwise.
+    pub s3_listen: Option<String>,
 }
 
 pub struct RunOutcome {
@@ -80,6 +82,30 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     if plan.caches.contains(&CacheState::Cold) {
         crate::plan::check_cold_possible(&scratch)?;
     }
+    let storage = match super::storage::ObjectStorage::start(
+        plan.storage,
+        &scratch,
+        &run_id,
+        options.s3_listen.clone(),
+    ) {
+        Ok(storage) => storage,
+        Err(e) => {
+            // Nothing was measured: a new run leaves no folder behind.
+            if options.resume.is_none() {
+                let _ = std::fs::remove_dir_all(&run_dir);
+            } else {
+                let _ = std::fs::remove_dir_all(&scratch);
+            }
+            return Err(e);
+        }
+    };
+    if let Some(storage) = &storage {
+        say(&format!(
+            "object storage: formatbench's S3 server, network {} ({})",
+            storage.network().name(),
+            storage.network().describe()
+        ));
+    }
     let results_path = run_dir.join(RESULTS_FILE);
     let reusable = if options.reuse {
         reusable_samples(&options.out_dir, &run_dir, &worker_build)
@@ -101,6 +127,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         reused: 0,
         renditions: HashMap::new(),
         prepared: HashMap::new(),
+        storage,
     };
     match resumed {
         Some(resumed) => {
@@ -124,6 +151,8 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         }
     }
     let outcome = runner.run_all();
+    // The server stops (and its namespace goes) before its files are removed.
+    runner.storage = None;
     if !options.keep_artifacts {
         let _ = std::fs::remove_dir_all(&scratch);
     }
@@ -230,7 +259,7 @@ impl Runner<'_> {
             let (artifact_dir, artifact) =
                 cells::artifact_of(self, &info, competitor, source, inputs)?;
             for (op, cache) in self.cache_states() {
-                let cell = Cell::new(
+                let mut cell = Cell::new(
                     dataset,
                     source,
                     competitor,
@@ -241,6 +270,8 @@ impl Runner<'_> {
                     inputs,
                     self.plan.threads,
                 );
+                cell.key.storage = self.plan.storage.key().into();
+                cell.key.network = self.plan.storage.network_key().into();
                 let matrix_refusal = op
                     .is_matrix()
                     .then(|| inputs.matrix_refusal())
@@ -455,13 +486,22 @@ impl Runner<'_> {
                     .join(format!("{}-r{round}.arrow", cell.slug()))
             });
             job.verify_out = returned.clone();
+            let restarted = match self.storage.as_mut() {
+                Some(storage) => storage.begin_sample()?,
+                None => None,
+            };
+            if let Some(note) = restarted {
+                say(&format!("{} round {round}: {note}", cell.label()));
+            }
             let outcome = self.spawn(cell.info.worker, job)?;
+            let traffic = self.storage.as_mut().map(|s| s.end_sample());
             self.cleanup_write(cell, &artifact);
             let checked = match &returned {
                 Some(path) => Some(cells::check_returned(cell, &outcome, path)?),
                 None => None,
             };
             let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
+            cells::add_traffic(&mut record, traffic);
             if let Some(stopper) = stopper.as_mut() {
                 let wall = stopping::ranked_time(&record);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());

@@ -137,6 +137,8 @@ mod tests {
             op: "read".into(),
             threads: 1,
             cache: "warm".into(),
+            storage: "local".into(),
+            network: "n/a".into(),
         }
     }
 

@@ -45,8 +45,12 @@ pub struct CellSummary {
     pub parallelism: Option<f64>,
     pub resident_fraction: Option<f64>,
     pub read_bytes: Option<u64>,
-    /// Cold reads: bytes fetched from storage ÷ Arrow bytes returned.
+    /// Bytes fetched from storage ÷ Arrow bytes returned: for cold reads of local files (the
+    /// kernel's count), and for every read from object storage (the S3 server's count).
     pub read_amplification: Option<f64>,
+    /// Object storage: the S3 server's count per call, the median of each field over the ok
+    /// samples.
+    pub object_traffic: Option<formatbench_protocol::ObjectTraffic>,
     pub calls: Option<u64>,
     pub method: Option<String>,
     pub failed_samples: usize,

@@ -247,9 +247,17 @@ fn summarize_cell(
     }
     let amplifications: Vec<f64> = ok
         .iter()
-        .filter(|s| s.cell.cache == "cold")
-        .filter_map(|s| Some(s.read_bytes? as f64 / s.result_bytes.filter(|b| *b > 0)? as f64))
+        .filter_map(|s| {
+            let fetched = match &s.object_traffic {
+                Some(traffic) if s.cell.op != "write" => traffic.bytes_sent,
+                Some(_) => return None,
+                None if s.cell.cache == "cold" => s.read_bytes?,
+                None => return None,
+            };
+            Some(fetched as f64 / s.result_bytes.filter(|b| *b > 0)? as f64)
+        })
         .collect();
+    let object_traffic = super::traffic::median_traffic(&ok);
     CellSummary {
         cell,
         status,
@@ -272,6 +280,7 @@ fn summarize_cell(
         ),
         read_bytes: median_u64(ok.iter().filter_map(|s| s.read_bytes).collect()),
         read_amplification: median_f64(&amplifications),
+        object_traffic,
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),
         method: ok.first().and_then(|s| s.method.clone()),
         failed_samples: not_ok

@@ -34,6 +34,8 @@ class Context:
     settings: dict = field(default_factory=dict)
     #: `wide` or `array` (layouts.py); the schema stays the source's (wide) one.
     layout: str = "wide"
+    #: The job's object-storage target (`storage.py`), when the artifact lives in a bucket.
+    storage: dict = None
 
 
 class Backend:
@@ -89,6 +91,11 @@ class Backend:
         plan.wanted (`vector_norm` asks for the whole matrix; the job takes the norms), or for
         `mixed` a table of the requested columns (an array read may keep its `features` list)."""
         raise Unsupported(f"{self.name} does not do '{plan.op}'")
+
+    def object_storage(self):
+        """None when its reads take ctx.storage (an S3 route), else why its cells on object
+        storage are unsupported."""
+        return f"{self.name} has no object-storage route in formatbench yet"
 
     def probe(self):
         """None, or why the installed libraries cannot run this backend (checked by

@@ -26,6 +26,25 @@ def _finish(table, ctx):
     return table if ctx.target == "arrow" else table.to_pandas()
 
 
+def _located(directory, extension, ctx):
+    """The artifact's data file and the filesystem it is on: the bucket's object through
+    pyarrow's S3FileSystem when the job's artifact lives in object storage."""
+    if ctx.storage:
+        from .. import storage
+
+        return storage.path(ctx.storage, f"data.{extension}"), storage.filesystem(ctx.storage)
+    return data_file(directory, extension), None
+
+
+def _open_feather(directory, ctx, memory_map):
+    """What feather.read_table reads: the local path, or the object opened for random access
+    (ranged GETs as the reader asks for the footer and the batches)."""
+    path, fs = _located(directory, "arrow", ctx)
+    if fs is None:
+        return path, memory_map
+    return fs.open_input_file(path), False
+
+
 def _pandas_matrix(table):
     """Wide columns to a matrix as the study does it: through pandas."""
     import numpy as np
@@ -114,26 +133,30 @@ class PyarrowParquet(ArrowMatrices, Backend):
         else:
             pq.write_table(data, data_file(directory, "parquet"), **self._options(ctx))
 
+    def object_storage(self):
+        return None
+
     def read(self, directory, request, ctx):
         import pyarrow.parquet as pq
 
-        path = data_file(directory, "parquet")
+        path, fs = _located(directory, "parquet", ctx)
         threads = ctx.threads > 1
         if request.kind in ("all", "columns"):
             if ctx.target == "pandas":
                 import pandas as pd
 
-                return pd.read_parquet(path, engine="pyarrow", columns=request.columns), \
+                return pd.read_parquet(path, engine="pyarrow", columns=request.columns,
+                                       filesystem=fs), \
                     "pandas.read_parquet(engine='pyarrow')"
-            return pq.read_table(path, columns=request.columns, use_threads=threads), \
-                "pq.read_table"
+            return pq.read_table(path, columns=request.columns, use_threads=threads,
+                                 filesystem=fs), "pq.read_table"
         if request.kind == "range":
             column, lo, hi = range_bounds(request)
             if column is not None:
                 table = pq.read_table(path, filters=[(column, ">=", lo), (column, "<", hi)],
-                                      use_threads=threads)
+                                      use_threads=threads, filesystem=fs)
                 return _finish(table, ctx), "pq.read_table(filters=…): row-group statistics, then filter"
-            file = pq.ParquetFile(path)
+            file = pq.ParquetFile(path, filesystem=fs)
             groups, first, offset = [], None, 0
             for i in range(file.num_row_groups):
                 n = file.metadata.row_group(i).num_rows
@@ -146,7 +169,8 @@ class PyarrowParquet(ArrowMatrices, Backend):
             return _finish(table, ctx), "row groups overlapping the range, then slice"
         import pyarrow.dataset as ds
 
-        table = ds.dataset(path, format="parquet").take(pa.array(request.rows, pa.int64()))
+        table = ds.dataset(path, format="parquet", filesystem=fs).take(
+            pa.array(request.rows, pa.int64()))
         return _finish(table, ctx), "pyarrow.dataset take"
 
     take_method = "pyarrow.dataset take"
@@ -154,13 +178,14 @@ class PyarrowParquet(ArrowMatrices, Backend):
     def _columns(self, directory, names, ctx):
         import pyarrow.parquet as pq
 
-        return pq.read_table(data_file(directory, "parquet"), columns=names,
-                             use_threads=ctx.threads > 1)
+        path, fs = _located(directory, "parquet", ctx)
+        return pq.read_table(path, columns=names, use_threads=ctx.threads > 1, filesystem=fs)
 
     def _take(self, directory, rows, names, ctx):
         import pyarrow.dataset as ds
 
-        dataset = ds.dataset(data_file(directory, "parquet"), format="parquet")
+        path, fs = _located(directory, "parquet", ctx)
+        dataset = ds.dataset(path, format="parquet", filesystem=fs)
         return dataset.take(pa.array(rows, pa.int64()), columns=names)
 
 
@@ -179,17 +204,24 @@ class PyarrowFeather(ArrowMatrices, Backend):
         compression = "uncompressed" if ctx.profile == "default" else ctx.profile
         feather.write_feather(data, data_file(directory, "arrow"), compression=compression)
 
+    def object_storage(self):
+        if self.memory_map:
+            return (f"{self.name} maps local files; over object storage py-pyarrow-feather "
+                    "reads the same files by range")
+        return None
+
     def read(self, directory, request, ctx):
         import pyarrow.feather as feather
 
-        path = data_file(directory, "arrow")
+        source, memory_map = _open_feather(directory, ctx, self.memory_map)
         threads = ctx.threads > 1
-        how = "memory-mapped" if self.memory_map else "plain reads"
+        how = "memory-mapped" if memory_map else (
+            "ranged GETs through S3FileSystem" if ctx.storage else "plain reads")
         if request.kind in ("all", "columns") and ctx.target == "pandas":
-            return feather.read_feather(path, columns=request.columns, use_threads=threads,
-                                        memory_map=self.memory_map), f"feather.read_feather ({how})"
-        table = feather.read_table(path, columns=request.columns, use_threads=threads,
-                                   memory_map=self.memory_map)
+            return feather.read_feather(source, columns=request.columns, use_threads=threads,
+                                        memory_map=memory_map), f"feather.read_feather ({how})"
+        table = feather.read_table(source, columns=request.columns, use_threads=threads,
+                                   memory_map=memory_map)
         if request.kind in ("all", "columns"):
             return table, f"feather.read_table ({how})"
         if request.kind == "range":
@@ -207,8 +239,9 @@ class PyarrowFeather(ArrowMatrices, Backend):
     def _columns(self, directory, names, ctx):
         import pyarrow.feather as feather
 
-        return feather.read_table(data_file(directory, "arrow"), columns=names,
-                                  use_threads=ctx.threads > 1, memory_map=self.memory_map)
+        source, memory_map = _open_feather(directory, ctx, self.memory_map)
+        return feather.read_table(source, columns=names, use_threads=ctx.threads > 1,
+                                  memory_map=memory_map)
 
     def _take(self, directory, rows, names, ctx):
         return self._columns(directory, names, ctx).take(pa.array(rows, pa.int64()))

@@ -6,7 +6,7 @@ use crate::layout::{ArrayForm, ARRAY, WIDE};
 use crate::KitError;
 use arrow::array::{Int64Array, RecordBatch};
 use arrow::datatypes::{Schema, SchemaRef};
-use formatbench_protocol::{FileSplit, Op, RangeSpec, MATRIX_OPS};
+use formatbench_protocol::{FileSplit, ObjectTarget, Op, RangeSpec, MATRIX_OPS};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -70,6 +70,7 @@ impl From<Vec<RecordBatch>> for Loaded {
 }
 
 /// The settings a backend runs under for one job.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub profile: &'a str,
     pub layout: &'a str,
@@ -81,6 +82,9 @@ pub struct Context<'a> {
     pub index: Option<&'a str>,
     /// Tables of files: how a write splits the table, and whether it then deletes rows.
     pub split: Option<FileSplit>,
+    /// Where the artifact lives when it is in object storage: a backend whose
+    /// [`Backend::object_storage`] route exists reads it from there, never from `dir`.
+    pub remote: Option<&'a ObjectTarget>,
 }
 
 /// The table-store reads (FeatherStore's forms), by integer index label; bounds inclusive.
@@ -100,6 +104,14 @@ pub enum Change<'a> {
     Insert(&'a [RecordBatch]),
     /// Rows with the index and the columns to set.
     Update(&'a RecordBatch),
+}
+
+/// How a worker puts a written directory into object storage: the kit uploads what a write
+/// wrote (inside the timer, or after it when preparing), through the worker's own client.
+pub trait Uploader: Sync {
+    /// Uploads every file under `dir` to `target` (file `dir/a` → object `target.key/a`);
+    /// returns the bytes uploaded.
+    fn upload(&self, dir: &Path, target: &ObjectTarget) -> Result<u64, KitError>;
 }
 
 /// The durable half of a write or change that stages its files first (a store's syncs and
@@ -160,6 +172,14 @@ pub trait Backend: Sync {
             }
         }
         out
+    }
+    /// `Ok` when its reads take [`Context::remote`] (an S3 route); `Err(reason)` otherwise, and
+    /// its cells on object storage are `unsupported` with that reason.
+    fn object_storage(&self) -> Result<(), String> {
+        Err(format!(
+            "{} has no object-storage route in formatbench yet",
+            self.name()
+        ))
     }
     /// `Err(reason)` when it cannot run here (e.g. a library missing at run time).
     fn available(&self) -> Result<(), String> {

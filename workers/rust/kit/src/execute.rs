@@ -8,7 +8,7 @@ mod output;
 mod read;
 mod write;
 
-use crate::backend::{Backend, BackendError, Context};
+use crate::backend::{Backend, BackendError, Context, Uploader};
 use crate::KitError;
 use arrow::datatypes::SchemaRef;
 use formatbench_protocol::{Answer, Job, Op};
@@ -19,7 +19,16 @@ pub use output::{dir_size, matrix_to_batch};
 pub type Backends<'a, E> = &'a [&'a dyn Backend<Error = E>];
 
 pub fn execute<E: BackendError>(job: &Job, backends: Backends<E>) -> Answer {
-    match try_execute(job, backends) {
+    execute_with(job, backends, None)
+}
+
+/// Runs a job; `uploader` puts what writes write into object storage (`job.storage`).
+pub fn execute_with<E: BackendError>(
+    job: &Job,
+    backends: Backends<E>,
+    uploader: Option<&dyn Uploader>,
+) -> Answer {
+    match try_execute(job, backends, uploader) {
         Ok(answer) => answer,
         Err(e) => match e.unsupported() {
             Some(reason) => Answer::unsupported(reason.to_string()),
@@ -28,7 +37,11 @@ pub fn execute<E: BackendError>(job: &Job, backends: Backends<E>) -> Answer {
     }
 }
 
-fn try_execute<E: BackendError>(job: &Job, backends: Backends<E>) -> Result<Answer, E> {
+fn try_execute<E: BackendError>(
+    job: &Job,
+    backends: Backends<E>,
+    uploader: Option<&dyn Uploader>,
+) -> Result<Answer, E> {
     let backend = backends
         .iter()
         .copied()
@@ -65,8 +78,29 @@ fn try_execute<E: BackendError>(job: &Job, backends: Backends<E>) -> Result<Answ
         ))
         .into());
     }
+    let uploader = match (&job.storage, uploader) {
+        (None, _) => None,
+        (Some(_), uploader) => {
+            backend.object_storage().map_err(KitError::Unsupported)?;
+            if job.op.is_mutation() {
+                return Err(KitError::Unsupported(format!(
+                    "{} changes stored tables on local files only",
+                    job.backend
+                ))
+                .into());
+            }
+            uploader
+        }
+    };
+    if job.storage.is_some() && job.op == Op::Write && uploader.is_none() {
+        return Err(KitError::Unsupported(format!(
+            "the worker of {} cannot upload to object storage",
+            job.backend
+        ))
+        .into());
+    }
     let mut answer = match job.op {
-        Op::Write => write::write(job, backend)?,
+        Op::Write => write::write(job, backend, uploader)?,
         op if op.is_mutation() => change::change(job, backend)?,
         op if op.is_matrix() => read::matrix(job, backend)?,
         _ => read::read(job, backend)?,
@@ -86,6 +120,7 @@ fn context<'a>(job: &'a Job, schema: &'a SchemaRef) -> Context<'a> {
         threads: job.threads.max(1) as usize,
         index: job.params.options.get("index").map(String::as_str),
         split: job.params.files,
+        remote: job.storage.as_ref(),
     }
 }
 

@@ -35,9 +35,9 @@ mod worker;
 
 pub use backend::{
     column_indices, ranges_unsupported, unsupported, Backend, BackendError, Change, Commit,
-    Context, LabelRead, Loaded, Matrix, MatrixData, Request, TABLE_FORMAT_OPS,
+    Context, LabelRead, Loaded, Matrix, MatrixData, Request, Uploader, TABLE_FORMAT_OPS,
 };
-pub use execute::{dir_size, execute, matrix_to_batch, Backends};
+pub use execute::{dir_size, execute, execute_with, matrix_to_batch, Backends};
 pub use worker::{describe, worker_main};
 
 /// Errors of a backend; messages carry the library's reason, never a panic.

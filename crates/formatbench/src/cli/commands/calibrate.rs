@@ -62,6 +62,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         blocks,
         max_rounds: None,
         stopping,
+        storage: crate::plan::Storage::Local,
         caches: vec![CacheState::Warm],
         // The run's default sample rule: the short spins repeat to reach it, a different
         // number of calls each, while x1 and x2 run once.
@@ -79,6 +80,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         reuse: false,
         keep_artifacts: false,
         settings: BTreeMap::from([("suite".into(), "calibrate".into())]),
+        s3_listen: None,
     };
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;

@@ -264,7 +264,29 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .or_else(|| suite.and_then(|s| s.files))
             .unwrap_or(crate::plan::DEFAULT_FILES),
         stopping,
+        storage: storage(args)?,
     })
+}
+
+/// `--storage` and `--network`.
+fn storage(args: &RunArgs) -> Result<crate::plan::Storage, Error> {
+    let network: crate::plan::Network = args
+        .network
+        .parse()
+        .map_err(|e| Error::Input(format!("--network: {e}")))?;
+    match args.storage.as_str() {
+        "local" if network == crate::plan::Network::Local => Ok(crate::plan::Storage::Local),
+        "local" => Err(Error::Input(format!(
+            "--network {} shapes the way to object storage: add --storage s3",
+            network.name()
+        ))),
+        "s3" => Ok(crate::plan::Storage::S3 { network }),
+        other if other.starts_with("s3://") => Err(Error::Input(format!(
+            "--storage {other}: benchmarking a store of your own is not built yet; \
+             --storage s3 runs formatbench's own S3 server on this machine"
+        ))),
+        other => Err(Error::Input(format!("--storage {other}: give local or s3"))),
+    }
 }
 
 /// `--precision`: a percentage below 100 %, or `off` (`None`).
@@ -367,6 +389,9 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
                 .map_or_else(String::new, |b| b.to_string()),
         ),
         ("seed".into(), plan.seed.to_string()),
+        ("storage".into(), plan.storage.key().into()),
+        ("network".into(), plan.storage.network_key().into()),
+        ("egress_price_per_gb".into(), args.egress_price.to_string()),
         ("prefer".into(), args.prefer.clone()),
         ("call".into(), args.call.clone()),
         (

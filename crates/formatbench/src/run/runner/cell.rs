@@ -47,6 +47,8 @@ impl Cell {
                 op: op.name().to_string(),
                 threads,
                 cache: cache.map_or("n/a", CacheState::name).to_string(),
+                storage: "local".into(),
+                network: "n/a".into(),
             },
             dataset,
             competitor: competitor.clone(),

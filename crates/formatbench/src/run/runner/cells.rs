@@ -268,6 +268,29 @@ pub fn check_returned(
 
 /// A measured sample: ok only when the worker answered ok with the verified digest, or, where
 /// each sample's result is `checked` against the source instead, when that check passed.
+/// The S3 server's count of a sample's traffic, per call; a server that died during the
+/// sample fails it (the worker may have been told nothing clearer).
+pub fn add_traffic(
+    record: &mut SampleRecord,
+    traffic: Option<Result<formatbench_protocol::ObjectTraffic, String>>,
+) {
+    match traffic {
+        Some(Ok(traffic)) if record.status == SampleStatus::Ok => {
+            record.object_traffic = Some(traffic.per_call(record.calls.unwrap_or(1)));
+        }
+        None | Some(Ok(_)) => {}
+        Some(Err(reason)) => {
+            let said = record.reason.take();
+            record.status = SampleStatus::Failed;
+            record.wall_s = None;
+            record.reason = Some(match said {
+                Some(said) => format!("{reason}: {said}"),
+                None => reason,
+            });
+        }
+    }
+}
+
 pub fn sample_record(
     run_id: &str,
     cell: &Cell,

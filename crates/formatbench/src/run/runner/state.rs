@@ -42,6 +42,8 @@ pub(super) struct Runner<'a> {
     /// Artifacts already prepared in this run, by directory: a reader of another backend's
     /// artifact (a Delta reader) shares the one its writer made.
     pub(super) prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
+    /// The run's S3 server, when artifacts live in object storage.
+    pub(super) storage: Option<crate::run::storage::ObjectStorage>,
 }
 
 impl Runner<'_> {
@@ -71,6 +73,7 @@ impl Runner<'_> {
             op,
             source: cell.source_path.clone(),
             artifact: artifact.to_path_buf(),
+            storage: self.object_target(artifact),
             answer: PathBuf::new(),
             verify_out,
             source_text: None,
@@ -131,7 +134,20 @@ impl Runner<'_> {
     pub(super) fn cleanup_write(&self, cell: &Cell, artifact: &Path) {
         if cell.op == Op::Write {
             let _ = std::fs::remove_dir_all(artifact);
+            if let (Some(storage), Some(target)) = (&self.storage, self.object_target(artifact)) {
+                storage.remove(&target);
+            }
         }
+    }
+
+    /// Where an artifact lives in object storage, when the run's artifacts do.
+    pub(super) fn object_target(
+        &self,
+        artifact: &Path,
+    ) -> Option<formatbench_protocol::ObjectTarget> {
+        let storage = self.storage.as_ref()?;
+        let relative = artifact.strip_prefix(&self.scratch).unwrap_or(artifact);
+        Some(storage.target(relative))
     }
 
     /// The source as CSV for workers without Arrow, written once per run and source.

@@ -11,6 +11,7 @@ fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
         threads: 2,
         index: None,
         split: None,
+        remote: None,
     }
 }
 

@@ -15,10 +15,13 @@ pub(super) fn describe_result(
     schema: &SchemaRef,
     batches: &[RecordBatch],
 ) -> Result<(), KitError> {
+    // The bytes of the values themselves: arrays decoded from one block share its buffer,
+    // whose whole capacity `get_array_memory_size` would count once per array.
     answer.result_bytes = Some(
         batches
             .iter()
-            .map(|b| b.get_array_memory_size() as u64)
+            .flat_map(|b| b.columns())
+            .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0) as u64)
             .sum(),
     );
     answer.rows = Some(batches.iter().map(|b| b.num_rows() as u64).sum());

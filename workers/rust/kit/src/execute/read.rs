@@ -34,8 +34,12 @@ pub(super) fn read<E: BackendError>(
         other => return Err(KitError::Invalid(format!("'{other}' is not a table read")).into()),
     };
     let scan = job.op == Op::Scan;
-    // The proof of the cache state, taken just before the clock starts.
-    let resident = resident_fraction(&files_under(&job.artifact));
+    // The proof of the cache state, taken just before the clock starts (local files only).
+    let resident = job
+        .storage
+        .is_none()
+        .then(|| resident_fraction(&files_under(&job.artifact)))
+        .flatten();
     let ((loaded, method, fold), measured) = measure_repeated(job.calls(), || {
         let (loaded, method) = match &labels {
             Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
@@ -83,7 +87,11 @@ pub(super) fn matrix<E: BackendError>(
     let (form, schema) = stored_schema(job, backend, &source_schema)?;
     let plan = MatrixPlan::new(job.op, form, &source_schema, &job.params)?;
     let ctx = context(job, &schema);
-    let resident = resident_fraction(&files_under(&job.artifact));
+    let resident = job
+        .storage
+        .is_none()
+        .then(|| resident_fraction(&files_under(&job.artifact)))
+        .flatten();
     let ((result, method), measured) =
         measure_repeated(job.calls(), || plan.run(backend, &ctx, &job.artifact))?;
     let batches = match result {

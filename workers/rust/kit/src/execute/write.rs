@@ -4,7 +4,7 @@
 use super::output::{self, to_batches};
 use super::read::in_order;
 use super::{context, run_commits, stored_schema};
-use crate::backend::{Backend, BackendError, Commit, Request};
+use crate::backend::{Backend, BackendError, Commit, Request, Uploader};
 use crate::layout::{self, ArrayForm};
 use crate::{digest, source, KitError};
 use formatbench_protocol::{measure_repeated, Answer, Job, Phase};
@@ -33,6 +33,7 @@ fn without_huge_pages() -> &'static str {
 pub(super) fn write<E: BackendError>(
     job: &Job,
     backend: &dyn Backend<Error = E>,
+    uploader: Option<&dyn Uploader>,
 ) -> Result<Answer, E> {
     let load_start = Instant::now();
     let (source_schema, batches) = source::read_all(&job.source)?;
@@ -78,9 +79,18 @@ pub(super) fn write<E: BackendError>(
         if let Some(commit) = write_all(&dir)? {
             commits.push(commit);
         }
+        // A measured write to object storage ends when its upload has: every call uploads
+        // what it wrote (a repeat overwrites the same objects, as a rewrite would).
+        if let (Some(uploader), Some(target), false) = (uploader, &job.storage, job.prepare) {
+            uploader.upload(&dir, target)?;
+        }
         Ok::<_, E>(())
     })?;
     let commit_s = run_commits(commits)?;
+    // The artifact reads will fetch: uploaded once, untimed.
+    if let (Some(uploader), Some(target), true) = (uploader, &job.storage, job.prepare) {
+        uploader.upload(&job.artifact, target)?;
+    }
     for entry in std::fs::read_dir(&job.artifact)? {
         let path = entry?.path();
         if path
@@ -115,7 +125,12 @@ pub(super) fn write<E: BackendError>(
     let read_back = match (!backend.deterministic_files(), &job.verify_out) {
         (false, None) => None,
         _ => {
-            let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
+            // Read back from the local copy of what was written: the bytes uploaded.
+            let local = crate::backend::Context {
+                remote: None,
+                ..ctx
+            };
+            let (loaded, _) = backend.read(&local, &job.artifact, Request::All)?;
             Some(in_order(backend, job, to_batches(loaded)?)?)
         }
     };

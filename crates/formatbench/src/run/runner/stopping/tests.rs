@@ -11,6 +11,8 @@ fn key(backend: &str) -> CellKey {
         op: "read".into(),
         threads: 2,
         cache: "warm".into(),
+        storage: "local".into(),
+        network: "n/a".into(),
     }
 }
 

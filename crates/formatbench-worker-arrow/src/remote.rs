@@ -1,0 +1,267 @@
+//! Object storage for the native backends: one S3 client per worker process (object_store,
+//! built on `remote/http.rs`), the uploads a write makes, whole-object downloads, and ranged
+//! reads for formats that fetch only what they need. Credentials are the standard `AWS_*`
+//! variables; the runner sets them for its own server.
+
+mod http;
+
+use crate::WorkerError;
+use bytes::Bytes;
+use formatbench_protocol::ObjectTarget;
+use formatbench_worker_kit::KitError;
+use futures::TryStreamExt;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt, RetryConfig};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// A client for one endpoint and bucket, with the runtime its requests run on.
+pub struct Remote {
+    pub store: Arc<AmazonS3>,
+    runtime: tokio::runtime::Runtime,
+    target: ObjectTarget,
+}
+
+/// The process's client: built by the first call (inside its timer, as a program opening the
+/// store pays for it once), reused by later calls of a repeated sample.
+static REMOTE: OnceLock<Result<Remote, String>> = OnceLock::new();
+
+/// Retries kept short, so a server that died fails the sample in seconds, not minutes.
+fn retries() -> RetryConfig {
+    RetryConfig {
+        max_retries: 2,
+        retry_timeout: Duration::from_secs(10),
+        ..RetryConfig::default()
+    }
+}
+
+fn build(target: &ObjectTarget) -> Result<Remote, String> {
+    if target.endpoint.starts_with("https://") {
+        return Err(format!(
+            "{}: this build speaks plain HTTP to object stores (no TLS stack); use an http:// \
+             endpoint",
+            target.endpoint
+        ));
+    }
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let mut builder = AmazonS3Builder::new()
+        .with_endpoint(&target.endpoint)
+        .with_bucket_name(&target.bucket)
+        .with_region(&target.region)
+        .with_allow_http(true)
+        .with_virtual_hosted_style_request(false)
+        .with_retry(retries())
+        .with_http_connector(http::PlainHttp)
+        .with_crypto_provider(Arc::new(http::PureRustCrypto));
+    match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
+        (Some(key), Some(secret)) => {
+            builder = builder
+                .with_access_key_id(key)
+                .with_secret_access_key(secret);
+        }
+        _ => return Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set".into()),
+    }
+    if let Some(token) = env("AWS_SESSION_TOKEN") {
+        builder = builder.with_token(token);
+    }
+    let store = builder
+        .build()
+        .map_err(|e| format!("cannot reach {}: {e}", target.endpoint))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the I/O runtime: {e}"))?;
+    Ok(Remote {
+        store: Arc::new(store),
+        runtime,
+        target: target.clone(),
+    })
+}
+
+impl Remote {
+    /// The process's client for `target`'s store.
+    pub fn get(target: &ObjectTarget) -> Result<&'static Remote, WorkerError> {
+        let remote = REMOTE
+            .get_or_init(|| build(target))
+            .as_ref()
+            .map_err(|e| WorkerError::Invalid(e.clone()))?;
+        if remote.target.endpoint != target.endpoint || remote.target.bucket != target.bucket {
+            return Err(WorkerError::Invalid(
+                "one worker process serves one object store".into(),
+            ));
+        }
+        Ok(remote)
+    }
+
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// The object path of the artifact's file `relative`.
+    pub fn path(target: &ObjectTarget, relative: &str) -> ObjectPath {
+        ObjectPath::from(target.key_of(relative))
+    }
+
+    /// The whole object (one GET).
+    pub fn fetch(&self, path: &ObjectPath) -> Result<Bytes, WorkerError> {
+        self.block_on(async {
+            let got = self.store.get(path).await?;
+            got.bytes().await
+        })
+        .map_err(storage_error)
+    }
+
+    /// The bytes `[offset, offset + len)` of an object (one ranged GET).
+    pub fn fetch_range(
+        &self,
+        path: &ObjectPath,
+        offset: u64,
+        len: u64,
+    ) -> Result<Bytes, WorkerError> {
+        self.block_on(self.store.get_range(path, offset..offset + len))
+            .map_err(storage_error)
+    }
+
+    /// The artifact's objects, downloaded whole (one LIST, one GET each) into `into`, keeping
+    /// their paths below the artifact's key.
+    pub fn download(&self, target: &ObjectTarget, into: &Path) -> Result<u64, WorkerError> {
+        let prefix = ObjectPath::from(target.key.as_str());
+        let listed: Vec<_> = self
+            .block_on(self.store.list(Some(&prefix)).try_collect::<Vec<_>>())
+            .map_err(storage_error)?;
+        let mut total = 0;
+        for object in listed {
+            let relative = object
+                .location
+                .prefix_match(&prefix)
+                .map(|parts| parts.map(|p| p.as_ref().to_string()).collect::<Vec<_>>())
+                .unwrap_or_default();
+            let local: PathBuf = relative.iter().fold(into.to_path_buf(), |p, c| p.join(c));
+            if let Some(parent) = local.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let bytes = self.fetch(&object.location)?;
+            total += bytes.len() as u64;
+            std::fs::write(&local, &bytes)?;
+        }
+        Ok(total)
+    }
+
+    /// Uploads every file under `dir` to `target`: a PUT each, multipart above 8 MiB
+    /// (object_store's `WriteMultipart`, 5 MiB parts).
+    pub fn upload_dir(&self, dir: &Path, target: &ObjectTarget) -> Result<u64, WorkerError> {
+        let mut total = 0;
+        for file in formatbench_protocol::files_under(dir) {
+            let relative = file
+                .strip_prefix(dir)
+                .map_err(|_| WorkerError::Invalid(format!("{} is outside", file.display())))?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let bytes = Bytes::from(std::fs::read(&file)?);
+            total += bytes.len() as u64;
+            let path = Self::path(target, &relative);
+            self.block_on(async {
+                if bytes.len() <= MULTIPART_ABOVE {
+                    self.store.put(&path, bytes.into()).await.map(|_| ())
+                } else {
+                    let upload = self.store.put_multipart(&path).await?;
+                    let mut writer = object_store::WriteMultipart::new(upload);
+                    writer.write(&bytes);
+                    writer.finish().await.map(|_| ())
+                }
+            })
+            .map_err(storage_error)?;
+        }
+        Ok(total)
+    }
+}
+
+/// Files up to this size are one PUT; larger ones go up in parts.
+const MULTIPART_ABOVE: usize = 8 << 20;
+
+fn storage_error(e: object_store::Error) -> WorkerError {
+    WorkerError::Invalid(format!("object storage: {e}"))
+}
+
+/// What writes use to upload (the kit times it inside a measured write).
+pub struct NativeUploader;
+
+impl formatbench_worker_kit::Uploader for NativeUploader {
+    fn upload(&self, dir: &Path, target: &ObjectTarget) -> Result<u64, KitError> {
+        Remote::get(target)
+            .and_then(|remote| remote.upload_dir(dir, target))
+            .map_err(|e| KitError::Library(e.to_string()))
+    }
+}
+
+/// A scratch directory in memory (tmpfs where there is one) for formats read from a whole
+/// download, removed when dropped.
+pub struct Downloaded {
+    pub dir: PathBuf,
+}
+
+impl Downloaded {
+    /// The artifact of `target`, downloaded whole.
+    pub fn artifact(target: &ObjectTarget) -> Result<Downloaded, WorkerError> {
+        let base = ["/dev/shm", "/tmp"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_dir())
+            .unwrap_or_else(std::env::temp_dir);
+        let dir = base.join(format!(
+            "formatbench-download-{}-{}",
+            std::process::id(),
+            DOWNLOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let downloaded = Downloaded { dir };
+        Remote::get(target)?.download(target, &downloaded.dir)?;
+        Ok(downloaded)
+    }
+}
+
+static DOWNLOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Drop for Downloaded {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Ranged reads of one object, for the IPC reader (`ipc_parts::file::RangeSource`).
+pub struct ObjectRanges {
+    remote: &'static Remote,
+    path: ObjectPath,
+    len: u64,
+}
+
+impl ObjectRanges {
+    /// One HEAD for the length.
+    pub fn open(target: &ObjectTarget, relative: &str) -> Result<ObjectRanges, WorkerError> {
+        let remote = Remote::get(target)?;
+        let path = Remote::path(target, relative);
+        let meta = remote
+            .block_on(remote.store.head(&path))
+            .map_err(storage_error)?;
+        Ok(ObjectRanges {
+            remote,
+            path,
+            len: meta.size,
+        })
+    }
+}
+
+impl ipc_parts::file::RangeSource for ObjectRanges {
+    fn size(&self) -> u64 {
+        self.len
+    }
+    fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        self.remote
+            .fetch_range(&self.path, offset, len as u64)
+            .map(|b| b.to_vec())
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}

@@ -1,0 +1,133 @@
+//! Object storage (`--storage s3`): what each cell asked of the S3 server and what it cost,
+//! from the server's own count — requests by kind, bytes each way, bytes fetched per byte
+//! returned, and egress per use and per 1,000 uses at the run's price (seed 004's table).
+
+use super::format;
+use super::layouts::Table;
+use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
+use formatbench_protocol::ObjectTraffic;
+use std::collections::BTreeMap;
+
+const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
+
+/// The price per GB the run was measured for.
+pub(super) fn egress_price(summary: &RunSummary) -> f64 {
+    summary
+        .environment
+        .as_ref()
+        .and_then(|env| env.settings.get("egress_price_per_gb"))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(DEFAULT_EGRESS_PRICE_PER_GB)
+}
+
+/// "4 ranged GET, 1 HEAD": the kinds a use made, most frequent first.
+pub(super) fn requests_text(t: &ObjectTraffic) -> String {
+    let mut kinds = [
+        (t.get_range, "ranged GET"),
+        (t.get, "GET"),
+        (t.head, "HEAD"),
+        (t.list, "LIST"),
+        (t.put, "PUT"),
+        (t.part, "part"),
+        (t.multipart, "multipart"),
+        (t.delete, "DELETE"),
+        (t.other, "other"),
+    ];
+    kinds.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    let listed: Vec<String> = kinds
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, kind)| format!("{n} {kind}"))
+        .collect();
+    match listed.is_empty() {
+        true => "none".into(),
+        false => listed.join(", "),
+    }
+}
+
+fn dollars(d: f64) -> String {
+    if d == 0.0 {
+        "$0".into()
+    } else if d < 0.01 {
+        format!("${d:.6}")
+    } else {
+        format!("${d:.3}")
+    }
+}
+
+/// One table per dataset and network, of every cell with the server's count.
+pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
+    let price = egress_price(summary);
+    let mut tables: BTreeMap<(String, String), Table> = BTreeMap::new();
+    for group in &summary.groups {
+        for cell in &group.cells {
+            let Some(traffic) = &cell.object_traffic else {
+                continue;
+            };
+            let key = (cell.cell.dataset.clone(), cell.cell.network.clone());
+            let table = tables.entry(key.clone()).or_insert_with(|| Table {
+                title: format!(
+                    "{} · {} over network {} · threads {}",
+                    key.0, cell.cell.storage, key.1, group.threads
+                ),
+                legend: LEGEND,
+                headers: [
+                    "Backend",
+                    "Profile",
+                    "Layout",
+                    "Op",
+                    "Requests",
+                    "Time",
+                    "Fetched",
+                    "Uploaded",
+                    "×result",
+                    "Egress",
+                    "Time ×1,000",
+                    "Egress ×1,000",
+                ]
+                .map(String::from)
+                .to_vec(),
+                text_columns: 5,
+                rows: Vec::new(),
+            });
+            let time = cell.wall.as_ref().map(|w| w.median);
+            // Uploads cost no egress; a write's responses are a few hundred bytes of XML.
+            let cost = (cell.cell.op != "write").then(|| egress_cost(traffic.bytes_sent, price));
+            let money =
+                |scale: f64| cost.map_or_else(|| format::DASH.into(), |c| dollars(c * scale));
+            table.rows.push(vec![
+                cell.cell.backend.clone(),
+                cell.cell.profile.clone(),
+                cell.cell.layout.clone(),
+                cell.cell.op.clone(),
+                requests_text(traffic),
+                time.map_or_else(|| format::DASH.into(), format::duration),
+                format::bytes(traffic.bytes_sent),
+                format::bytes(traffic.bytes_received),
+                cell.read_amplification
+                    .map_or_else(|| format::DASH.into(), format::two_decimals),
+                money(1.0),
+                time.map_or_else(|| format::DASH.into(), |t| format::duration(t * 1_000.0)),
+                money(1_000.0),
+            ]);
+        }
+    }
+    tables.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_read_most_frequent_first() {
+        let traffic = ObjectTraffic {
+            get_range: 4,
+            head: 1,
+            ..Default::default()
+        };
+        assert_eq!(requests_text(&traffic), "4 ranged GET, 1 HEAD");
+        assert_eq!(requests_text(&ObjectTraffic::default()), "none");
+        assert_eq!(dollars(0.05), "$0.050");
+    }
+}

@@ -1,0 +1,39 @@
+"""Object storage for the Python peers (`--storage s3`): the job's `storage` target, reached
+through pyarrow's own S3 filesystem (the AWS SDK for C++). Credentials come from the standard
+AWS_* variables, which the runner sets for its own server."""
+
+import os
+
+_FILESYSTEM = {}
+
+
+def filesystem(target):
+    """The process's pyarrow S3FileSystem for the target's endpoint: built by the first call,
+    inside its timer, as a program opening the bucket pays for it once."""
+    endpoint = target["endpoint"]
+    if endpoint not in _FILESYSTEM:
+        import pyarrow.fs as pafs
+
+        scheme, _, address = endpoint.partition("://")
+        _FILESYSTEM[endpoint] = pafs.S3FileSystem(
+            access_key=os.environ.get("AWS_ACCESS_KEY_ID"),
+            secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            session_token=os.environ.get("AWS_SESSION_TOKEN") or None,
+            region=target.get("region", "us-east-1"),
+            endpoint_override=address, scheme=scheme, allow_bucket_creation=False,
+            # Short retries: a server that died fails the sample in seconds.
+            retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=3))
+    return _FILESYSTEM[endpoint]
+
+
+def path(target, relative=""):
+    """`bucket/key/relative`, as pyarrow filesystems name objects."""
+    key = target["key"].strip("/")
+    return "/".join(p for p in (target["bucket"], key, relative.strip("/")) if p)
+
+
+def upload(directory, target):
+    """Every file under `directory` to the target's key (a PUT each, multipart when large)."""
+    import pyarrow.fs as pafs
+
+    pafs.copy_files(directory, path(target), destination_filesystem=filesystem(target))
