@@ -34,7 +34,8 @@ struct Options {
     rtt_ms: f64,
     access_key: String,
     secret_key: String,
-    /// Fault injection for the runner's tests: exit (status 3) on the request after this many.
+    /// Fault injection for the runner's tests: exit (status 3) on the request after this many,
+    /// once per `--root` (a restarted server serves on).
     exit_after: Option<u64>,
 }
 
@@ -122,6 +123,8 @@ async fn serve(options: Options) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", options.ready.display()))?;
     let stats = Stats::default();
     let served = Arc::new(AtomicU64::new(0));
+    let fault_fired = options.root.with_extension("fault-fired");
+    let exit_after = options.exit_after.filter(|_| !fault_fired.exists());
     let http = ConnBuilder::new(TokioExecutor::new());
     loop {
         let Ok((socket, _)) = api.accept().await else {
@@ -129,10 +132,11 @@ async fn serve(options: Options) -> Result<(), String> {
         };
         let _ = socket.set_nodelay(true);
         let (s3, stats, served) = (s3.clone(), stats.clone(), served.clone());
-        let exit_after = options.exit_after;
+        let fault_fired = fault_fired.clone();
         let service = service_fn(move |request: hyper::Request<Incoming>| {
             let (s3, stats) = (s3.clone(), stats.clone());
             if exit_after.is_some_and(|n| served.fetch_add(1, Ordering::SeqCst) >= n) {
+                let _ = std::fs::write(&fault_fired, "");
                 eprintln!("formatbench-s3: exiting as FORMATBENCH_S3_EXIT_AFTER asks");
                 std::process::exit(3);
             }

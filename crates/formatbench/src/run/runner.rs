@@ -476,6 +476,14 @@ impl Runner<'_> {
                 // throttled by the writeback of what another competitor wrote before it.
                 formatbench_protocol::write_back_everything();
             }
+            // A server that died is restarted before the job names its endpoint.
+            let restarted = match self.storage.as_mut() {
+                Some(storage) => storage.begin_sample()?,
+                None => None,
+            };
+            if let Some(note) = restarted {
+                say(&format!("{} round {round}: {note}", cell.label()));
+            }
             let mut job = self.job(cell, &artifact, None, false, cell.op);
             // A reader that keeps no row order may return another valid first row each time:
             // each such sample's row is verified against the source (after its timer) instead
@@ -486,13 +494,6 @@ impl Runner<'_> {
                     .join(format!("{}-r{round}.arrow", cell.slug()))
             });
             job.verify_out = returned.clone();
-            let restarted = match self.storage.as_mut() {
-                Some(storage) => storage.begin_sample()?,
-                None => None,
-            };
-            if let Some(note) = restarted {
-                say(&format!("{} round {round}: {note}", cell.label()));
-            }
             let outcome = self.spawn(cell.info.worker, job)?;
             let traffic = self.storage.as_mut().map(|s| s.end_sample());
             self.cleanup_write(cell, &artifact);

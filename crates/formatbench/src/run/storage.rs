@@ -25,7 +25,6 @@ pub struct ObjectStorage {
     network: Network,
     root: PathBuf,
     key_prefix: String,
-    listen: Option<String>,
     server: Child,
     address: SocketAddr,
     namespace: Option<netns::Namespace>,
@@ -62,7 +61,6 @@ impl ObjectStorage {
             network,
             root,
             key_prefix: run_id.to_string(),
-            listen,
             server,
             address,
             namespace,
@@ -95,11 +93,13 @@ impl ObjectStorage {
     pub fn begin_sample(&mut self) -> Result<Option<String>, Error> {
         let restarted = match self.server.try_wait() {
             Ok(Some(status)) => {
+                // On the same address, so the endpoint every job names stays true.
+                let address = self.address.to_string();
                 let (server, address) = spawn(
                     &self.root,
                     self.network,
                     self.namespace.as_ref(),
-                    self.listen.as_deref(),
+                    Some(&address),
                     &self.log,
                 )?;
                 self.server = server;

@@ -1,0 +1,370 @@
+//! `--storage s3`: every artifact through formatbench's own S3 server, and the server's own
+//! count of each sample's traffic. The faults the issue lists: a server that cannot start
+//! (program missing, address taken), one that dies mid-run, a namespace a crash left behind.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use common::{formatbench, run_dir, samples, stderr};
+use formatbench::results::SampleStatus;
+use std::process::Command;
+
+fn s3_run(
+    backends: &str,
+    ops: &str,
+    extra: &[&str],
+    out: &std::path::Path,
+) -> std::process::Output {
+    let out_text = out.to_string_lossy().into_owned();
+    let mut args = vec![
+        "run",
+        "--storage",
+        "s3",
+        "--backends",
+        backends,
+        "--ops",
+        ops,
+        "--rows",
+        "3000",
+        "--rounds",
+        "1",
+        "--samples",
+        "2",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        &out_text,
+    ];
+    args.extend_from_slice(extra);
+    formatbench(&args)
+}
+
+/// No S3 server of a test's run is left running (they run as `formatbench __s3-server`
+/// with `--root` inside the test's folder).
+fn no_server_left(out: &std::path::Path) {
+    let listed = Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .expect("ps runs");
+    let text = String::from_utf8_lossy(&listed.stdout);
+    let root = out.to_string_lossy();
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("__s3-server") && l.contains(root.as_ref())),
+        "an S3 server of this run is still running:\n{text}"
+    );
+}
+
+#[test]
+fn every_read_and_write_is_counted_by_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = s3_run("parquet,ipc,csv", "read,project,write", &[], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = run_dir(dir.path());
+    let samples = samples(&run);
+    assert!(!samples.is_empty());
+    let fetched = |backend: &str, op: &str| -> Vec<u64> {
+        samples
+            .iter()
+            .filter(|s| s.cell.backend == backend && s.cell.op == op && s.cell.profile == "default")
+            .map(|s| {
+                s.object_traffic
+                    .as_ref()
+                    .expect("every s3 sample has its traffic")
+                    .bytes_sent
+            })
+            .collect()
+    };
+    for s in &samples {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+        assert_eq!(
+            (s.cell.storage.as_str(), s.cell.network.as_str()),
+            ("s3", "local")
+        );
+        let traffic = s.object_traffic.as_ref().expect("traffic");
+        assert!(traffic.requests() > 0, "{:?} made no request", s.cell);
+        if s.cell.op == "write" {
+            assert!(traffic.bytes_received > 0 && traffic.put + traffic.part > 0);
+        } else {
+            assert!(traffic.bytes_sent > 0 && traffic.get + traffic.get_range > 0);
+        }
+    }
+    // CSV is one whole object, whatever is asked.
+    let csv = samples
+        .iter()
+        .find(|s| s.cell.backend == "csv" && s.cell.op == "project")
+        .and_then(|s| s.object_traffic.clone())
+        .expect("a csv projection");
+    assert_eq!((csv.get, csv.get_range), (1, 0));
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("## Object storage"), "{report}");
+    assert!(report.contains("Egress ×1,000"));
+    no_server_left(dir.path());
+}
+
+#[test]
+fn a_parquet_projection_fetches_a_fraction_of_what_a_full_read_fetches() {
+    // Large enough that the projected column chunks lie more than object_store's coalescing
+    // gap (1 MiB) apart: on small files the reader's merged ranges fetch nearly everything.
+    let dir = tempfile::tempdir().unwrap();
+    let out = formatbench(&[
+        "run",
+        "--storage",
+        "s3",
+        "--backends",
+        "parquet",
+        "--profiles",
+        "default",
+        "--ops",
+        "read,project",
+        "--rows",
+        "100000",
+        "--rounds",
+        "1",
+        "--samples",
+        "1",
+        "--out",
+        &dir.path().to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    let fetched = |op: &str| -> u64 {
+        samples
+            .iter()
+            .find(|s| s.cell.op == op)
+            .and_then(|s| s.object_traffic.as_ref())
+            .map(|t| t.bytes_sent)
+            .expect("a sample with its traffic")
+    };
+    let (read, project) = (fetched("read"), fetched("project"));
+    assert!(
+        project * 2 < read,
+        "project fetched {project} bytes, read {read}"
+    );
+}
+
+#[test]
+fn a_missing_server_program_is_one_error_line_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args([
+            "run",
+            "--storage",
+            "s3",
+            "--backends",
+            "parquet",
+            "--ops",
+            "read",
+            "--rows",
+            "100",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .env("FORMATBENCH_S3_SERVER", dir.path().join("no-such-server"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("cannot start the S3 server"), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a run folder was left"
+    );
+}
+
+#[test]
+fn an_address_in_use_is_one_error_line_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let out = s3_run("parquet", "read", &["--s3-listen", &address], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("the S3 server did not start") && said.contains(&address),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a run folder was left"
+    );
+    no_server_left(dir.path());
+}
+
+#[test]
+fn a_server_that_dies_mid_run_fails_its_sample_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // Writing the artifact (a PUT each) and verifying it (its GETs) come first; the server
+    // exits at the request after these many, within the measured samples.
+    let first = {
+        let probe = tempfile::tempdir().unwrap();
+        let out = s3_run("parquet", "read", &[], probe.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        samples(&run_dir(probe.path()))[0]
+            .object_traffic
+            .as_ref()
+            .expect("traffic")
+            .requests()
+    };
+    let out_text = dir.path().to_string_lossy().into_owned();
+    let out = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args([
+            "run",
+            "--storage",
+            "s3",
+            "--backends",
+            "parquet",
+            "--ops",
+            "read",
+            "--rows",
+            "3000",
+            "--rounds",
+            "1",
+            "--samples",
+            "4",
+            "--min-sample-ms",
+            "0",
+            "--out",
+            &out_text,
+        ])
+        // Upload (≤ 2), verification (`first` GETs), the first sample, then mid-sample.
+        .env(
+            "FORMATBENCH_S3_EXIT_AFTER",
+            (2 + 2 * first + first / 2).to_string(),
+        )
+        .output()
+        .unwrap();
+    let said = stderr(&out);
+    assert!(!said.contains("panicked"), "{said}");
+    let run = run_dir(dir.path());
+    let samples = samples(&run);
+    let failed: Vec<_> = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Failed)
+        .collect();
+    assert!(!failed.is_empty(), "no sample failed: {said}");
+    assert!(
+        failed.iter().all(|s| s
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("the S3 server exited during the sample"))),
+        "{failed:?}"
+    );
+    // The server was restarted and later samples were measured.
+    let ok = samples
+        .iter()
+        .filter(|s| s.status == SampleStatus::Ok)
+        .count();
+    assert!(ok >= 2, "{ok} ok samples of {}: {said}", samples.len());
+    assert!(said.contains("restarted"), "{said}");
+    no_server_left(dir.path());
+}
+
+/// Root and iproute2, or the reason a namespace test is skipped.
+fn namespaces_possible() -> bool {
+    // SAFETY: geteuid only reads this process's credentials.
+    let root = unsafe { libc::geteuid() } == 0;
+    let ip = Command::new("ip")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    common::available("root and iproute2 (network namespaces)", root && ip)
+}
+
+fn namespaces() -> String {
+    let listed = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&listed.stdout).into_owned()
+}
+
+#[test]
+fn a_shaped_network_runs_in_a_namespace_that_is_gone_afterwards_with_a_stale_one() {
+    if !namespaces_possible() {
+        return;
+    }
+    // A namespace as a crashed run would leave it: its pid is not alive.
+    let stale = "fbs3-999999";
+    let made = Command::new("ip")
+        .args(["netns", "add", stale])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let dir = tempfile::tempdir().unwrap();
+    let out = s3_run("parquet", "read", &["--network", "region"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    assert!(samples
+        .iter()
+        .all(|s| s.status == SampleStatus::Ok && s.cell.network == "region"));
+    // Each use makes several round trips of 5 ms at least (the delay line's), so none is
+    // faster than one round trip.
+    assert!(
+        samples.iter().all(|s| s.wall_s.unwrap_or(0.0) > 0.005),
+        "{samples:?}"
+    );
+    let left = namespaces();
+    assert!(!left.contains("fbs3-"), "namespaces left: {left}");
+    no_server_left(dir.path());
+}
+
+#[test]
+fn an_unknown_network_or_a_network_without_s3_is_one_error_line() {
+    for args in [
+        &[
+            "run",
+            "--storage",
+            "s3",
+            "--network",
+            "wan",
+            "--backends",
+            "parquet",
+        ][..],
+        &["run", "--network", "region", "--backends", "parquet"][..],
+        &["run", "--storage", "gcs", "--backends", "parquet"][..],
+    ] {
+        let out = formatbench(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        assert_eq!(said.trim().lines().count(), 1, "{args:?}: {said}");
+    }
+}
+
+#[test]
+fn pyarrow_reads_and_writes_through_its_own_s3_filesystem() {
+    if !common::ready("peer", "py-pyarrow-parquet") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = s3_run(
+        "py-pyarrow-parquet,py-pyarrow-feather,py-pyarrow-feather-mmap",
+        "read,project,write",
+        &["--profiles", "default"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    for s in &samples {
+        if s.cell.backend == "py-pyarrow-feather-mmap" {
+            // It maps local files: over S3 it is unsupported, with the reason.
+            assert_eq!(s.status, SampleStatus::Unsupported, "{s:?}");
+            assert!(s
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("maps local files")));
+            continue;
+        }
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+        let traffic = s.object_traffic.as_ref().expect("traffic");
+        match s.cell.op.as_str() {
+            "write" => assert!(traffic.bytes_received > 0, "{traffic:?}"),
+            _ => assert!(traffic.bytes_sent > 0 && traffic.get_range + traffic.get > 0),
+        }
+    }
+    assert!(samples
+        .iter()
+        .any(|s| s.cell.backend == "py-pyarrow-feather" && s.status == SampleStatus::Ok));
+    no_server_left(dir.path());
+}
