@@ -254,7 +254,7 @@ pub struct Job {
     /// The file or directory the backend writes (for `write`) or reads (for every other op).
     pub artifact: PathBuf,
     /// When set, the artifact lives in object storage: reads fetch it from there, and a write
-    /// uploads what it wrote at `artifact` within its timer (docs/protocol.md §8).
+    /// uploads what it wrote at `artifact` within its timer (docs/protocol.md §7a).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<crate::ObjectTarget>,
     /// For workers without an Arrow reader (R): the source as CSV, with its typed schema at

@@ -1,6 +1,6 @@
 //! formatbench's S3 server: a real S3 API (s3s-fs, objects as files under `--root`) on one address,
 //! with the counters formatbench reads per sample. The runner starts and stops it (docs/
-//! protocol.md §8) as `formatbench __s3-server …`, or as this crate's own `formatbench-s3`.
+//! protocol.md §7a) as `formatbench __s3-server …`, or as this crate's own `formatbench-s3`.
 //!
 //! ```text
 //! formatbench __s3-server --root DIR --listen HOST:PORT --ready FILE [--rtt-ms MS]

@@ -64,18 +64,6 @@ fn every_read_and_write_is_counted_by_the_server() {
     let run = run_dir(dir.path());
     let samples = samples(&run);
     assert!(!samples.is_empty());
-    let fetched = |backend: &str, op: &str| -> Vec<u64> {
-        samples
-            .iter()
-            .filter(|s| s.cell.backend == backend && s.cell.op == op && s.cell.profile == "default")
-            .map(|s| {
-                s.object_traffic
-                    .as_ref()
-                    .expect("every s3 sample has its traffic")
-                    .bytes_sent
-            })
-            .collect()
-    };
     for s in &samples {
         assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
         assert_eq!(

@@ -162,14 +162,16 @@ pub struct RunArgs {
     #[arg(long, default_value = "warm")]
     pub cache: String,
     /// Where artifacts live: `local` files, or `s3`: an S3 server formatbench starts on this
-    /// machine (requests, bytes and egress measured by the server per sample).
-    #[arg(long, default_value = "local")]
-    pub storage: String,
+    /// machine (requests, bytes and egress measured by the server per sample). Default: the
+    /// suite's, else local.
+    #[arg(long)]
+    pub storage: Option<String>,
     /// Network between the workers and the S3 server: local (loopback), lan (0.2 ms, 10 Gbit/s),
     /// region (5 ms, 1 Gbit/s) or internet (40 ms, 200 Mbit/s). Profiles other than local need
-    /// root (a network namespace and a veth pair shaped by the kernel).
-    #[arg(long, default_value = "local")]
-    pub network: String,
+    /// root (a network namespace and a veth pair shaped by the kernel). Default: the suite's,
+    /// else local.
+    #[arg(long)]
+    pub network: Option<String>,
     /// The address formatbench's S3 server listens on (default: a free loopback port).
     #[arg(long)]
     pub s3_listen: Option<String>,

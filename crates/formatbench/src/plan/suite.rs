@@ -6,7 +6,7 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 5] = [
+pub const BUILTIN_SUITES: [(&str, &str); 6] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
@@ -15,6 +15,7 @@ pub const BUILTIN_SUITES: [(&str, &str); 5] = [
     ("layouts", include_str!("../../suites/layouts.toml")),
     ("delta", include_str!("../../suites/delta.toml")),
     ("stores", include_str!("../../suites/stores.toml")),
+    ("egress", include_str!("../../suites/egress.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -45,6 +46,10 @@ pub struct Suite {
     pub warmup: Option<u32>,
     /// Tables of files (Delta): files each table is cut into (`--files`).
     pub files: Option<u64>,
+    /// Where artifacts live (`--storage`: `local` or `s3`) and the network to them
+    /// (`--network`); the command line's win.
+    pub storage: Option<String>,
+    pub network: Option<String>,
     #[serde(default)]
     pub quick: Quick,
 }

@@ -5,11 +5,11 @@ mod cell;
 mod cells;
 mod identity;
 mod resume;
+mod sample;
 mod state;
 mod stopping;
 mod verification;
 
-use super::prepare_cache;
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
 use crate::plan::CacheState;
@@ -82,7 +82,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     if plan.caches.contains(&CacheState::Cold) {
         crate::plan::check_cold_possible(&scratch)?;
     }
-    let storage = match super::storage::ObjectStorage::start(
+    let storage = match super::storage::ObjectStorage::start_for_run(
         plan.storage,
         &scratch,
         &run_id,
@@ -99,13 +99,6 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             return Err(e);
         }
     };
-    if let Some(storage) = &storage {
-        say(&format!(
-            "object storage: formatbench's S3 server, network {} ({})",
-            storage.network().name(),
-            storage.network().describe()
-        ));
-    }
     let results_path = run_dir.join(RESULTS_FILE);
     let reusable = if options.reuse {
         reusable_samples(&options.out_dir, &run_dir, &worker_build)
@@ -467,42 +460,7 @@ impl Runner<'_> {
                 self.results.append(&Record::Sample(Box::new(record)))?;
                 continue;
             }
-            let artifact = self.artifact_for(cell, round);
-            if let Some(state) = cell.cache {
-                prepare_cache(state, &formatbench_protocol::files_under(&artifact))?;
-            }
-            if cell.op == Op::Write || cell.op.is_mutation() {
-                // Earlier samples' dirty pages are written back first, so a write is never
-                // throttled by the writeback of what another competitor wrote before it.
-                formatbench_protocol::write_back_everything();
-            }
-            // A server that died is restarted before the job names its endpoint.
-            let restarted = match self.storage.as_mut() {
-                Some(storage) => storage.begin_sample()?,
-                None => None,
-            };
-            if let Some(note) = restarted {
-                say(&format!("{} round {round}: {note}", cell.label()));
-            }
-            let mut job = self.job(cell, &artifact, None, false, cell.op);
-            // A reader that keeps no row order may return another valid first row each time:
-            // each such sample's row is verified against the source (after its timer) instead
-            // of compared with the first one's digest.
-            let returned = (cell.op == Op::FirstRow && cell.info.table.unordered).then(|| {
-                self.scratch
-                    .join("verify")
-                    .join(format!("{}-r{round}.arrow", cell.slug()))
-            });
-            job.verify_out = returned.clone();
-            let outcome = self.spawn(cell.info.worker, job)?;
-            let traffic = self.storage.as_mut().map(|s| s.end_sample());
-            self.cleanup_write(cell, &artifact);
-            let checked = match &returned {
-                Some(path) => Some(cells::check_returned(cell, &outcome, path)?),
-                None => None,
-            };
-            let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
-            cells::add_traffic(&mut record, traffic);
+            let mut record = self.take_sample(cell, round)?;
             if let Some(stopper) = stopper.as_mut() {
                 let wall = stopping::ranked_time(&record);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());

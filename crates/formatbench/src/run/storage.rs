@@ -32,6 +32,24 @@ pub struct ObjectStorage {
 }
 
 impl ObjectStorage {
+    /// Starts the server a run's plan asks for, saying where it is.
+    pub fn start_for_run(
+        storage: Storage,
+        scratch: &Path,
+        run_id: &str,
+        listen: Option<String>,
+    ) -> Result<Option<ObjectStorage>, Error> {
+        let started = Self::start(storage, scratch, run_id, listen)?;
+        if let Some(storage) = &started {
+            crate::progress::say(&format!(
+                "object storage: formatbench's S3 server, network {} ({})",
+                storage.network.name(),
+                storage.network.describe()
+            ));
+        }
+        Ok(started)
+    }
+
     /// Starts the server for `storage`, or `None` for local files.
     pub fn start(
         storage: Storage,
@@ -82,10 +100,6 @@ impl ObjectStorage {
     /// Removes the objects under a target (a write sample's output), on the server's disk.
     pub fn remove(&self, target: &ObjectTarget) {
         let _ = std::fs::remove_dir_all(self.root.join(BUCKET).join(&target.key));
-    }
-
-    pub fn network(&self) -> Network {
-        self.network
     }
 
     /// Starts a new traffic window, restarting a server that died since the last sample;

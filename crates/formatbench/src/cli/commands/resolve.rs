@@ -264,17 +264,26 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .or_else(|| suite.and_then(|s| s.files))
             .unwrap_or(crate::plan::DEFAULT_FILES),
         stopping,
-        storage: storage(args)?,
+        storage: storage(suite, args)?,
     })
 }
 
-/// `--storage` and `--network`.
-fn storage(args: &RunArgs) -> Result<crate::plan::Storage, Error> {
-    let network: crate::plan::Network = args
+/// `--storage` and `--network`, else the suite's, else local files.
+fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage, Error> {
+    let network = args
         .network
+        .as_deref()
+        .or_else(|| suite.and_then(|s| s.network.as_deref()))
+        .unwrap_or("local");
+    let storage = args
+        .storage
+        .as_deref()
+        .or_else(|| suite.and_then(|s| s.storage.as_deref()))
+        .unwrap_or("local");
+    let network: crate::plan::Network = network
         .parse()
         .map_err(|e| Error::Input(format!("--network: {e}")))?;
-    match args.storage.as_str() {
+    match storage {
         "local" if network == crate::plan::Network::Local => Ok(crate::plan::Storage::Local),
         "local" => Err(Error::Input(format!(
             "--network {} shapes the way to object storage: add --storage s3",
