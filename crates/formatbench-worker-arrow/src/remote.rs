@@ -223,6 +223,21 @@ impl Downloaded {
     }
 }
 
+/// A read of the artifact downloaded whole (one LIST, a GET a file), by the backend's own
+/// local `read` on the downloaded copy.
+pub fn read_downloaded<T>(
+    ctx: &formatbench_worker_kit::Context,
+    target: &ObjectTarget,
+    read: impl FnOnce(&formatbench_worker_kit::Context, &Path) -> Result<T, WorkerError>,
+) -> Result<T, WorkerError> {
+    let downloaded = Downloaded::artifact(target)?;
+    let local = formatbench_worker_kit::Context {
+        remote: None,
+        ..*ctx
+    };
+    read(&local, &downloaded.dir)
+}
+
 static DOWNLOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Drop for Downloaded {

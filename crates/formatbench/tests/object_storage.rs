@@ -7,36 +7,43 @@ mod common;
 
 use common::{formatbench, run_dir, samples, stderr};
 use formatbench::results::SampleStatus;
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
 
-fn s3_run(
+fn s3_run(backends: &str, ops: &str, extra: &[&str], out: &Path) -> Output {
+    s3_run_with(backends, ops, extra, out, &[])
+}
+
+/// A small run on the S3 server, with `env` set for formatbench (and the server it starts).
+fn s3_run_with(
     backends: &str,
     ops: &str,
     extra: &[&str],
-    out: &std::path::Path,
-) -> std::process::Output {
-    let out_text = out.to_string_lossy().into_owned();
-    let mut args = vec![
-        "run",
-        "--storage",
-        "s3",
-        "--backends",
-        backends,
-        "--ops",
-        ops,
-        "--rows",
-        "3000",
-        "--rounds",
-        "1",
-        "--samples",
-        "2",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        &out_text,
-    ];
-    args.extend_from_slice(extra);
-    formatbench(&args)
+    out: &Path,
+    env: &[(&str, String)],
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+    command
+        .args([
+            "run",
+            "--storage",
+            "s3",
+            "--backends",
+            backends,
+            "--ops",
+            ops,
+        ])
+        .args(["--rows", "3000", "--rounds", "1", "--min-sample-ms", "0"])
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    if !extra.contains(&"--samples") {
+        command.args(["--samples", "2"]);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("the formatbench binary runs")
 }
 
 /// No S3 server of a test's run is left running (they run as `formatbench __s3-server`
@@ -135,23 +142,13 @@ fn a_parquet_projection_fetches_a_fraction_of_what_a_full_read_fetches() {
 #[test]
 fn a_missing_server_program_is_one_error_line_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_formatbench"))
-        .args([
-            "run",
-            "--storage",
-            "s3",
-            "--backends",
-            "parquet",
-            "--ops",
-            "read",
-            "--rows",
-            "100",
-        ])
-        .arg("--out")
-        .arg(dir.path())
-        .env("FORMATBENCH_S3_SERVER", dir.path().join("no-such-server"))
-        .output()
-        .unwrap();
+    let missing = dir
+        .path()
+        .join("no-such-server")
+        .to_string_lossy()
+        .into_owned();
+    let env = [("FORMATBENCH_S3_SERVER", missing)];
+    let out = s3_run_with("parquet", "read", &[], dir.path(), &env);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let said = stderr(&out);
     assert!(said.contains("cannot start the S3 server"), "{said}");
@@ -198,34 +195,12 @@ fn a_server_that_dies_mid_run_fails_its_sample_and_the_run_goes_on() {
             .expect("traffic")
             .requests()
     };
-    let out_text = dir.path().to_string_lossy().into_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_formatbench"))
-        .args([
-            "run",
-            "--storage",
-            "s3",
-            "--backends",
-            "parquet",
-            "--ops",
-            "read",
-            "--rows",
-            "3000",
-            "--rounds",
-            "1",
-            "--samples",
-            "4",
-            "--min-sample-ms",
-            "0",
-            "--out",
-            &out_text,
-        ])
-        // Upload (≤ 2), verification (`first` GETs), the first sample, then mid-sample.
-        .env(
-            "FORMATBENCH_S3_EXIT_AFTER",
-            (2 + 2 * first + first / 2).to_string(),
-        )
-        .output()
-        .unwrap();
+    // Upload (≤ 2), verification (`first` GETs), the first sample, then mid-sample.
+    let env = [(
+        "FORMATBENCH_S3_EXIT_AFTER",
+        (2 + 2 * first + first / 2).to_string(),
+    )];
+    let out = s3_run_with("parquet", "read", &["--samples", "4"], dir.path(), &env);
     let said = stderr(&out);
     assert!(!said.contains("panicked"), "{said}");
     let run = run_dir(dir.path());

@@ -220,13 +220,10 @@ impl Backend for Csv {
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
         if let Some(target) = ctx.remote {
-            // The whole object, as text is read from a bucket: one LIST, a GET per file.
-            let downloaded = crate::remote::Downloaded::artifact(target)?;
-            let local = Context {
-                remote: None,
-                ..*ctx
-            };
-            let (loaded, _) = self.read(&local, &downloaded.dir, request)?;
+            // The whole object, as such files are read from a bucket.
+            let (loaded, _) = crate::remote::read_downloaded(ctx, target, |local, dir| {
+                self.read(local, dir, request)
+            })?;
             return Ok((
                 loaded,
                 "whole object downloaded (LIST, GET a file), then parsed",

@@ -79,8 +79,20 @@ impl Ipc {
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let index = column_indices(ctx.schema, std::slice::from_ref(column))?;
-                let keys = file.decoder(Some(index))?;
                 let decoder = file.decoder(None)?;
+                // Over object storage each decode fetches its block: decode it once, whole.
+                if ctx.remote.is_some() {
+                    let mut out = Vec::new();
+                    for i in blocks {
+                        let batch = file.decode(&decoder, i)?;
+                        let wanted = filter_index_range(&batch, column, *start, *end)?;
+                        if wanted.num_rows() > 0 {
+                            out.push(wanted);
+                        }
+                    }
+                    return Ok(out);
+                }
+                let keys = file.decoder(Some(index))?;
                 let mut out = Vec::new();
                 for i in blocks {
                     let wanted = filter_index_range(&file.decode(&keys, i)?, column, *start, *end)?;

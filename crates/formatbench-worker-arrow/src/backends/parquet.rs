@@ -248,14 +248,7 @@ impl Backend for Parquet {
             }
             Request::Take(rows, columns) => {
                 let total = total()?;
-                let (indices, schema) = match columns {
-                    Some(names) => {
-                        let indices = column_indices(ctx.schema, names)?;
-                        let schema = Arc::new(ctx.schema.project(&indices)?);
-                        (indices, schema)
-                    }
-                    None => (all.clone(), ctx.schema.clone()),
-                };
+                let (indices, schema) = taken_columns(ctx, columns)?;
                 let sorted = sorted_rows(rows, total)?;
                 // The array layout's one fixed-size list: its picked rows from the leaf.
                 let fixed = match indices[..] {
@@ -357,6 +350,20 @@ fn in_request_order(
         found,
         &arrow::array::UInt32Array::from(order),
     )?)
+}
+
+/// The columns a take returns (all when `None`), as indices and the schema they make.
+fn taken_columns(
+    ctx: &Context,
+    columns: Option<&[String]>,
+) -> Result<(Vec<usize>, arrow::datatypes::SchemaRef), WorkerError> {
+    Ok(match columns {
+        Some(names) => {
+            let indices = column_indices(ctx.schema, names)?;
+            (indices.clone(), Arc::new(ctx.schema.project(&indices)?))
+        }
+        None => ((0..ctx.schema.fields().len()).collect(), ctx.schema.clone()),
+    })
 }
 
 /// The distinct positions of `rows`, ascending; an error names one past `total`.

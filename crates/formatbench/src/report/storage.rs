@@ -45,6 +45,17 @@ pub(super) fn requests_text(t: &ObjectTraffic) -> String {
     }
 }
 
+/// A time for 1,000 uses: minutes or hours once seconds stop reading well.
+fn long_duration(seconds: f64) -> String {
+    if seconds >= 7_200.0 {
+        format!("{:.1} h", seconds / 3_600.0)
+    } else if seconds >= 120.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format::duration(seconds)
+    }
+}
+
 fn dollars(d: f64) -> String {
     if d == 0.0 {
         "$0".into()
@@ -107,7 +118,7 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 cell.read_amplification
                     .map_or_else(|| format::DASH.into(), format::two_decimals),
                 money(1.0),
-                time.map_or_else(|| format::DASH.into(), |t| format::duration(t * 1_000.0)),
+                time.map_or_else(|| format::DASH.into(), |t| long_duration(t * 1_000.0)),
                 money(1_000.0),
             ]);
         }
@@ -129,5 +140,7 @@ mod tests {
         assert_eq!(requests_text(&traffic), "4 ranged GET, 1 HEAD");
         assert_eq!(requests_text(&ObjectTraffic::default()), "none");
         assert_eq!(dollars(0.05), "$0.050");
+        assert_eq!(long_duration(265.0), "4.4 min");
+        assert_eq!(long_duration(9_000.0), "2.5 h");
     }
 }

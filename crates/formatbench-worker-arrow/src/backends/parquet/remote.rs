@@ -9,8 +9,8 @@
 #![allow(deprecated)]
 
 use super::{
-    column_indices, in_request_order, row_groups_overlapping, sorted_rows, Context, Loaded,
-    Request, BATCH_ROWS,
+    column_indices, in_request_order, row_groups_overlapping, sorted_rows, taken_columns, Context,
+    Loaded, Request, BATCH_ROWS,
 };
 use crate::remote::Remote;
 use crate::rows::index_mask;
@@ -25,7 +25,6 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::async_reader::{ParquetObjectReader, ParquetRecordBatchStreamBuilder};
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::PageIndexPolicy;
-use std::sync::Arc;
 
 /// The artifact's one file, as an object below the artifact's key.
 const DATA_OBJECT: &str = "data.parquet";
@@ -136,14 +135,7 @@ pub(super) fn read(
         }
         Request::Take(rows, columns) => {
             let total = file.rows();
-            let (indices, schema) = match columns {
-                Some(names) => {
-                    let indices = column_indices(ctx.schema, names)?;
-                    let schema = Arc::new(ctx.schema.project(&indices)?);
-                    (indices, schema)
-                }
-                None => (all.clone(), ctx.schema.clone()),
-            };
+            let (indices, schema) = taken_columns(ctx, columns)?;
             let sorted = sorted_rows(rows, total)?;
             let found =
                 file.read(ctx.threads, &indices, |builder| {
