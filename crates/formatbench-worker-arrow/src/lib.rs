@@ -9,6 +9,8 @@
 pub mod backends;
 mod parallel;
 mod remote;
+/// A store of the user's own (`--storage s3://…`): checked before a run, emptied after it.
+pub use remote::{check_store, remove_prefix};
 pub mod rows;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};

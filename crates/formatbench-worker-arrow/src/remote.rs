@@ -179,6 +179,63 @@ impl Remote {
     }
 }
 
+/// A store of the user's own, checked before any work: the credentials are accepted and the
+/// bucket exists (one LIST under `target.key`). The error is one line for the user.
+pub fn check_store(target: &ObjectTarget) -> Result<(), String> {
+    let remote = build(target)?;
+    let prefix = ObjectPath::from(target.key.as_str());
+    remote
+        .block_on(remote.store.list_with_delimiter(Some(&prefix)))
+        .map(|_| ())
+        .map_err(|e| {
+            let text = e.to_string();
+            let why = if text.contains("NoSuchBucket")
+                || matches!(e, object_store::Error::NotFound { .. })
+            {
+                format!("has no bucket '{}'", target.bucket)
+            } else if text.contains("InvalidAccessKeyId")
+                || text.contains("SignatureDoesNotMatch")
+                || text.contains("AccessDenied")
+                || text.contains("403")
+            {
+                "rejected the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)".to_string()
+            } else {
+                format!("cannot be listed: {}", one_line(&text))
+            };
+            format!("{} {why}", target.endpoint)
+        })
+}
+
+/// Removes every object under `target.key` (a write sample's output, or a whole run's);
+/// returns how many went.
+pub fn remove_prefix(target: &ObjectTarget) -> Result<u64, String> {
+    let remote = build(target)?;
+    let prefix = ObjectPath::from(target.key.as_str());
+    remote
+        .block_on(async {
+            let listed: Vec<_> = remote
+                .store
+                .list(Some(&prefix))
+                .try_collect::<Vec<_>>()
+                .await?;
+            for object in &listed {
+                remote.store.delete(&object.location).await?;
+            }
+            Ok::<_, object_store::Error>(listed.len() as u64)
+        })
+        .map_err(|e| {
+            format!(
+                "cannot remove {}: {}",
+                target.url(),
+                one_line(&e.to_string())
+            )
+        })
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Files up to this size are one PUT; larger ones go up in parts.
 const MULTIPART_ABOVE: usize = 8 << 20;
 

@@ -11,7 +11,7 @@ mod suite;
 pub use cache::{check_cold_possible, parse_cache, CacheState};
 pub use inputs::{OpInputs, DEFAULT_FILES};
 pub use schedule::{balanced_orders, slots, Slot};
-pub use storage::{Network, Storage, NETWORKS};
+pub use storage::{Network, Storage, UserStore, NETWORKS};
 pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;

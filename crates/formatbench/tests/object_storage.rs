@@ -331,3 +331,139 @@ fn pyarrow_reads_and_writes_through_its_own_s3_filesystem() {
         .any(|s| s.cell.backend == "py-pyarrow-feather" && s.status == SampleStatus::Ok));
     no_server_left(dir.path());
 }
+
+/// A store of the user's own: an S3 server started by hand (formatbench's, as any other),
+/// with one object outside the prefix the runs use.
+struct OwnStore {
+    child: std::process::Child,
+    endpoint: String,
+    root: tempfile::TempDir,
+}
+
+const OWN_KEY: (&str, &str) = ("own-access-key", "own-secret-key");
+
+fn own_store() -> OwnStore {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("data/other")).unwrap();
+    std::fs::write(root.path().join("data/other/keep.txt"), "not the run's").unwrap();
+    let ready = root.path().join("ready");
+    let child = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(["__s3-server", "--listen", "127.0.0.1:0", "--root"])
+        .arg(root.path())
+        .arg("--ready")
+        .arg(&ready)
+        .env("AWS_ACCESS_KEY_ID", OWN_KEY.0)
+        .env("AWS_SECRET_ACCESS_KEY", OWN_KEY.1)
+        .spawn()
+        .unwrap();
+    for _ in 0..500 {
+        if let Ok(address) = std::fs::read_to_string(&ready) {
+            if !address.is_empty() {
+                let endpoint = format!("http://{address}");
+                return OwnStore {
+                    child,
+                    endpoint,
+                    root,
+                };
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the store did not start");
+}
+
+impl Drop for OwnStore {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn run_on(store: &OwnStore, url: &str, secret: &str, out: &Path) -> Output {
+    let env = [
+        ("AWS_ACCESS_KEY_ID", OWN_KEY.0.to_string()),
+        ("AWS_SECRET_ACCESS_KEY", secret.to_string()),
+    ];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+    command
+        .args(["run", "--storage", url, "--endpoint", &store.endpoint])
+        .args([
+            "--backends",
+            "parquet,csv",
+            "--ops",
+            "read,project,write",
+            "--rows",
+            "2000",
+        ])
+        .args(["--rounds", "1", "--samples", "2", "--out"])
+        .arg(out);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+/// Every file under `dir`.
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_store_of_ones_own_is_used_under_its_prefix_and_emptied_afterwards() {
+    let store = own_store();
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_on(&store, "s3://data/bench", OWN_KEY.1, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+        assert_eq!(
+            (s.cell.storage.as_str(), s.cell.network.as_str()),
+            ("s3", "endpoint")
+        );
+        // Only formatbench's own server can say what it served.
+        assert!(s.object_traffic.is_none());
+    }
+    let left = files_under(&store.root.path().join("data/bench"));
+    assert!(left.is_empty(), "the run left {left:?}");
+    assert!(store.root.path().join("data/other/keep.txt").exists());
+}
+
+#[test]
+fn wrong_credentials_or_a_missing_bucket_are_one_error_before_any_work() {
+    let store = own_store();
+    for (url, secret, said) in [
+        (
+            "s3://data/bench",
+            "not-the-secret",
+            "rejected the credentials",
+        ),
+        (
+            "s3://no-such-bucket/bench",
+            OWN_KEY.1,
+            "has no bucket 'no-such-bucket'",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_on(&store, url, secret, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{url}: {}", stderr(&out));
+        let text = stderr(&out);
+        assert!(text.contains(said), "{url}: {text}");
+        assert_eq!(text.trim().lines().count(), 1, "{url}: {text}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{url}: a run folder"
+        );
+    }
+}

@@ -161,9 +161,10 @@ pub struct RunArgs {
     /// Page-cache state of reads: warm (files read just before), cold (evicted), or both.
     #[arg(long, default_value = "warm")]
     pub cache: String,
-    /// Where artifacts live: `local` files, or `s3`: an S3 server formatbench starts on this
-    /// machine (requests, bytes and egress measured by the server per sample). Default: the
-    /// suite's, else local.
+    /// Where artifacts live: `local` files; `s3`: an S3 server formatbench starts on this
+    /// machine (requests, bytes and egress measured by the server per sample); or
+    /// `s3://BUCKET/PREFIX` with `--endpoint`: a store of your own (the run writes under
+    /// PREFIX/RUN_ID/ and removes it at the end). Default: the suite's, else local.
     #[arg(long)]
     pub storage: Option<String>,
     /// Network between the workers and the S3 server: local (loopback), lan (0.2 ms, 10 Gbit/s),
@@ -172,6 +173,10 @@ pub struct RunArgs {
     /// else local.
     #[arg(long)]
     pub network: Option<String>,
+    /// With `--storage s3://BUCKET/PREFIX`: the store's S3 API (`http://HOST:PORT`);
+    /// credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`.
+    #[arg(long)]
+    pub endpoint: Option<String>,
     /// The address formatbench's S3 server listens on (default: a free loopback port).
     #[arg(long)]
     pub s3_listen: Option<String>,

@@ -5,13 +5,59 @@
 use serde::{Deserialize, Serialize};
 
 /// The storage every cell of a run reads from and writes to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Storage {
     #[default]
     Local,
     /// formatbench's S3 server (`formatbench-s3`), reached through `network`.
     S3 { network: Network },
+    /// A store of the user's own (`--storage s3://BUCKET/PREFIX --endpoint URL`).
+    Endpoint(UserStore),
+}
+
+/// A bucket and prefix on an S3-compatible endpoint the user names; the run writes only under
+/// `PREFIX/RUN_ID/`, and removes that when it ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserStore {
+    pub endpoint: String,
+    pub bucket: String,
+    pub prefix: String,
+    pub region: String,
+}
+
+impl UserStore {
+    /// From `s3://BUCKET/PREFIX` and the endpoint's URL.
+    pub fn parse(url: &str, endpoint: &str, region: &str) -> Result<UserStore, String> {
+        let rest = url
+            .strip_prefix("s3://")
+            .ok_or_else(|| format!("'{url}' is not an s3://BUCKET/PREFIX address"))?;
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(format!("'{url}' names no bucket"));
+        }
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            return Err(format!("--endpoint {endpoint}: give an http:// URL"));
+        }
+        Ok(UserStore {
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            bucket: bucket.to_string(),
+            prefix: prefix.trim_matches('/').to_string(),
+            region: region.to_string(),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("s3://{}/{}", self.bucket, self.prefix)
+    }
+
+    /// The key prefix a run writes under.
+    pub fn key(&self, run_id: &str) -> String {
+        match self.prefix.as_str() {
+            "" => run_id.to_string(),
+            prefix => format!("{prefix}/{run_id}"),
+        }
+    }
 }
 
 impl Storage {
@@ -19,7 +65,7 @@ impl Storage {
     pub fn key(&self) -> &'static str {
         match self {
             Storage::Local => "local",
-            Storage::S3 { .. } => "s3",
+            Storage::S3 { .. } | Storage::Endpoint(_) => "s3",
         }
     }
 
@@ -28,6 +74,8 @@ impl Storage {
         match self {
             Storage::Local => "n/a",
             Storage::S3 { network } => network.name(),
+            // Whatever lies between this machine and the user's store.
+            Storage::Endpoint(_) => "endpoint",
         }
     }
 }
@@ -125,5 +173,20 @@ mod tests {
         };
         assert_eq!((s3.key(), s3.network_key()), ("s3", "internet"));
         assert_eq!(Storage::Local.network_key(), "n/a");
+    }
+
+    #[test]
+    fn a_store_of_ones_own_is_a_bucket_and_prefix_on_an_endpoint() {
+        let store = UserStore::parse("s3://data/bench/", "http://10.0.0.5:9000/", "eu-west-1");
+        let store = store.unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(
+            (store.bucket.as_str(), store.prefix.as_str()),
+            ("data", "bench")
+        );
+        assert_eq!(store.endpoint, "http://10.0.0.5:9000");
+        assert_eq!(store.key("run1"), "bench/run1");
+        assert!(UserStore::parse("s3:///x", "http://h", "r").is_err());
+        assert!(UserStore::parse("gs://b/x", "http://h", "r").is_err());
+        assert!(UserStore::parse("s3://b", "h:9000", "r").is_err());
     }
 }

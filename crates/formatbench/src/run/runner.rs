@@ -83,7 +83,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         crate::plan::check_cold_possible(&scratch)?;
     }
     let storage = match super::storage::ObjectStorage::start_for_run(
-        plan.storage,
+        &plan.storage,
         &scratch,
         &run_id,
         options.s3_listen.clone(),
@@ -144,8 +144,11 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         }
     }
     let outcome = runner.run_all();
-    // The server stops (and its namespace goes) before its files are removed.
-    runner.storage = None;
+    // The server stops (and its namespace goes) before its files are removed; a store of the
+    // user's own is emptied of what the run wrote.
+    if let Some(storage) = runner.storage.take() {
+        storage.finish(options.keep_artifacts);
+    }
     if !options.keep_artifacts {
         let _ = std::fs::remove_dir_all(&scratch);
     }

@@ -290,10 +290,26 @@ fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage
             network.name()
         ))),
         "s3" => Ok(crate::plan::Storage::S3 { network }),
-        other if other.starts_with("s3://") => Err(Error::Input(format!(
-            "--storage {other}: benchmarking a store of your own is not built yet; \
-             --storage s3 runs formatbench's own S3 server on this machine"
-        ))),
+        other if other.starts_with("s3://") => {
+            let endpoint = args.endpoint.as_deref().ok_or_else(|| {
+                Error::Input(format!(
+                    "--storage {other}: add --endpoint URL (the store's S3 API, http://HOST:PORT)"
+                ))
+            })?;
+            if network != crate::plan::Network::Local {
+                return Err(Error::Input(format!(
+                    "--network {}: a store of your own is reached as it is; drop --network",
+                    network.name()
+                )));
+            }
+            let region = std::env::var("AWS_REGION")
+                .ok()
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| "us-east-1".into());
+            crate::plan::UserStore::parse(other, endpoint, &region)
+                .map(crate::plan::Storage::Endpoint)
+                .map_err(|e| Error::Input(format!("--storage: {e}")))
+        }
         other => Err(Error::Input(format!("--storage {other}: give local or s3"))),
     }
 }

@@ -272,10 +272,10 @@ pub fn check_returned(
 /// sample fails it (the worker may have been told nothing clearer).
 pub fn add_traffic(
     record: &mut SampleRecord,
-    traffic: Option<Result<formatbench_protocol::ObjectTraffic, String>>,
+    traffic: Option<Result<Option<formatbench_protocol::ObjectTraffic>, String>>,
 ) {
     match traffic {
-        Some(Ok(traffic)) if record.status == SampleStatus::Ok => {
+        Some(Ok(Some(traffic))) if record.status == SampleStatus::Ok => {
             record.object_traffic = Some(traffic.per_call(record.calls.unwrap_or(1)));
         }
         None | Some(Ok(_)) => {}
