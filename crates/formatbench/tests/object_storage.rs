@@ -347,7 +347,7 @@ fn own_store() -> OwnStore {
     std::fs::create_dir_all(root.path().join("data/other")).unwrap();
     std::fs::write(root.path().join("data/other/keep.txt"), "not the run's").unwrap();
     let ready = root.path().join("ready");
-    let child = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_formatbench"))
         .args(["__s3-server", "--listen", "127.0.0.1:0", "--root"])
         .arg(root.path())
         .arg("--ready")
@@ -369,6 +369,8 @@ fn own_store() -> OwnStore {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("the store did not start");
 }
 
