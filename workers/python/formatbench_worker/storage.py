@@ -37,3 +37,20 @@ def upload(directory, target):
     import pyarrow.fs as pafs
 
     pafs.copy_files(directory, path(target), destination_filesystem=filesystem(target))
+
+
+def url(target, relative=""):
+    """`s3://bucket/key/relative`, as Polars and object_store name objects."""
+    return "s3://" + path(target, relative)
+
+
+def polars_options(target):
+    """Polars' `storage_options` (its Rust object_store client) for the target."""
+    return {
+        "aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+        "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+        "aws_region": target.get("region", "us-east-1"),
+        "aws_endpoint_url": target["endpoint"],
+        "aws_allow_http": "true",
+        "aws_virtual_hosted_style_request": "false",
+    }

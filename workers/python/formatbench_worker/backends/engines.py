@@ -78,6 +78,10 @@ class Duckdb(DuckdbBase):
     deterministic_files = False
     name = "py-duckdb"
     about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes; FLOAT[D] arrays)"
+
+    def object_storage(self):
+        return ("DuckDB reads S3 through its httpfs extension, which it downloads at run time; "
+                "it cannot be installed on a machine without network access")
     matrix_layouts = ("wide", "array")
 
     def matrix(self, directory, plan, ctx):

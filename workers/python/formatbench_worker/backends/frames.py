@@ -174,16 +174,39 @@ class PolarsFormat(Backend):
     targets = ("polars",)
     extension = ""
 
+    #: Whether its reads take `storage_options` (Polars' object_store client) for S3.
+    reads_object_storage = False
+
+    def object_storage(self):
+        if self.reads_object_storage:
+            return None
+        return f"{self.name} has no object-storage route in formatbench yet"
+
     def scan(self, path, ctx):
         raise NotImplementedError
 
     def read_all(self, path, columns, ctx):
         raise NotImplementedError
 
+    def options(self, ctx):
+        """`storage_options` for the job's bucket, or None for local files."""
+        if not ctx.storage:
+            return None
+        from .. import storage
+
+        return storage.polars_options(ctx.storage)
+
+    def located(self, directory, ctx):
+        if not ctx.storage:
+            return data_file(directory, self.extension)
+        from .. import storage
+
+        return storage.url(ctx.storage, f"data.{self.extension}")
+
     def read(self, directory, request, ctx):
         import polars as pl
 
-        path = data_file(directory, self.extension)
+        path = self.located(directory, ctx)
         if request.kind in ("all", "columns"):
             return self.read_all(path, request.columns, ctx), f"pl.read_{self.extension}"
         if request.kind == "range":
@@ -228,6 +251,7 @@ class PolarsParquet(PolarsFormat):
     about = "polars.read_parquet / write_parquet (default: snappy; compact: zstd-3)"
     profiles = ("default", "compact")
     extension = "parquet"
+    reads_object_storage = True
 
     def write(self, data, directory, ctx):
         if ctx.profile == "compact":
@@ -239,12 +263,12 @@ class PolarsParquet(PolarsFormat):
     def scan(self, path, ctx):
         import polars as pl
 
-        return pl.scan_parquet(path)
+        return pl.scan_parquet(path, storage_options=self.options(ctx))
 
     def read_all(self, path, columns, ctx):
         import polars as pl
 
-        return pl.read_parquet(path, columns=columns)
+        return pl.read_parquet(path, columns=columns, storage_options=self.options(ctx))
 
 
 class PolarsIpc(PolarsFormat):
