@@ -335,12 +335,31 @@ impl IpcFile {
 
     /// Decodes record batch `index` with `decoder`.
     pub fn decode(&self, decoder: &FileDecoder, index: usize) -> Result<RecordBatch> {
-        let block = self.blocks.get(index).ok_or_else(|| {
-            StoreError::Corrupt(format!("{}: no block {index}", self.path.display()))
-        })?;
+        self.decode_block(decoder, index, &self.block(index)?)
+    }
+
+    /// The bytes of record batch `index` (its header and body), read or fetched once for
+    /// decoding it more than once (first a few columns, then all of them).
+    pub fn block(&self, index: usize) -> Result<Buffer> {
+        self.block_bytes(self.block_at(index)?)
+    }
+
+    /// Decodes record batch `index` from its bytes ([`IpcFile::block`]) with `decoder`.
+    pub fn decode_block(
+        &self,
+        decoder: &FileDecoder,
+        index: usize,
+        bytes: &Buffer,
+    ) -> Result<RecordBatch> {
         decoder
-            .read_record_batch(block, &self.block_bytes(block)?)?
+            .read_record_batch(self.block_at(index)?, bytes)?
             .ok_or_else(|| StoreError::Corrupt(format!("{}: an empty block", self.path.display())))
+    }
+
+    fn block_at(&self, index: usize) -> Result<&Block> {
+        self.blocks.get(index).ok_or_else(|| {
+            StoreError::Corrupt(format!("{}: no block {index}", self.path.display()))
+        })
     }
 
     /// Every record batch, with the given columns.

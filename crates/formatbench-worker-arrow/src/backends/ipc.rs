@@ -79,26 +79,17 @@ impl Ipc {
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let index = column_indices(ctx.schema, std::slice::from_ref(column))?;
-                let decoder = file.decoder(None)?;
-                // Over object storage each decode fetches its block: decode it once, whole.
-                if ctx.remote.is_some() {
-                    let mut out = Vec::new();
-                    for i in blocks {
-                        let batch = file.decode(&decoder, i)?;
-                        let wanted = filter_index_range(&batch, column, *start, *end)?;
-                        if wanted.num_rows() > 0 {
-                            out.push(wanted);
-                        }
-                    }
-                    return Ok(out);
-                }
                 let keys = file.decoder(Some(index))?;
+                let decoder = file.decoder(None)?;
                 let mut out = Vec::new();
                 for i in blocks {
-                    let wanted = filter_index_range(&file.decode(&keys, i)?, column, *start, *end)?;
-                    if wanted.num_rows() > 0 {
+                    // Each block is read (over object storage: fetched) once; its keys are
+                    // decoded first, the whole block only when some of them match.
+                    let bytes = file.block(i)?;
+                    let keyed = file.decode_block(&keys, i, &bytes)?;
+                    if filter_index_range(&keyed, column, *start, *end)?.num_rows() > 0 {
                         out.push(filter_index_range(
-                            &file.decode(&decoder, i)?,
+                            &file.decode_block(&decoder, i, &bytes)?,
                             column,
                             *start,
                             *end,

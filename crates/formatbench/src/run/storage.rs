@@ -12,6 +12,12 @@ use crate::Error;
 use formatbench_protocol::{ObjectTarget, ObjectTraffic};
 use std::path::Path;
 
+/// The target of `relative` (a path below the scratch) under `base`'s key.
+fn below(base: ObjectTarget, relative: &Path) -> ObjectTarget {
+    let key = base.key_of(&relative.to_string_lossy().replace('\\', "/"));
+    ObjectTarget { key, ..base }
+}
+
 pub enum ObjectStorage {
     Server(server::Server),
     Store {
@@ -67,17 +73,13 @@ impl ObjectStorage {
         match self {
             ObjectStorage::Server(server) => server.target(relative),
             ObjectStorage::Store { store, key_prefix } => {
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                let key = match relative.trim_matches('/') {
-                    "" => key_prefix.clone(),
-                    rest => format!("{key_prefix}/{rest}"),
-                };
-                ObjectTarget {
+                let base = ObjectTarget {
                     endpoint: store.endpoint.clone(),
                     bucket: store.bucket.clone(),
-                    key,
+                    key: key_prefix.clone(),
                     region: store.region.clone(),
-                }
+                };
+                below(base, relative)
             }
         }
     }

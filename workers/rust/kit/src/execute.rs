@@ -78,26 +78,16 @@ fn try_execute<E: BackendError>(
         ))
         .into());
     }
-    let uploader = match (&job.storage, uploader) {
-        (None, _) => None,
-        (Some(_), uploader) => {
-            backend.object_storage().map_err(KitError::Unsupported)?;
-            if job.op.is_mutation() {
-                return Err(KitError::Unsupported(format!(
-                    "{} changes stored tables on local files only",
-                    job.backend
-                ))
-                .into());
-            }
-            uploader
+    if job.storage.is_some() {
+        backend.object_storage().map_err(KitError::Unsupported)?;
+        let refusal = match job.op {
+            op if op.is_mutation() => Some("changes stored tables on local files only"),
+            Op::Write if uploader.is_none() => Some("cannot upload to object storage here"),
+            _ => None,
+        };
+        if let Some(refusal) = refusal {
+            return Err(KitError::Unsupported(format!("{} {refusal}", job.backend)).into());
         }
-    };
-    if job.storage.is_some() && job.op == Op::Write && uploader.is_none() {
-        return Err(KitError::Unsupported(format!(
-            "the worker of {} cannot upload to object storage",
-            job.backend
-        ))
-        .into());
     }
     let mut answer = match job.op {
         Op::Write => write::write(job, backend, uploader)?,
@@ -147,6 +137,19 @@ fn array_form<E: BackendError>(
     backend.array_form().map(Some).ok_or_else(|| {
         KitError::Unsupported(format!("{} has no '{}' layout", job.backend, job.layout)).into()
     })
+}
+
+/// The proof of the cache state, taken just before the clock starts: the share of the local
+/// artifact in the page cache; `None` for an artifact in object storage.
+fn resident(job: &Job) -> Option<f64> {
+    job.storage
+        .is_none()
+        .then(|| {
+            formatbench_protocol::resident_fraction(&formatbench_protocol::files_under(
+                &job.artifact,
+            ))
+        })
+        .flatten()
 }
 
 /// Runs staged commits (synced), timing them together: the `commit` phase, or `None` when

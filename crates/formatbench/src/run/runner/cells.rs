@@ -266,8 +266,6 @@ pub fn check_returned(
     })
 }
 
-/// A measured sample: ok only when the worker answered ok with the verified digest, or, where
-/// each sample's result is `checked` against the source instead, when that check passed.
 /// The S3 server's count of a sample's traffic, per call; a server that died during the
 /// sample fails it (the worker may have been told nothing clearer).
 pub fn add_traffic(
@@ -291,6 +289,8 @@ pub fn add_traffic(
     }
 }
 
+/// A measured sample: ok only when the worker answered ok with the verified digest, or, where
+/// each sample's result is `checked` against the source instead, when that check passed.
 pub fn sample_record(
     run_id: &str,
     cell: &Cell,

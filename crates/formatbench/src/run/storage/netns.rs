@@ -99,25 +99,16 @@ impl Namespace {
         // of the rate.
         let burst = ((mbit * 1_000_000 / 8) / 250).max(64 * 1024).to_string();
         let rate = format!("{mbit}mbit");
-        let shape = |link: &str| {
-            [
-                "qdisc", "add", "dev", link, "root", "tbf", "rate", &rate, "burst", &burst,
-                "latency", "100ms",
-            ]
-            .map(str::to_string)
+        let shape = |namespace: Option<&str>, link: &str| {
+            let tbf = ["qdisc", "add", "dev", link, "root", "tbf", "rate", &rate];
+            run(
+                namespace,
+                "tc",
+                &[&tbf[..], &["burst", &burst, "latency", "100ms"]].concat(),
+            )
         };
-        let args = shape(&host);
-        run(
-            None,
-            "tc",
-            &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        )?;
-        let args = shape(&inside);
-        run(
-            Some(&name),
-            "tc",
-            &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        )
+        shape(None, &host)?;
+        shape(Some(&name), &inside)
     }
 
     fn tear_down(&self) {

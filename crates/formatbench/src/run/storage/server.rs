@@ -70,13 +70,13 @@ impl Server {
 
     /// The object target of a job's artifact at `relative` (a path below the scratch).
     pub fn target(&self, relative: &Path) -> ObjectTarget {
-        let relative = relative.to_string_lossy().replace('\\', "/");
-        ObjectTarget {
+        let base = ObjectTarget {
             endpoint: format!("http://{}", self.address),
             bucket: BUCKET.into(),
-            key: format!("{}/{}", self.key_prefix, relative.trim_matches('/')),
+            key: self.key_prefix.clone(),
             region: REGION.into(),
-        }
+        };
+        super::below(base, relative)
     }
 
     /// Removes the objects under a target (a write sample's output), on the server's disk.

@@ -2,12 +2,12 @@
 //! label reads) and the matrix operations, each timed alone and digested after the timer.
 
 use super::output::{self, to_batches};
-use super::{context, labels, stored_schema};
+use super::{context, labels, resident, stored_schema};
 use crate::backend::{column_indices, Backend, BackendError, Request};
 use crate::matrix::{MatrixPlan, MatrixResult};
 use crate::{source, KitError};
 use arrow::array::RecordBatch;
-use formatbench_protocol::{files_under, measure_repeated, resident_fraction, Answer, Job, Op};
+use formatbench_protocol::{measure_repeated, Answer, Job, Op};
 use std::sync::Arc;
 
 pub(super) fn read<E: BackendError>(
@@ -34,12 +34,7 @@ pub(super) fn read<E: BackendError>(
         other => return Err(KitError::Invalid(format!("'{other}' is not a table read")).into()),
     };
     let scan = job.op == Op::Scan;
-    // The proof of the cache state, taken just before the clock starts (local files only).
-    let resident = job
-        .storage
-        .is_none()
-        .then(|| resident_fraction(&files_under(&job.artifact)))
-        .flatten();
+    let resident = resident(job);
     let ((loaded, method, fold), measured) = measure_repeated(job.calls(), || {
         let (loaded, method) = match &labels {
             Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
@@ -87,11 +82,7 @@ pub(super) fn matrix<E: BackendError>(
     let (form, schema) = stored_schema(job, backend, &source_schema)?;
     let plan = MatrixPlan::new(job.op, form, &source_schema, &job.params)?;
     let ctx = context(job, &schema);
-    let resident = job
-        .storage
-        .is_none()
-        .then(|| resident_fraction(&files_under(&job.artifact)))
-        .flatten();
+    let resident = resident(job);
     let ((result, method), measured) =
         measure_repeated(job.calls(), || plan.run(backend, &ctx, &job.artifact))?;
     let batches = match result {

@@ -50,7 +50,12 @@ pub(super) fn write<E: BackendError>(
     let huge_pages = without_huge_pages();
     let load_s = load_start.elapsed().as_secs_f64();
     backend.can_store(&schema).map_err(KitError::Unsupported)?;
-    let ctx = context(job, &schema);
+    // A write always writes local files (and, to object storage, uploads them): its backend
+    // calls, and the read-back of what it wrote, see no remote.
+    let ctx = crate::backend::Context {
+        remote: None,
+        ..context(job, &schema)
+    };
     // Layouts that drop the feature names keep them beside the data (the bare matrix's own
     // writer already does).
     let write_all = |dir: &Path| -> Result<Option<Commit<E>>, E> {
@@ -125,12 +130,7 @@ pub(super) fn write<E: BackendError>(
     let read_back = match (!backend.deterministic_files(), &job.verify_out) {
         (false, None) => None,
         _ => {
-            // Read back from the local copy of what was written: the bytes uploaded.
-            let local = crate::backend::Context {
-                remote: None,
-                ..ctx
-            };
-            let (loaded, _) = backend.read(&local, &job.artifact, Request::All)?;
+            let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
             Some(in_order(backend, job, to_batches(loaded)?)?)
         }
     };
