@@ -138,6 +138,11 @@ impl Answer {
             name: "op".into(),
             seconds: m.seconds,
         });
+        self.phases
+            .extend(m.phases.iter().map(|(name, seconds)| Phase {
+                name: name.clone(),
+                seconds: *seconds,
+            }));
         self.counters = m.counters;
         self.first_call_s = Some(m.first_call_s);
         self.first_call_cpu_s = Some(m.first_cpu_s);

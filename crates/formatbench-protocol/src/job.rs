@@ -47,6 +47,28 @@ pub enum Op {
     Insert,
     /// Table stores: setting every data column of 1 % of rows, spread over the table.
     Update,
+    /// Tables of files (Delta), seed 003's session: open the table once, then run the
+    /// projection [`session_queries`] times, each planned and executed; the phases `init`,
+    /// `plan` and `execute` are timed apart, so a reader that loads more at initialization
+    /// shows where it pays back.
+    Session,
+}
+
+/// A session's phases: the table's initialization, and each query's planning and execution.
+pub const SESSION_PHASES: [&str; 3] = ["init", "plan", "execute"];
+
+/// The queries of a `session` unless the plan says otherwise: seed 003's session ran two
+/// queries three times each on one loaded table.
+pub const DEFAULT_SESSION_QUERIES: u64 = 6;
+
+/// How many queries a `session` runs: the job's `queries` option, else the default.
+pub fn session_queries(params: &OpParams) -> u64 {
+    params
+        .options
+        .get("queries")
+        .and_then(|q| q.parse().ok())
+        .filter(|q| *q > 0)
+        .unwrap_or(DEFAULT_SESSION_QUERIES)
 }
 
 /// The table operations: what "all" means for a suite or `--ops`.
@@ -116,6 +138,7 @@ impl Op {
             Op::Append => "append",
             Op::Insert => "insert",
             Op::Update => "update",
+            Op::Session => "session",
         }
     }
 
@@ -143,7 +166,7 @@ impl FromStr for Op {
             ALL_OPS
                 .iter()
                 .chain(MATRIX_OPS.iter())
-                .chain(std::iter::once(&Op::FirstRow))
+                .chain([Op::FirstRow, Op::Session].iter())
                 .chain(STORE_OPS.iter().skip(4))
         };
         every().copied().find(|op| op.name() == s).ok_or_else(|| {

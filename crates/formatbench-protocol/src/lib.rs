@@ -9,14 +9,15 @@ mod counters;
 mod job;
 mod measure;
 mod object_storage;
+pub mod phases;
 mod residency;
 mod worker;
 
 pub use answer::{Answer, AnswerStatus, Phase};
 pub use counters::OpCounters;
 pub use job::{
-    FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DELTA_OPS, MATRIX_OPS, MUTATION_OPS,
-    MUTATION_STRIDE, STORE_OPS,
+    session_queries, FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DEFAULT_SESSION_QUERIES,
+    DELTA_OPS, MATRIX_OPS, MUTATION_OPS, MUTATION_STRIDE, SESSION_PHASES, STORE_OPS,
 };
 pub use measure::{
     measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,

@@ -148,6 +148,8 @@ pub struct Measured {
     pub after: MemorySnapshot,
     /// Whether VmHWM was reset at the start (otherwise the peak covers the whole process).
     pub peak_reset: bool,
+    /// Named parts timed from inside the operation ([`crate::phases`]), summed over the calls.
+    pub phases: Vec<(String, f64)>,
 }
 
 /// Times `op` alone. The result is returned, not dropped, inside the timer: a read's object stays
@@ -175,10 +177,12 @@ pub fn measure_repeated<T, E>(
     mut op: impl FnMut() -> Result<T, E>,
 ) -> Result<(T, Measured), E> {
     let peak_reset = reset_peak();
+    crate::phases::reset();
     let before = memory_snapshot();
     let io_before = io_self();
     let usage_before = rusage_self();
     let start = Instant::now();
+    crate::phases::begin_call();
     let mut value = op()?;
     let first_call_s = start.elapsed().as_secs_f64();
     let mut calls = 1;
@@ -187,6 +191,7 @@ pub fn measure_repeated<T, E>(
     let first_usage = calls_wanted.more(calls, first_call_s).then(rusage_self);
     while calls_wanted.more(calls, start.elapsed().as_secs_f64()) {
         drop(value);
+        crate::phases::begin_call();
         value = op()?;
         calls += 1;
     }
@@ -206,6 +211,7 @@ pub fn measure_repeated<T, E>(
             before,
             after,
             peak_reset,
+            phases: crate::phases::take(),
         },
     ))
 }
@@ -227,6 +233,7 @@ pub fn measure_each<S, T, E>(
     let mut before = None;
     let mut peak: Option<u64> = None;
     let mut peak_reset = true;
+    crate::phases::reset();
     loop {
         let state = setup(calls)?;
         peak_reset &= reset_peak();
@@ -234,6 +241,7 @@ pub fn measure_each<S, T, E>(
         let io_before = io_self();
         let usage_before = rusage_self();
         let start = Instant::now();
+        crate::phases::begin_call();
         let value = op(state)?;
         let elapsed = start.elapsed().as_secs_f64();
         let usage_after = rusage_self();
@@ -264,6 +272,7 @@ pub fn measure_each<S, T, E>(
                         ..after
                     },
                     peak_reset,
+                    phases: crate::phases::take(),
                 },
             ));
         }

@@ -11,6 +11,7 @@
 
 mod delay;
 mod stats;
+mod suffix;
 
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -93,7 +94,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
 async fn serve(options: Options) -> Result<(), String> {
     let fs = s3s_fs::FileSystem::new(&options.root)
         .map_err(|e| format!("cannot serve {}: {e:?}", options.root.display()))?;
-    let mut builder = S3ServiceBuilder::new(fs);
+    let mut builder = S3ServiceBuilder::new(suffix::Served::new(fs, options.root.clone()));
     builder.set_auth(SimpleAuth::from_single(
         options.access_key.clone(),
         options.secret_key.clone(),

@@ -1,21 +1,18 @@
 //! Object storage for the native backends: one S3 client per worker process (object_store,
-//! built on `remote/http.rs`), the uploads a write makes, whole-object downloads, and ranged
+//! through formatbench-s3-client), the uploads a write makes, whole-object downloads, and ranged
 //! reads for formats that fetch only what they need. Credentials are the standard `AWS_*`
 //! variables; the runner sets them for its own server.
-
-mod http;
 
 use crate::WorkerError;
 use bytes::Bytes;
 use formatbench_protocol::ObjectTarget;
 use formatbench_worker_kit::KitError;
 use futures::TryStreamExt;
-use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::aws::AmazonS3;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, RetryConfig};
+use object_store::{ObjectStore, ObjectStoreExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 /// A client for one endpoint and bucket, with the runtime its requests run on.
 pub struct Remote {
@@ -28,47 +25,8 @@ pub struct Remote {
 /// store pays for it once), reused by later calls of a repeated sample.
 static REMOTE: OnceLock<Result<Remote, String>> = OnceLock::new();
 
-/// Retries kept short, so a server that died fails the sample in seconds, not minutes.
-fn retries() -> RetryConfig {
-    RetryConfig {
-        max_retries: 2,
-        retry_timeout: Duration::from_secs(10),
-        ..RetryConfig::default()
-    }
-}
-
 fn build(target: &ObjectTarget) -> Result<Remote, String> {
-    if target.endpoint.starts_with("https://") {
-        return Err(format!(
-            "{}: this build speaks plain HTTP to object stores (no TLS stack); use an http:// \
-             endpoint",
-            target.endpoint
-        ));
-    }
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let mut builder = AmazonS3Builder::new()
-        .with_endpoint(&target.endpoint)
-        .with_bucket_name(&target.bucket)
-        .with_region(&target.region)
-        .with_allow_http(true)
-        .with_virtual_hosted_style_request(false)
-        .with_retry(retries())
-        .with_http_connector(http::PlainHttp)
-        .with_crypto_provider(Arc::new(http::PureRustCrypto));
-    match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
-        (Some(key), Some(secret)) => {
-            builder = builder
-                .with_access_key_id(key)
-                .with_secret_access_key(secret);
-        }
-        _ => return Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set".into()),
-    }
-    if let Some(token) = env("AWS_SESSION_TOKEN") {
-        builder = builder.with_token(token);
-    }
-    let store = builder
-        .build()
-        .map_err(|e| format!("cannot reach {}: {e}", target.endpoint))?;
+    let store = formatbench_s3_client::client(target)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -204,6 +162,17 @@ pub fn check_store(target: &ObjectTarget) -> Result<(), String> {
             };
             format!("{} {why}", target.endpoint)
         })
+}
+
+/// Uploads a prepared artifact (every file under `dir`) to `target`, untimed: the runner does
+/// this once per artifact, whatever wrote it, so readers whose writer has no upload route of
+/// its own (a Delta table written by delta-kernel) read it from the bucket too. Returns the
+/// bytes uploaded.
+pub fn upload_artifact(dir: &Path, target: &ObjectTarget) -> Result<u64, String> {
+    let remote = build(target)?;
+    remote
+        .upload_dir(dir, target)
+        .map_err(|e| format!("cannot upload {} to {}: {e}", dir.display(), target.url()))
 }
 
 /// Removes every object under `target.key` (a write sample's output, or a whole run's);

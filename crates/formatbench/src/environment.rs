@@ -151,10 +151,17 @@ fn memory_settings() -> BTreeMap<String, String> {
     out
 }
 
-/// A run id from the UTC time and the process id: sortable, unique on one machine.
+/// A run id from the UTC time and the process id: sortable, unique on one machine. A process
+/// that starts several runs (one per network profile) numbers the later ones (`-2`, `-3`), so
+/// two runs in one second never share a directory.
 pub fn new_run_id() -> String {
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let now = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ");
-    format!("{now}-{:05}", std::process::id() % 100_000)
+    let id = format!("{now}-{:05}", std::process::id() % 100_000);
+    match RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+        0 => id,
+        n => format!("{id}-{}", n + 1),
+    }
 }
 
 #[cfg(test)]
@@ -165,6 +172,8 @@ mod tests {
     fn a_run_id_is_the_utc_time_then_the_process() {
         let id = new_run_id();
         let (time, pid) = id.split_once('-').unwrap_or_default();
+        // Later runs of one process are numbered after the pid.
+        let pid = pid.split('-').next().unwrap_or_default();
         let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
         assert_eq!(time.len(), 16, "{id}");
         assert!(

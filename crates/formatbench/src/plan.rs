@@ -9,7 +9,7 @@ mod storage;
 mod suite;
 
 pub use cache::{check_cold_possible, parse_cache, CacheState};
-pub use inputs::{OpInputs, DEFAULT_FILES};
+pub use inputs::{OpInputs, DEFAULT_FILES, DEFAULT_SESSION_QUERIES};
 pub use schedule::{balanced_orders, slots, Slot};
 pub use storage::{Network, Storage, UserStore, NETWORKS};
 pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
@@ -64,6 +64,9 @@ pub struct Plan {
     /// Tables of files (Delta): files each table is cut into.
     #[serde(default = "default_files")]
     pub files: u64,
+    /// Tables of files: the queries one `session` runs on its opened table (`--queries`).
+    #[serde(default = "default_session_queries")]
+    pub session_queries: u64,
     /// Adaptive stopping (`--precision`, `--budget`): groups stop taking rounds once their
     /// answer is known; `None` runs the whole design.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +90,10 @@ pub struct Stopping {
 
 /// The precision adaptive stopping aims at unless told otherwise: ±5 %.
 pub const DEFAULT_PRECISION: f64 = 0.05;
+
+fn default_session_queries() -> u64 {
+    DEFAULT_SESSION_QUERIES
+}
 
 fn default_files() -> u64 {
     DEFAULT_FILES

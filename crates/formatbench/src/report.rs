@@ -16,6 +16,7 @@ mod pareto;
 mod pick;
 mod recommend;
 mod rows;
+mod session;
 mod storage;
 mod terminal;
 
@@ -107,9 +108,14 @@ const LEGEND_PAR: &str = "CPU time ÷ wall time";
 const LEGEND_FLAG: &str = "flagged: the flags are listed under the table";
 const NO_CLEAR_WINNER: &str = "no clear winner: the runner-up's 95 % interval includes 1";
 
-/// `dataset · op · cache warm · threads 2`; writes (cache `n/a`) leave the cache part out.
+/// `dataset · op · cache warm · threads 2`; writes (cache `n/a`) leave the cache part out, and
+/// a group on object storage ends with where: `· s3 over region`.
 fn group_title(group: &OpGroup) -> String {
-    title(&group.dataset, &group.op, &group.cache, group.threads)
+    let title = title(&group.dataset, &group.op, &group.cache, group.threads);
+    match group.storage.as_str() {
+        "local" | "" => title,
+        storage => format!("{title} · {storage} over {}", group.network),
+    }
 }
 
 fn title(dataset: &str, op: &str, cache: &str, threads: u32) -> String {

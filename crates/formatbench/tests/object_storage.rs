@@ -84,6 +84,16 @@ fn every_read_and_write_is_counted_by_the_server() {
         } else {
             assert!(traffic.bytes_sent > 0 && traffic.get + traffic.get_range > 0);
         }
+        // The streaming readers mark their first batch, inside the call.
+        if s.cell.op != "write" && s.cell.backend != "csv" {
+            let first = s.phases.get("first_batch").copied().unwrap_or(-1.0);
+            assert!(
+                first > 0.0 && first <= s.wall_s.unwrap_or(0.0),
+                "{:?}: {:?}",
+                s.cell,
+                s.phases
+            );
+        }
     }
     // CSV is one whole object, whatever is asked.
     let csv = samples
@@ -94,7 +104,9 @@ fn every_read_and_write_is_counted_by_the_server() {
     assert_eq!((csv.get, csv.get_range), (1, 0));
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("## Object storage"), "{report}");
-    assert!(report.contains("Egress ×1,000"));
+    assert!(report.contains("Egress ×1,000") && report.contains("First batch"));
+    // Groups on object storage say where they read from.
+    assert!(report.contains("· s3 over local"), "{report}");
     no_server_left(dir.path());
 }
 
@@ -227,17 +239,6 @@ fn a_server_that_dies_mid_run_fails_its_sample_and_the_run_goes_on() {
     no_server_left(dir.path());
 }
 
-/// Root and iproute2, or the reason a namespace test is skipped.
-fn namespaces_possible() -> bool {
-    // SAFETY: geteuid only reads this process's credentials.
-    let root = unsafe { libc::geteuid() } == 0;
-    let ip = Command::new("ip")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    common::available("root and iproute2 (network namespaces)", root && ip)
-}
-
 fn namespaces() -> String {
     let listed = Command::new("ip").args(["netns", "list"]).output().unwrap();
     String::from_utf8_lossy(&listed.stdout).into_owned()
@@ -245,7 +246,7 @@ fn namespaces() -> String {
 
 #[test]
 fn a_shaped_network_runs_in_a_namespace_that_is_gone_afterwards_with_a_stale_one() {
-    if !namespaces_possible() {
+    if !common::namespaces_possible() {
         return;
     }
     // A namespace as a crashed run would leave it: its pid is not alive.
@@ -302,7 +303,8 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
     }
     let dir = tempfile::tempdir().unwrap();
     let out = s3_run(
-        "py-pyarrow-parquet,py-pyarrow-feather,py-pyarrow-feather-mmap,py-polars-parquet,py-duckdb",
+        "py-pyarrow-parquet,py-pyarrow-feather,py-pyarrow-feather-mmap,py-polars-parquet,\
+         py-polars-ipc,py-polars-csv,py-lance,py-daft,py-duckdb",
         "read,project,write",
         &["--profiles", "default"],
         dir.path(),
@@ -332,7 +334,14 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
             _ => assert!(traffic.bytes_sent > 0 && traffic.get_range + traffic.get > 0),
         }
     }
-    for peer in ["py-pyarrow-feather", "py-polars-parquet"] {
+    for peer in [
+        "py-pyarrow-feather",
+        "py-polars-parquet",
+        "py-polars-ipc",
+        "py-polars-csv",
+        "py-lance",
+        "py-daft",
+    ] {
         assert!(
             samples
                 .iter()

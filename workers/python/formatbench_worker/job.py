@@ -123,6 +123,9 @@ def _request(job, backend, ctx, source_table):
         return Request("first_row")
     if op == "project":
         return Request("columns", columns=list(params["columns"]))
+    if op == "session":
+        queries = int((params.get("options") or {}).get("queries", 6))
+        return Request("session", columns=list(params["columns"]), queries=queries)
     request = Request("range", range=params.get("range")) if op == "range" \
         else Request("take", rows=[int(r) for r in params["rows"]])
     if backend.needs_labels and ctx.index_column and source_table is not None:
@@ -225,8 +228,9 @@ def execute(job, cap):
             backend.write(data, directory, ctx)
             if sidecar:
                 layouts.write_sidecar(directory, names)
-            # A measured write to object storage ends when its upload has.
-            if storage and not job.get("prepare"):
+            # A measured write to object storage ends when its upload has (a prepared
+            # artifact is uploaded by the runner, untimed).
+            if storage:
                 from . import storage as object_storage
 
                 object_storage.upload(directory, storage)
@@ -236,11 +240,6 @@ def execute(job, cap):
         for entry in os.listdir(artifact):
             if entry.startswith(REPEAT_PREFIX):
                 shutil.rmtree(os.path.join(artifact, entry))
-        if storage and job.get("prepare"):
-            from . import storage as object_storage
-
-            # The artifact reads will fetch: uploaded once, untimed.
-            object_storage.upload(artifact, storage)
         rows, columns = source_table.num_rows, source_table.num_columns
         del data, source_table
         answer = {"status": "ok", **measured.answer_fields(), "rows": rows, "columns": columns,
@@ -276,7 +275,7 @@ def execute(job, cap):
     gc.collect()
     (result, method, folded), measured = measure(read, min_s, max_calls, min_calls)
     rows, columns = tables.shape(result)
-    wanted = request.columns if request.kind == "columns" else None
+    wanted = request.columns if request.kind in ("columns", "session") else None
     table = tables.to_arrow(result, wanted)
     if backend.unordered:
         table = tables.canonical_order(table, (job.get("params") or {}).get("order_by"))

@@ -42,9 +42,28 @@ def _reset_peak():
         return False
 
 
+#: Named parts of the operation timed from inside it (a session's init, plan and execute),
+#: summed over a sample's calls, as the Rust protocol's `phases` module keeps them.
+_PHASES = {}
+
+
+def add_phase(name, seconds):
+    """Adds `seconds` to the phase `name` of the measurement under way."""
+    _PHASES[name] = _PHASES.get(name, 0.0) + seconds
+
+
+def timed_phase(name, f):
+    """Calls `f()`, its time added to the phase `name`; returns what it returns."""
+    start = time.perf_counter()
+    try:
+        return f()
+    finally:
+        add_phase(name, time.perf_counter() - start)
+
+
 class Measured:
     def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset,
-                 first_cpu_s=None):
+                 first_cpu_s=None, phases=None):
         self.seconds = seconds
         self.calls = calls
         self.first_call_s = first_call_s
@@ -53,11 +72,13 @@ class Measured:
         self.before = before
         self.after = after
         self.peak_reset = peak_reset
+        self.phases = phases or {}
 
     def answer_fields(self):
         fields = {
             "op_s": self.seconds / max(self.calls, 1),
-            "phases": [{"name": "op", "seconds": self.seconds}],
+            "phases": [{"name": "op", "seconds": self.seconds}]
+            + [{"name": name, "seconds": s} for name, s in sorted(self.phases.items())],
             "calls": self.calls,
             "first_call_s": self.first_call_s,
             "counters": self.counters,
@@ -92,6 +113,7 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     least `min_calls` (at most `max_calls`); the first call's wall and CPU time are kept apart.
     The last result stays alive until the clock stops, as a caller holds it."""
     peak_reset = _reset_peak()
+    _PHASES.clear()
     before = _status()
     io_before = _io()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -123,21 +145,25 @@ def measure(op, min_seconds, max_calls, min_calls=1):
         if key in io_before and key in io_after:
             counters[key] = io_after[key] - io_before[key]
     first_cpu_s = _cpu(first_usage or usage_after) - _cpu(usage_before)
+    phases = dict(_PHASES)
+    _PHASES.clear()
     return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset,
-                           max(first_cpu_s, 0.0))
+                           max(first_cpu_s, 0.0), phases)
 
 
 def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
     """Times `op(state)` on state `setup(call)` prepares before each call, untimed (a change
     needs the table as it was). Counters sum the timed parts; the peak is the calls' highest."""
     total, seconds, first_call_s, first_cpu_s, calls = {}, 0.0, 0.0, 0.0, 0
-    before, after, peak_reset, peak = None, None, True, None
+    before, after, peak_reset, peak, phases = None, None, True, None, {}
     while True:
         state = setup(calls)
         value = None
         value, m = measure(lambda _call: op(state), 0.0, 1)
         for key, v in m.counters.items():
             total[key] = total.get(key, 0) + v
+        for name, v in m.phases.items():
+            phases[name] = phases.get(name, 0.0) + v
         before = before or m.before
         after = m.after
         peak_reset = peak_reset and m.peak_reset
@@ -151,7 +177,7 @@ def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
             if peak is not None:
                 after = {**after, "VmHWM": peak}
             return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset,
-                                   first_cpu_s)
+                                   first_cpu_s, phases)
 
 
 def files_under(path):

@@ -44,13 +44,39 @@ def url(target, relative=""):
     return "s3://" + path(target, relative)
 
 
-def polars_options(target):
-    """Polars' `storage_options` (its Rust object_store client) for the target."""
-    return {
+def located(directory, relative, target):
+    """Where a library that takes URLs finds the artifact's `relative`: the local path, or
+    its `s3://` URL when the artifact lives in a bucket."""
+    if not target:
+        return os.path.join(directory, relative) if relative else directory
+    return url(target, relative)
+
+
+def object_store_options(target):
+    """The options of object_store's S3 client (the Rust crate inside Polars, delta-rs and
+    Lance, which all take this one dictionary as `storage_options`) for the target."""
+    options = {
         "aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
         "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
         "aws_region": target.get("region", "us-east-1"),
-        "aws_endpoint_url": target["endpoint"],
+        "aws_endpoint": target["endpoint"],
         "aws_allow_http": "true",
         "aws_virtual_hosted_style_request": "false",
     }
+    token = os.environ.get("AWS_SESSION_TOKEN")
+    if token:
+        options["aws_session_token"] = token
+    return options
+
+
+def daft_io_config(target):
+    """Daft's IOConfig (its own S3 client) for the target."""
+    from daft.io import IOConfig, S3Config
+
+    scheme, _, _ = target["endpoint"].partition("://")
+    return IOConfig(s3=S3Config(
+        endpoint_url=target["endpoint"], region_name=target.get("region", "us-east-1"),
+        key_id=os.environ.get("AWS_ACCESS_KEY_ID"),
+        access_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+        session_token=os.environ.get("AWS_SESSION_TOKEN") or None,
+        force_virtual_addressing=False, use_ssl=scheme == "https", num_tries=3))

@@ -6,7 +6,7 @@ use super::{column_indices, data_file, Backend, Context, Loaded, Request};
 use crate::rows::{filter_index_range, position_range, take_positions};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
-use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
+use formatbench_protocol::{phases, Op, RangeSpec, ALL_OPS};
 use ipc_parts::file::{write_with_arrow, IpcFile, ALIGNMENT};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,7 +56,9 @@ impl Ipc {
         let blocks: Vec<usize> = (0..file.block_rows().len()).collect();
         let decode_all = |projection: Option<Vec<usize>>| -> Result<Vec<RecordBatch>, WorkerError> {
             if self.mmap {
-                return Ok(file.read_all(projection)?);
+                let batches = file.read_all(projection)?;
+                phases::first_batch();
+                return Ok(batches);
             }
             // Each thread reads, decompresses and decodes its own run of blocks, so every
             // byte of the file is read once.
@@ -64,7 +66,11 @@ impl Ipc {
                 let decoder = file.decoder(projection.clone())?;
                 group
                     .into_iter()
-                    .map(|i| Ok(file.decode(&decoder, i)?))
+                    .map(|i| {
+                        let batch = file.decode(&decoder, i)?;
+                        phases::first_batch();
+                        Ok(batch)
+                    })
                     .collect()
             })
         };

@@ -89,7 +89,10 @@ fn open(dir: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, WorkerError
 fn collect(
     builder: ParquetRecordBatchReaderBuilder<File>,
 ) -> Result<Vec<RecordBatch>, WorkerError> {
-    Ok(builder.build()?.collect::<Result<Vec<_>, _>>()?)
+    Ok(builder
+        .build()?
+        .inspect(|_| formatbench_protocol::phases::first_batch())
+        .collect::<Result<Vec<_>, _>>()?)
 }
 
 type Builder = ParquetRecordBatchReaderBuilder<File>;

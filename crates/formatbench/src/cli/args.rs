@@ -138,6 +138,10 @@ pub struct RunArgs {
     /// deletion profile); by default the suite's, else 200.
     #[arg(long)]
     pub files: Option<u64>,
+    /// Tables of files: the queries one `session` runs on its opened table (the projection,
+    /// each planned and executed); by default the suite's, else 6.
+    #[arg(long)]
+    pub queries: Option<u64>,
     /// Balanced blocks to measure: each is 2n rounds for n competitors, so every competitor
     /// takes every position twice (a cell gets 2n × K samples).
     #[arg(long)]

@@ -37,6 +37,8 @@ pub struct OpInputs {
     pub picked_features: Vec<String>,
     /// Tables of files (Delta): how many files a writer cuts the table into.
     pub files: u64,
+    /// Tables of files: the queries a `session` runs on its opened table.
+    pub session_queries: u64,
     /// Table stores (FeatherStore's table benchmark, a quarter of the rows each):
     /// `range_before` the first quarter, `range_after` the last, `range_between` rows
     /// [N/4, N/2), all by index value; `labels` the same rows by position (asked for by label).
@@ -60,6 +62,7 @@ pub struct StoreInputs {
 
 /// The files of a table of files unless the plan says otherwise: the Delta reader study's 200.
 pub const DEFAULT_FILES: u64 = 200;
+pub use formatbench_protocol::DEFAULT_SESSION_QUERIES;
 
 impl OpInputs {
     pub fn for_source(source: &Source, seed: u64) -> Result<Self, Error> {
@@ -137,11 +140,17 @@ impl OpInputs {
             sorted_rows,
             picked_features,
             files: DEFAULT_FILES,
+            session_queries: DEFAULT_SESSION_QUERIES,
         })
     }
 
     pub fn with_files(mut self, files: u64) -> Self {
         self.files = files;
+        self
+    }
+
+    pub fn with_session_queries(mut self, queries: u64) -> Self {
+        self.session_queries = queries;
         self
     }
 
@@ -188,6 +197,12 @@ impl OpInputs {
             Op::Insert => params.rows = store.map(|s| s.inserted.clone()),
             Op::Update => params.rows = store.map(|s| s.updated.clone()),
             Op::Project => params.columns = Some(self.project.clone()),
+            Op::Session => {
+                params.columns = Some(self.project.clone());
+                params
+                    .options
+                    .insert("queries".into(), self.session_queries.to_string());
+            }
             Op::Range => params.range = Some(self.range.clone()),
             Op::Take => params.rows = Some(self.take.clone()),
             Op::RandomRows => params.rows = Some(self.sorted_rows.clone()),

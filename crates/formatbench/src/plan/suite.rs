@@ -6,7 +6,7 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 6] = [
+pub const BUILTIN_SUITES: [(&str, &str); 7] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
@@ -16,6 +16,7 @@ pub const BUILTIN_SUITES: [(&str, &str); 6] = [
     ("delta", include_str!("../../suites/delta.toml")),
     ("stores", include_str!("../../suites/stores.toml")),
     ("egress", include_str!("../../suites/egress.toml")),
+    ("delta-s3", include_str!("../../suites/delta-s3.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -46,6 +47,8 @@ pub struct Suite {
     pub warmup: Option<u32>,
     /// Tables of files (Delta): files each table is cut into (`--files`).
     pub files: Option<u64>,
+    /// Tables of files: queries one `session` runs (`--queries`).
+    pub queries: Option<u64>,
     /// Where artifacts live (`--storage`: `local` or `s3`) and the network to them
     /// (`--network`); the command line's win.
     pub storage: Option<String>,

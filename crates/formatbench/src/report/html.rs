@@ -86,6 +86,11 @@ pub fn render(summary: &RunSummary) -> String {
         ("object-storage", "Object storage"),
         super::storage::tables(summary),
     );
+    titled_tables(
+        &mut out,
+        ("sessions", "Sessions"),
+        super::session::tables(summary),
+    );
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);

@@ -75,6 +75,7 @@ pub fn render(summary: &RunSummary) -> String {
     extra::scaling(&mut out, &charts);
     titled_tables(&mut out, "Layouts", super::layouts::tables(summary));
     titled_tables(&mut out, "Object storage", super::storage::tables(summary));
+    titled_tables(&mut out, "Sessions", super::session::tables(summary));
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);

@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
+const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded (readers that mark it: parquet, ipc, delta-kernel); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {
@@ -89,6 +89,8 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                     "Op",
                     "Requests",
                     "Time",
+                    "First byte",
+                    "First batch",
                     "Fetched",
                     "Uploaded",
                     "×result",
@@ -113,6 +115,12 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 cell.cell.op.clone(),
                 requests_text(traffic),
                 time.map_or_else(|| format::DASH.into(), format::duration),
+                traffic
+                    .first_byte_latency_s
+                    .map_or_else(|| format::DASH.into(), format::duration),
+                cell.phases
+                    .get(formatbench_protocol::phases::FIRST_BATCH)
+                    .map_or_else(|| format::DASH.into(), |s| format::duration(*s)),
                 format::bytes(traffic.bytes_sent),
                 format::bytes(traffic.bytes_received),
                 cell.read_amplification

@@ -350,6 +350,10 @@ pub struct SampleRecord {
     /// and metadata rename), timed apart from the operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_s: Option<f64>,
+    /// Seconds per call of the named parts the worker timed inside the operation: the time to
+    /// its first batch (`first_batch`), a session's `init`, `plan` and `execute`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub phases: BTreeMap<String, f64>,
     /// Arrow in-memory bytes of the result (the denominator of read amplification).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_bytes: Option<u64>,
@@ -428,6 +432,7 @@ impl SampleRecord {
             first_call_cpu_s: None,
             warm_call_cpu_s: None,
             commit_s: None,
+            phases: BTreeMap::new(),
             result_bytes: None,
             worker_build: None,
             reused_from: None,

@@ -213,7 +213,9 @@ impl Runner<'_> {
                     .map(|f| format!("{}: {}", f.name(), f.data_type()))
                     .collect(),
             }))?;
-            let inputs = OpInputs::for_source(&source, self.plan.seed)?.with_files(self.plan.files);
+            let inputs = OpInputs::for_source(&source, self.plan.seed)?
+                .with_files(self.plan.files)
+                .with_session_queries(self.plan.session_queries);
             inputs.check_selections(&source.name, &self.plan.ops)?;
             if self.plan.ops.contains(&formatbench_protocol::Op::Range) {
                 say(&format!(

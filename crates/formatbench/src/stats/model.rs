@@ -51,6 +51,9 @@ pub struct CellSummary {
     /// Object storage: the S3 server's count per call, the median of each field over the ok
     /// samples.
     pub object_traffic: Option<formatbench_protocol::ObjectTraffic>,
+    /// Seconds per call of each part the worker timed inside the operation (`first_batch`, a
+    /// session's `init`, `plan`, `execute`), the median over the ok samples that have it.
+    pub phases: BTreeMap<String, f64>,
     pub calls: Option<u64>,
     pub method: Option<String>,
     pub failed_samples: usize,
@@ -61,14 +64,18 @@ pub struct CellSummary {
     pub cpu_rounds: BTreeMap<u32, f64>,
 }
 
-/// All competitors of one operation on one dataset under one cache state and thread cap,
-/// fastest first, then the cells that did not run. Groups are never pooled across those keys.
+/// All competitors of one operation on one dataset under one cache state, thread cap and place
+/// of storage (local files, or object storage over one network), fastest first, then the
+/// cells that did not run. Groups are never pooled across those keys.
 #[derive(Debug, Clone)]
 pub struct OpGroup {
     pub dataset: String,
     pub op: String,
     pub threads: u32,
     pub cache: String,
+    /// The cells' `storage` and `network` keys (`local` and `n/a` for local files).
+    pub storage: String,
+    pub network: String,
     pub cells: Vec<CellSummary>,
     /// The runner-up's interval against the fastest contains 1.
     pub no_clear_winner: bool,

@@ -122,6 +122,8 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
             op_order(&c.cell.op),
             c.cell.cache.clone(),
             c.cell.threads,
+            c.cell.storage.clone(),
+            c.cell.network.clone(),
         )
     };
     cells.sort_by_key(group_key);
@@ -131,6 +133,8 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 && g.op == cell.cell.op
                 && g.threads == cell.cell.threads
                 && g.cache == cell.cell.cache
+                && g.storage == cell.cell.storage
+                && g.network == cell.cell.network
         });
         if !same {
             summary.groups.push(OpGroup {
@@ -138,6 +142,8 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 op: cell.cell.op.clone(),
                 threads: cell.cell.threads,
                 cache: cell.cell.cache.clone(),
+                storage: cell.cell.storage.clone(),
+                network: cell.cell.network.clone(),
                 cells: Vec::new(),
                 no_clear_winner: false,
                 warnings: Vec::new(),
@@ -258,6 +264,17 @@ fn summarize_cell(
         })
         .collect();
     let object_traffic = super::traffic::median_traffic(&ok);
+    let names: BTreeSet<&String> = ok.iter().flat_map(|s| s.phases.keys()).collect();
+    let phases = names
+        .into_iter()
+        .filter_map(|name| {
+            let values: Vec<f64> = ok
+                .iter()
+                .filter_map(|s| s.phases.get(name).copied())
+                .collect();
+            Some((name.clone(), median_f64(&values)?))
+        })
+        .collect();
     CellSummary {
         cell,
         status,
@@ -281,6 +298,7 @@ fn summarize_cell(
         read_bytes: median_u64(ok.iter().filter_map(|s| s.read_bytes).collect()),
         read_amplification: median_f64(&amplifications),
         object_traffic,
+        phases,
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),
         method: ok.first().and_then(|s| s.method.clone()),
         failed_samples: not_ok

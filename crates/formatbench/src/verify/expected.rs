@@ -30,7 +30,8 @@ pub fn expected_batches(
     Ok(match op {
         // A change is verified by the table it leaves: the whole source.
         Op::Write | Op::Read | Op::Scan | Op::Append | Op::Insert | Op::Update => (schema, all),
-        Op::Project => {
+        // A session's result is its last query's: the projection.
+        Op::Project | Op::Session => {
             let names = params
                 .columns
                 .as_deref()

@@ -148,3 +148,15 @@ pub fn both_layouts(backends: &str, ops: &str, out: &Path) -> Output {
         out,
     ])
 }
+
+/// Root and iproute2 (network namespaces for `--network` profiles), or the reason a test that
+/// needs them is skipped.
+pub fn namespaces_possible() -> bool {
+    // SAFETY: geteuid only reads this process's credentials.
+    let root = unsafe { libc::geteuid() } == 0;
+    let ip = Command::new("ip")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    available("root and iproute2 (network namespaces)", root && ip)
+}

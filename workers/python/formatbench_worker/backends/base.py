@@ -22,6 +22,8 @@ class Request:
     labels: list = None
     #: before/after: the bound; between: [low, high]; inclusive, as FeatherStore's rows=.
     bound: object = None
+    #: session: how many times the projection `columns` runs on the table opened once.
+    queries: int = None
 
 
 @dataclass
@@ -136,10 +138,12 @@ class Backend:
 
 class DeltaReader(Backend):
     """A reader of the Delta tables delta-kernel writes (docs/results.md, Tables of files): it
-    writes none itself, keeps no row order, and reads both profiles of the same table."""
+    writes none itself, keeps no row order, and reads both profiles of the same table. Its
+    `session` (seed 003's) opens the table once and runs the projection `queries` times,
+    timing `init`, `plan` and `execute` apart (measure.add_phase)."""
 
     profiles = ("default", "dv")
-    ops = ("read", "scan", "project", "first_row")
+    ops = ("read", "scan", "project", "first_row", "session")
     artifact_from = "delta-kernel"
     unordered = True
     deletion_profiles = ("dv",)

@@ -199,10 +199,17 @@ class Daft(Backend):
 
         daft.from_arrow(data).write_parquet(os.path.join(directory, "daft"))
 
+    def object_storage(self):
+        return None  # read_parquet takes an IOConfig (Daft's own S3 client)
+
     def read(self, directory, request, ctx):
         import daft
 
-        frame = daft.read_parquet(os.path.join(directory, "daft", "*.parquet"))
+        from .. import storage
+
+        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
+        frame = daft.read_parquet(storage.located(directory, "daft/*.parquet", ctx.storage),
+                                  io_config=io_config)
         if request.kind == "columns":
             frame = frame.select(*request.columns)
         elif request.kind == "range":

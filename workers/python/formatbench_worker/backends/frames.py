@@ -7,6 +7,7 @@ except ImportError:
     pa = None
 
 from ..layouts import ARRAY, FEATURES, feature_names
+from ..measure import timed_phase
 from .base import Backend, DeltaReader, Unsupported, data_file, range_bounds, reorder
 
 
@@ -174,13 +175,8 @@ class PolarsFormat(Backend):
     targets = ("polars",)
     extension = ""
 
-    #: Whether its reads take `storage_options` (Polars' object_store client) for S3.
-    reads_object_storage = False
-
     def object_storage(self):
-        if self.reads_object_storage:
-            return None
-        return f"{self.name} has no object-storage route in formatbench yet"
+        return None  # every Polars reader takes `storage_options` (its object_store client)
 
     def scan(self, path, ctx):
         raise NotImplementedError
@@ -194,7 +190,7 @@ class PolarsFormat(Backend):
             return None
         from .. import storage
 
-        return storage.polars_options(ctx.storage)
+        return storage.object_store_options(ctx.storage)
 
     def located(self, directory, ctx):
         if not ctx.storage:
@@ -238,12 +234,14 @@ class PolarsCsv(PolarsFormat):
     def scan(self, path, ctx):
         import polars as pl
 
-        return pl.scan_csv(path, schema=_polars_schema(ctx.schema))
+        return pl.scan_csv(path, schema=_polars_schema(ctx.schema),
+                           storage_options=self.options(ctx))
 
     def read_all(self, path, columns, ctx):
         import polars as pl
 
-        return pl.read_csv(path, schema=_polars_schema(ctx.schema), columns=columns)
+        return pl.read_csv(path, schema=_polars_schema(ctx.schema), columns=columns,
+                           storage_options=self.options(ctx))
 
 
 class PolarsParquet(PolarsFormat):
@@ -251,7 +249,6 @@ class PolarsParquet(PolarsFormat):
     about = "polars.read_parquet / write_parquet (default: snappy; compact: zstd-3)"
     profiles = ("default", "compact")
     extension = "parquet"
-    reads_object_storage = True
 
     def write(self, data, directory, ctx):
         if ctx.profile == "compact":
@@ -284,12 +281,12 @@ class PolarsIpc(PolarsFormat):
     def scan(self, path, ctx):
         import polars as pl
 
-        return pl.scan_ipc(path)
+        return pl.scan_ipc(path, storage_options=self.options(ctx))
 
     def read_all(self, path, columns, ctx):
         import polars as pl
 
-        return pl.read_ipc(path, columns=columns)
+        return pl.read_ipc(path, columns=columns, storage_options=self.options(ctx))
 
 
 class PolarsDelta(DeltaReader):
@@ -300,10 +297,27 @@ class PolarsDelta(DeltaReader):
     dists = ("polars", "deltalake")
     targets = ("polars",)
 
+    def object_storage(self):
+        return None  # scan_delta takes `storage_options` (delta-rs's object_store client)
+
     def read(self, directory, request, ctx):
         import polars as pl
 
-        lazy = pl.scan_delta(directory)
+        from .. import storage
+
+        options = storage.object_store_options(ctx.storage) if ctx.storage else None
+        location = storage.located(directory, "", ctx.storage)
+        if request.kind == "session":
+            # scan_delta opens the table (delta-rs loads its state); each query is a select
+            # planned on that frame, then collected.
+            lazy = timed_phase("init", lambda: pl.scan_delta(location, storage_options=options))
+            result = None
+            for _ in range(request.queries):
+                result = None
+                query = timed_phase("plan", lambda: lazy.select(request.columns))
+                result = timed_phase("execute", query.collect)
+            return result, "scan_delta() once, then per query select(…).collect()"
+        lazy = pl.scan_delta(location, storage_options=options)
         if request.kind == "first_row":
             return lazy.head(1).collect(), "scan_delta().head(1).collect()"
         if request.kind == "columns":

@@ -22,6 +22,17 @@ impl DeltaLibrary for DeltaArrowReader {
         "delta-arrow-reader"
     }
 
+    /// delta-arrow-reader takes an object_store 0.13 store (through delta_kernel 0.25), and
+    /// formatbench's S3 client is built on object_store 0.14.
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "delta-arrow-reader 0.9.2 reads through object_store 0.13, and formatbench's S3 \
+             client (plain HTTP, no TLS stack) is built on object_store 0.14: no route yet; \
+             delta-kernel and py-deltalake read the same tables over S3"
+                .into(),
+        )
+    }
+
     fn about(&self) -> &'static str {
         "delta-arrow-reader 0.9.2 (delta_kernel 0.25, no DataFusion) reading the tables \
          delta-kernel writes: DeltaTableBuilder, then a streaming scan with the thread cap as its \

@@ -91,6 +91,14 @@ impl Backend for DuckDb {
     fn name(&self) -> &'static str {
         "duckdb"
     }
+
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "DuckDB reads S3 through its httpfs extension, which it downloads at run time \
+             (no package registry here serves it)"
+                .into(),
+        )
+    }
     fn about(&self) -> &'static str {
         "DuckDB 1.5.6 database file via duckdb-rs (Arrow appender, CHECKPOINT; reads stream Arrow from SQL; array layout FLOAT[D])"
     }

@@ -81,6 +81,15 @@ impl Backend for Lance {
     fn name(&self) -> &'static str {
         "lance"
     }
+
+    /// Lance's S3 client comes with its `aws` feature: the AWS SDK and aws-lc's C build.
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "Lance 14 reaches S3 through its `aws` feature (the AWS SDK and aws-lc's C build), \
+             which this build leaves out; py-lance reads the same format over S3"
+                .into(),
+        )
+    }
     fn about(&self) -> &'static str {
         "Lance 14.0.2 dataset (file format 2.x defaults) via the lance crate; scanner reads, take by row offsets"
     }

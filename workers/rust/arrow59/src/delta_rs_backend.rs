@@ -23,6 +23,18 @@ impl DeltaLibrary for DeltaRs {
         "delta-rs"
     }
 
+    /// deltalake 1.1.2 reaches S3 through its `s3` feature (the AWS SDK) or a store it is given
+    /// on object_store 0.13; formatbench's S3 client is built on object_store 0.14.
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "deltalake 1.1.2 reads S3 through its `s3` feature (the AWS SDK, not in this \
+             build) or an object_store 0.13 store, and formatbench's S3 client is built on \
+             object_store 0.14: no route yet; py-deltalake (delta-rs's Python package) reads \
+             the same tables over S3"
+                .into(),
+        )
+    }
+
     fn about(&self) -> &'static str {
         "delta-rs (deltalake 1.1.2, DataFusion 55) reading the tables delta-kernel writes: \
          open_table, then scan_table (with_columns for projections) streamed; deletion vectors \

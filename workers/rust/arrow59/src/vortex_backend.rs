@@ -367,6 +367,14 @@ impl Backend for Vortex {
     fn name(&self) -> &'static str {
         "vortex"
     }
+
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "vortex 0.90 reads object stores through object_store 0.13, and formatbench's S3 \
+             client (plain HTTP, no TLS stack) is built on object_store 0.14: no route yet"
+                .into(),
+        )
+    }
     fn about(&self) -> &'static str {
         "Vortex 0.90.0 file via the vortex crate (default BtrBlocks write strategy; compact = BtrBlocks compact preset with Pco/Zstd); scans with projection and row indices"
     }

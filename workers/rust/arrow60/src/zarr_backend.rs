@@ -92,6 +92,14 @@ impl Backend for Zarr {
     fn name(&self) -> &'static str {
         "zarr"
     }
+
+    fn object_storage(&self) -> Result<(), String> {
+        Err(
+            "zarrs reads object stores through zarrs_object_store's async store, which this \
+             backend's synchronous reads do not use yet: no route yet"
+                .into(),
+        )
+    }
     fn about(&self) -> &'static str {
         "Zarr v3 store via zarrs 0.23.14: wide = one 1-D float32 array per feature, array = one 2-D \
          float32 array (chunks of min(rows,1024) rows x min(D,1024) features), other columns as \

@@ -106,8 +106,9 @@ pub enum Change<'a> {
     Update(&'a RecordBatch),
 }
 
-/// How a worker puts a written directory into object storage: the kit uploads what a write
-/// wrote (inside the timer, or after it when preparing), through the worker's own client.
+/// How a worker puts a written directory into object storage: the kit uploads what a measured
+/// write wrote, inside the timer, through the worker's own client (a prepared artifact is
+/// uploaded by the runner, untimed).
 pub trait Uploader: Sync {
     /// Uploads every file under `dir` to `target` (file `dir/a` → object `target.key/a`);
     /// returns the bytes uploaded.
@@ -242,6 +243,18 @@ pub trait Backend: Sync {
             "{} has no first-row read",
             self.name()
         )))
+    }
+    /// `session`: opens the table once, then runs the projection `queries` times, each
+    /// planned and executed, timing the parts as the phases `init`, `plan` and `execute`
+    /// (`formatbench_protocol::phases`); returns the last query's result, and how.
+    fn session(
+        &self,
+        _ctx: &Context,
+        _dir: &Path,
+        _columns: &[String],
+        _queries: u64,
+    ) -> Result<(Loaded, &'static str), Self::Error> {
+        Err(unsupported(format!("{} has no session", self.name())))
     }
     /// Reads rows by index label (`range_before`, `range_after`, `range_between`, `labels`).
     fn read_labels(

@@ -18,8 +18,16 @@ pub const DELETION_PROFILES: &[&str] = &["dv"];
 /// The operations a Delta reader does natively on the wide table.
 pub const READER_OPS: [Op; 4] = [Op::Read, Op::Scan, Op::Project, Op::FirstRow];
 
-/// The operations of the writer of the tables: a write, then what every reader does.
-pub const WRITER_OPS: [Op; 5] = [Op::Write, Op::Read, Op::Scan, Op::Project, Op::FirstRow];
+/// The operations of the writer of the tables: a write, then what every reader does, and a
+/// session (seed 003's: one table initialization, several queries).
+pub const WRITER_OPS: [Op; 6] = [
+    Op::Write,
+    Op::Read,
+    Op::Scan,
+    Op::Project,
+    Op::FirstRow,
+    Op::Session,
+];
 
 /// How a scan is asked of a Delta library.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +53,13 @@ pub trait DeltaLibrary: Sync {
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError>;
     /// Settings it ran under (untimed).
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String>;
+    /// `Ok` when it reads tables from object storage ([`Context::remote`]), else why not.
+    fn object_storage(&self) -> Result<(), String> {
+        Err(format!(
+            "{} has no object-storage route in formatbench yet",
+            self.name()
+        ))
+    }
 }
 
 /// A read-type request as a scan; Delta tables have no row positions to take.
@@ -100,6 +115,10 @@ impl<L: DeltaLibrary> Backend for DeltaReader<L> {
 
     fn version(&self) -> String {
         self.0.version()
+    }
+
+    fn object_storage(&self) -> Result<(), String> {
+        self.0.object_storage()
     }
 
     fn write(&self, _: &Context, _: &[RecordBatch], _: &Path) -> Result<(), KitError> {

@@ -76,6 +76,7 @@ impl Opened {
             .with_batch_size(BATCH_ROWS);
             let mask = ProjectionMask::roots(builder.parquet_schema(), group);
             let stream = configure(builder.with_projection(mask))?.build()?;
+            let stream = stream.inspect_ok(|_| formatbench_protocol::phases::first_batch());
             Ok(self.remote.block_on(stream.try_collect::<Vec<_>>())?)
         })
     }

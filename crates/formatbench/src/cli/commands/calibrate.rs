@@ -73,6 +73,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         memory_limit: None,
         seed: 42,
         files: crate::plan::DEFAULT_FILES,
+        session_queries: crate::plan::DEFAULT_SESSION_QUERIES,
     };
     let options = RunOptions {
         out_dir: out.to_path_buf(),

@@ -263,18 +263,32 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .files
             .or_else(|| suite.and_then(|s| s.files))
             .unwrap_or(crate::plan::DEFAULT_FILES),
+        session_queries: args
+            .queries
+            .or_else(|| suite.and_then(|s| s.queries))
+            .unwrap_or(crate::plan::DEFAULT_SESSION_QUERIES),
         stopping,
         storage: storage(suite, args)?,
     })
 }
 
-/// `--storage` and `--network`, else the suite's, else local files.
-fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage, Error> {
-    let network = args
-        .network
+/// The network profiles a run covers: `--network`, else the suite's, a comma-separated list
+/// (`lan,region,internet`: one run each, reported together), else `local`.
+pub fn networks(suite: Option<&Suite>, args: &RunArgs) -> Vec<String> {
+    args.network
         .as_deref()
         .or_else(|| suite.and_then(|s| s.network.as_deref()))
-        .unwrap_or("local");
+        .unwrap_or("local")
+        .split(',')
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// `--storage` and `--network` (its first profile), else the suite's, else local files.
+fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage, Error> {
+    let networks = networks(suite, args);
+    let network = networks.first().map_or("local", String::as_str);
     let storage = args
         .storage
         .as_deref()
@@ -417,6 +431,7 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
         ("storage".into(), plan.storage.key().into()),
         ("network".into(), plan.storage.network_key().into()),
         ("egress_price_per_gb".into(), args.egress_price.to_string()),
+        ("session_queries".into(), plan.session_queries.to_string()),
         ("prefer".into(), args.prefer.clone()),
         ("call".into(), args.call.clone()),
         (

@@ -9,7 +9,7 @@ use crate::results::{ArtifactRecord, Record, SampleRecord, SampleStatus, Verific
 use crate::run::SampleOutcome;
 use crate::verify::{verify_output, RowOrder};
 use crate::Error;
-use formatbench_protocol::{Answer, AnswerStatus, Op};
+use formatbench_protocol::{Answer, AnswerStatus, Job, Op};
 use std::path::{Path, PathBuf};
 
 /// The artifact every read of this competitor uses, prepared once per run: its own, or, for a
@@ -134,10 +134,25 @@ fn prepare_artifact(
             inputs,
             runner.plan.threads,
         );
-        let job = runner.job(&cell, dir, None, true, Op::Write);
+        // The writer writes local files; the runner uploads them (below), so that every
+        // artifact reaches the bucket the same way, whoever wrote it.
+        let job = Job {
+            storage: None,
+            ..runner.job(&cell, dir, None, true, Op::Write)
+        };
         let outcome = runner.spawn(info.worker, job)?;
-        match outcome.answer {
-            Ok(answer) if answer.status == AnswerStatus::Ok => {
+        let uploaded = match (&outcome.answer, runner.object_target(dir)) {
+            (Ok(answer), Some(target)) if answer.status == AnswerStatus::Ok => {
+                formatbench_worker_arrow::upload_artifact(dir, &target).map(Some)
+            }
+            _ => Ok(None),
+        };
+        match (outcome.answer, uploaded) {
+            (_, Err(reason)) => {
+                record.status = SampleStatus::Failed;
+                record.reason = Some(format!("preparing the artifact failed: {reason}"));
+            }
+            (Ok(answer), Ok(_)) if answer.status == AnswerStatus::Ok => {
                 record.size_bytes = answer.size_bytes;
                 let values = source.rows * source.schema.fields().len() as u64;
                 record.bytes_per_value = answer
@@ -146,14 +161,14 @@ fn prepare_artifact(
                     .map(|s| s as f64 / values as f64);
                 record.settings = answer.settings;
             }
-            Ok(answer) => {
+            (Ok(answer), Ok(_)) => {
                 record.status = match answer.status {
                     AnswerStatus::Unsupported => SampleStatus::Unsupported,
                     _ => SampleStatus::Failed,
                 };
                 record.reason = answer.reason;
             }
-            Err(reason) => {
+            (Err(reason), Ok(_)) => {
                 record.status = SampleStatus::Failed;
                 record.reason = Some(format!("preparing the artifact failed: {reason}"));
             }
@@ -355,6 +370,13 @@ pub fn sample_record(
         .iter()
         .find(|p| p.name == "commit")
         .map(|p| p.seconds / answer.calls.max(1) as f64);
+    // Parts timed inside the operation (not `op` itself, nor the untimed `load` and `commit`).
+    record.phases = answer
+        .phases
+        .iter()
+        .filter(|p| !matches!(p.name.as_str(), "op" | "load" | "commit"))
+        .map(|p| (p.name.clone(), p.seconds / answer.calls.max(1) as f64))
+        .collect();
     record.result_bytes = answer.result_bytes;
     record.read_bytes = Some(answer.counters.read_bytes);
     record.write_bytes = Some(answer.counters.write_bytes);

@@ -113,8 +113,9 @@ pub fn write_table(
         StructType::try_from_arrow(delta.as_ref())
             .map_err(|e| KitError::Unsupported(format!("Delta cannot store this schema: {e}")))?,
     );
-    let engine = engine(ctx.threads)?;
-    let url = table_url(dir)?;
+    // A write writes local files (the kit sees to their upload).
+    let engine = engine(ctx.threads, None)?;
+    let url = table_url(dir, None)?;
     let properties: Vec<(&str, &str)> = if deletions {
         vec![("delta.enableDeletionVectors", "true")]
     } else {

@@ -1,5 +1,5 @@
-//! Read-type jobs: a table read (`read`, `scan`, `project`, `range`, `take`, `first_row`, the
-//! label reads) and the matrix operations, each timed alone and digested after the timer.
+//! Read-type jobs: a table read (`read`, `scan`, `project`, `range`, `take`, `first_row`,
+//! `session`, the label reads) and the matrix operations, each timed alone and digested after the timer.
 
 use super::output::{self, to_batches};
 use super::{context, labels, resident, stored_schema};
@@ -23,7 +23,7 @@ pub(super) fn read<E: BackendError>(
     let request = match job.op {
         _ if labels.is_some() => Request::All,
         Op::Read | Op::Scan | Op::FirstRow => Request::All,
-        Op::Project => Request::Columns(
+        Op::Project | Op::Session => Request::Columns(
             params
                 .columns
                 .as_deref()
@@ -39,6 +39,13 @@ pub(super) fn read<E: BackendError>(
         let (loaded, method) = match &labels {
             Some(read) => backend.read_labels(&ctx, &job.artifact, read.borrowed())?,
             None if job.op == Op::FirstRow => backend.first_row(&ctx, &job.artifact)?,
+            None if job.op == Op::Session => match request {
+                Request::Columns(names) => {
+                    let queries = formatbench_protocol::session_queries(params);
+                    backend.session(&ctx, &job.artifact, names, queries)?
+                }
+                _ => return Err(missing("columns").into()),
+            },
             None => backend.read(&ctx, &job.artifact, request)?,
         };
         // A fold over every byte, inside the timer, so a lazy result cannot look free.

@@ -85,17 +85,14 @@ pub(super) fn write<E: BackendError>(
             commits.push(commit);
         }
         // A measured write to object storage ends when its upload has: every call uploads
-        // what it wrote (a repeat overwrites the same objects, as a rewrite would).
-        if let (Some(uploader), Some(target), false) = (uploader, &job.storage, job.prepare) {
+        // what it wrote (a repeat overwrites the same objects, as a rewrite would). A prepared
+        // artifact is uploaded by the runner, untimed.
+        if let (Some(uploader), Some(target)) = (uploader, &job.storage) {
             uploader.upload(&dir, target)?;
         }
         Ok::<_, E>(())
     })?;
     let commit_s = run_commits(commits)?;
-    // The artifact reads will fetch: uploaded once, untimed.
-    if let (Some(uploader), Some(target), true) = (uploader, &job.storage, job.prepare) {
-        uploader.upload(&job.artifact, target)?;
-    }
     for entry in std::fs::read_dir(&job.artifact)? {
         let path = entry?.path();
         if path
