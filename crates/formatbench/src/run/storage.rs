@@ -12,10 +12,21 @@ use crate::Error;
 use formatbench_protocol::{ObjectTarget, ObjectTraffic};
 use std::path::Path;
 
-/// The target of `relative` (a path below the scratch) under `base`'s key.
+/// The target of `relative` (a path below the scratch) under `base`'s key: a short name of
+/// the path (12 hex digits of its hash), not the path itself. s3s-fs keeps each object's
+/// metadata in a file named after its base64-encoded key, so a key past about 124 bytes
+/// cannot be uploaded in parts (the name passes the file system's 255), and the files a
+/// library writes inside an artifact (Lance's `data/<52 hex digits>.lance`) need the room.
 fn below(base: ObjectTarget, relative: &Path) -> ObjectTarget {
-    let key = base.key_of(&relative.to_string_lossy().replace('\\', "/"));
-    ObjectTarget { key, ..base }
+    let path = relative.to_string_lossy().replace('\\', "/");
+    if path.is_empty() {
+        return base;
+    }
+    let short = format!("{:012x}", xxhash_rust::xxh3::xxh3_64(path.as_bytes()) >> 16);
+    ObjectTarget {
+        key: base.key_of(&short),
+        ..base
+    }
 }
 
 pub enum ObjectStorage {
@@ -127,5 +138,28 @@ impl ObjectStorage {
                 Err(why) => crate::progress::say(&why),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_artifact_key_is_short_and_stable_whatever_its_path() {
+        let base = ObjectTarget {
+            endpoint: "http://127.0.0.1:1".into(),
+            bucket: "formatbench".into(),
+            key: "20261203T174431Z-07631".into(),
+            region: "us-east-1".into(),
+        };
+        let long = Path::new("writes/0-py-lance-default-wide-write-r0-with-a-long-dataset-name");
+        let a = below(base.clone(), long);
+        assert_eq!(a.key.len(), base.key.len() + 13, "{}", a.key);
+        assert!(a.key.starts_with("20261203T174431Z-07631/"));
+        assert_eq!(below(base.clone(), long), a);
+        assert_ne!(below(base.clone(), Path::new("writes/other")).key, a.key);
+        // The run's own prefix stays as it is (a user store is checked and emptied there).
+        assert_eq!(below(base.clone(), Path::new("")), base);
     }
 }
