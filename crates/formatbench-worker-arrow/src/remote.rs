@@ -306,3 +306,33 @@ impl ipc_parts::file::RangeSource for ObjectRanges {
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
 }
+
+/// A table store's files as objects under a target's key (an ipc-parts table): the metadata
+/// fetched whole, each partition read by ranges.
+pub struct ObjectFiles {
+    target: ObjectTarget,
+}
+
+impl ObjectFiles {
+    pub fn new(target: &ObjectTarget) -> ObjectFiles {
+        ObjectFiles {
+            target: target.clone(),
+        }
+    }
+}
+
+impl ipc_parts::RemoteFiles for ObjectFiles {
+    fn fetch(&self, name: &str) -> std::io::Result<Vec<u8>> {
+        let remote = Remote::get(&self.target).map_err(|e| std::io::Error::other(e.to_string()))?;
+        remote
+            .fetch(&Remote::path(&self.target, name))
+            .map(|b| b.to_vec())
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    fn open(&self, name: &str) -> std::io::Result<Box<dyn ipc_parts::file::RangeSource>> {
+        ObjectRanges::open(&self.target, name)
+            .map(|r| Box::new(r) as Box<dyn ipc_parts::file::RangeSource>)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}

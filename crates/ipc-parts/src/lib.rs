@@ -40,5 +40,5 @@ pub use file::{Compression, IpcFile};
 pub use key::{Key, KeyKind};
 pub use meta::{PartitionMeta, TableMeta};
 pub use read::{Cols, ReadOptions, Rows, Selection};
-pub use table::Table;
+pub use table::{RemoteFiles, Table};
 pub use write::{Footprint, Pending, WriteOptions, DEFAULT_PARTITION_BYTES, ROW_NUMBER_INDEX};

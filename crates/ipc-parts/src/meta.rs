@@ -75,7 +75,13 @@ impl TableMeta {
             }
             Err(e) => return Err(at(&path)(e)),
         };
-        let meta: TableMeta = serde_json::from_str(&text).map_err(|e| {
+        Self::parse(&text, &path)
+    }
+
+    /// The metadata in `text`, read from `path` (which names it in errors): a local file, or
+    /// an object fetched whole.
+    pub fn parse(text: &str, path: &Path) -> Result<TableMeta> {
+        let meta: TableMeta = serde_json::from_str(text).map_err(|e| {
             StoreError::NotATable(format!("{} is not ipc-parts metadata: {e}", path.display()))
         })?;
         if meta.format != FORMAT || meta.version > VERSION {

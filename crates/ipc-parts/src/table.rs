@@ -2,7 +2,7 @@
 
 use crate::error::{at, Result, StoreError};
 use crate::file::Access;
-use crate::file::IpcFile;
+use crate::file::{IpcFile, RangeSource};
 use crate::key::{self, Key};
 use crate::meta::{is_store_file, PartitionMeta, TableMeta};
 use arrow::array::RecordBatch;
@@ -10,6 +10,7 @@ use arrow::datatypes::SchemaRef;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct Table {
@@ -17,17 +18,60 @@ pub struct Table {
     pub(crate) meta: TableMeta,
     pub(crate) schema: SchemaRef,
     pub(crate) trusted: bool,
+    /// Where the files are read from when not from `dir` (a table in object storage).
+    pub(crate) remote: Option<Remote>,
+}
+
+/// A table's files somewhere other than a local directory (objects in a bucket): the metadata
+/// fetched whole, each partition read by ranges (its footer, block headers and the blocks a
+/// read decodes), so the partitions a read prunes are never fetched.
+pub trait RemoteFiles: Send + Sync {
+    /// The whole file `name` (the metadata, `table.json`).
+    fn fetch(&self, name: &str) -> std::io::Result<Vec<u8>>;
+    /// The file `name` (a partition), to be read by ranges.
+    fn open(&self, name: &str) -> std::io::Result<Box<dyn RangeSource>>;
+}
+
+/// A table's [`RemoteFiles`], shared by its clones.
+#[derive(Clone)]
+pub(crate) struct Remote(Arc<dyn RemoteFiles>);
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RemoteFiles")
+    }
 }
 
 impl Table {
     /// Opens the table in `dir` as its last commit left it.
     pub fn open(dir: &Path) -> Result<Table> {
-        let meta = TableMeta::load(dir)?;
+        Self::open_with(dir, TableMeta::load(dir)?, None)
+    }
+
+    /// Opens a table whose files `files` reads (`name` names it in errors). It is for reading:
+    /// changes write local files, and fail on it.
+    pub fn open_remote(name: &Path, files: Arc<dyn RemoteFiles>) -> Result<Table> {
+        let path = name.join(crate::meta::METADATA_FILE);
+        let bytes = files.fetch(crate::meta::METADATA_FILE).map_err(at(&path))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| StoreError::NotATable(format!("{} is not UTF-8", path.display())))?;
+        let meta = TableMeta::parse(&text, &path)?;
+        Self::open_with(name, meta, Some(Remote(files)))
+    }
+
+    fn open_with(dir: &Path, meta: TableMeta, remote: Option<Remote>) -> Result<Table> {
         let first = meta
             .partitions
             .first()
             .ok_or_else(|| StoreError::Corrupt("the metadata lists no partition".into()))?;
-        let schema = IpcFile::open(&dir.join(&first.file))?.schema().clone();
+        let schema = match &remote {
+            Some(Remote(files)) => {
+                let path = dir.join(&first.file);
+                let source = files.open(&first.file).map_err(at(&path))?;
+                IpcFile::open_ranged(&path, source)?.schema().clone()
+            }
+            None => IpcFile::open(&dir.join(&first.file))?.schema().clone(),
+        };
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         if !names.iter().copied().eq(meta.column_names()) {
             return Err(StoreError::Corrupt(format!(
@@ -40,6 +84,7 @@ impl Table {
             meta,
             schema,
             trusted: false,
+            remote,
         })
     }
 
@@ -78,9 +123,12 @@ impl Table {
             StoreError::Corrupt(format!("no partition {partition} in the metadata"))
         })?;
         let path = self.dir.join(&meta.file);
-        let file = match access {
-            Access::Mmap => IpcFile::map(&path)?,
-            Access::Plain => IpcFile::open(&path)?,
+        let file = match (&self.remote, access) {
+            (Some(Remote(files)), _) => {
+                IpcFile::open_ranged(&path, files.open(&meta.file).map_err(at(&path))?)?
+            }
+            (None, Access::Mmap) => IpcFile::map(&path)?,
+            (None, Access::Plain) => IpcFile::open(&path)?,
         };
         if file.num_rows() != meta.rows {
             return Err(StoreError::Corrupt(format!(

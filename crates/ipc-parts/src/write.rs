@@ -121,6 +121,7 @@ impl Pending {
             meta: self.meta,
             schema: self.schema,
             trusted: self.trusted,
+            remote: None,
         })
     }
 }

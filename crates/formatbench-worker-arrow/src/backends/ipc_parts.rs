@@ -28,7 +28,22 @@ impl From<StoreError> for WorkerError {
 }
 
 fn open(dir: &Path) -> Result<Table, WorkerError> {
-    let table = Table::open(dir)?;
+    trusted(Table::open(dir)?)
+}
+
+/// The table a read opens: its directory, or, in object storage, its objects (the metadata
+/// fetched whole, each partition the read needs by ranges).
+fn open_for_read(ctx: &Context, dir: &Path) -> Result<Table, WorkerError> {
+    match ctx.remote {
+        Some(target) => trusted(Table::open_remote(
+            dir,
+            Arc::new(crate::remote::ObjectFiles::new(target)),
+        )?),
+        None => open(dir),
+    }
+}
+
+fn trusted(table: Table) -> Result<Table, WorkerError> {
     // SAFETY: the table is this run's own artifact, written by this store, and every result
     // is compared value by value with the source before its timings count (as `ipc` does).
     Ok(unsafe { table.trusted() })
@@ -96,7 +111,7 @@ impl IpcParts {
         names: Option<&[String]>,
     ) -> Result<Vec<RecordBatch>, WorkerError> {
         label(ctx, &rows)?;
-        let table = open(dir)?;
+        let table = open_for_read(ctx, dir)?;
         let cols = match names {
             Some(names) => Cols::List(names.to_vec()),
             None => Cols::All,
@@ -126,6 +141,10 @@ impl Backend for IpcParts {
         // The library also writes LZ4 and ZSTD frames; `ipc` measures those codecs already, and
         // compressed partitions give up the zero-copy reads this store is about.
         &["default"]
+    }
+    /// Partitions as objects: the metadata, then only the partitions a read needs, by ranges.
+    fn object_storage(&self) -> Result<(), String> {
+        Ok(())
     }
     fn ops(&self) -> &'static [Op] {
         &[
@@ -176,10 +195,19 @@ impl Backend for IpcParts {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
+        let remote = ctx.remote.is_some();
         let (batches, method) = match request {
+            Request::All if remote => (
+                self.select(ctx, dir, Rows::All, None)?,
+                "table.json fetched, then every partition by ranges (footer, block headers, blocks)",
+            ),
             Request::All => (
                 self.select(ctx, dir, Rows::All, None)?,
                 "every partition mapped, decoded zero-copy",
+            ),
+            Request::Columns(names) if remote => (
+                self.select(ctx, dir, Rows::All, Some(names))?,
+                "table.json fetched, then every partition's blocks by ranges, the columns decoded",
             ),
             Request::Columns(names) => (
                 self.select(ctx, dir, Rows::All, Some(names))?,

@@ -81,13 +81,18 @@ pub(super) fn write<E: BackendError>(
             _ => job.artifact.join(format!("{REPEAT_PREFIX}{call}")),
         };
         std::fs::create_dir_all(&dir)?;
-        if let Some(commit) = write_all(&dir)? {
-            commits.push(commit);
+        let upload = uploader.zip(job.storage.as_ref());
+        match (write_all(&dir)?, upload) {
+            // What goes to the bucket is the table as committed (a store's metadata renamed
+            // into place); the upload, not a local sync, makes it durable there.
+            (Some(commit), Some(_)) => commit(false)?,
+            (Some(commit), None) => commits.push(commit),
+            (None, _) => {}
         }
         // A measured write to object storage ends when its upload has: every call uploads
         // what it wrote (a repeat overwrites the same objects, as a rewrite would). A prepared
         // artifact is uploaded by the runner, untimed.
-        if let (Some(uploader), Some(target)) = (uploader, &job.storage) {
+        if let Some((uploader, target)) = upload {
             uploader.upload(&dir, target)?;
         }
         Ok::<_, E>(())
