@@ -32,6 +32,10 @@ pub struct Answer {
     /// Every phase the worker timed, the operation included.
     #[serde(default)]
     pub phases: Vec<Phase>,
+    /// The parts timed inside the operation ([`crate::phases`]) in its first call alone; the
+    /// totals in `phases` cover every call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_call_phases: Vec<Phase>,
     /// How many times the operation ran inside the timer (`op_s` is per call).
     #[serde(default = "one")]
     pub calls: u64,
@@ -97,6 +101,7 @@ impl Answer {
             reason,
             op_s: 0.0,
             phases: Vec::new(),
+            first_call_phases: Vec::new(),
             calls: 1,
             counters: OpCounters::default(),
             peak_rss_bytes: None,
@@ -138,11 +143,12 @@ impl Answer {
             name: "op".into(),
             seconds: m.seconds,
         });
-        self.phases
-            .extend(m.phases.iter().map(|(name, seconds)| Phase {
-                name: name.clone(),
-                seconds: *seconds,
-            }));
+        let phase = |(name, seconds): &(String, f64)| Phase {
+            name: name.clone(),
+            seconds: *seconds,
+        };
+        self.phases.extend(m.phases.iter().map(phase));
+        self.first_call_phases = m.first_call_phases.iter().map(phase).collect();
         self.counters = m.counters;
         self.first_call_s = Some(m.first_call_s);
         self.first_call_cpu_s = Some(m.first_cpu_s);

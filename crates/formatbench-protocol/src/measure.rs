@@ -150,6 +150,8 @@ pub struct Measured {
     pub peak_reset: bool,
     /// Named parts timed from inside the operation ([`crate::phases`]), summed over the calls.
     pub phases: Vec<(String, f64)>,
+    /// The same parts in the first call alone.
+    pub first_call_phases: Vec<(String, f64)>,
 }
 
 /// Times `op` alone. The result is returned, not dropped, inside the timer: a read's object stays
@@ -185,6 +187,7 @@ pub fn measure_repeated<T, E>(
     crate::phases::begin_call();
     let mut value = op()?;
     let first_call_s = start.elapsed().as_secs_f64();
+    let first_call_phases = crate::phases::snapshot();
     let mut calls = 1;
     // Where the first call's CPU ends: read once, and only when a second call follows, so the
     // loop of calls stays as it was and a one-call sample reads no extra counter.
@@ -212,6 +215,7 @@ pub fn measure_repeated<T, E>(
             after,
             peak_reset,
             phases: crate::phases::take(),
+            first_call_phases,
         },
     ))
 }
@@ -229,6 +233,7 @@ pub fn measure_each<S, T, E>(
     let mut seconds = 0.0;
     let mut first_call_s = 0.0;
     let mut first_cpu_s = 0.0;
+    let mut first_call_phases = Vec::new();
     let mut calls = 0u64;
     let mut before = None;
     let mut peak: Option<u64> = None;
@@ -254,6 +259,7 @@ pub fn measure_each<S, T, E>(
         if calls == 0 {
             first_call_s = elapsed;
             first_cpu_s = c.cpu_user_s + c.cpu_sys_s;
+            first_call_phases = crate::phases::snapshot();
         }
         seconds += elapsed;
         calls += 1;
@@ -273,6 +279,7 @@ pub fn measure_each<S, T, E>(
                     },
                     peak_reset,
                     phases: crate::phases::take(),
+                    first_call_phases,
                 },
             ));
         }

@@ -33,6 +33,31 @@ static RECORD: Mutex<Record> = Mutex::new(Record {
 /// mark of a call return after one atomic load, without the lock.
 static FIRST_BATCH_MARKED: AtomicBool = AtomicBool::new(true);
 
+impl Record {
+    fn begin_call(&mut self) {
+        self.call_start = Some(Instant::now());
+        self.first_batch_marked = false;
+    }
+
+    fn mark_first_batch(&mut self) {
+        if let (Some(start), false) = (self.call_start, self.first_batch_marked) {
+            self.first_batch_marked = true;
+            self.add(FIRST_BATCH, start.elapsed().as_secs_f64());
+        }
+    }
+
+    fn add(&mut self, name: &'static str, seconds: f64) {
+        *self.totals.entry(name).or_default() += seconds;
+    }
+
+    fn totals(&self) -> Vec<(String, f64)> {
+        self.totals
+            .iter()
+            .map(|(name, seconds)| (name.to_string(), *seconds))
+            .collect()
+    }
+}
+
 fn with<T>(f: impl FnOnce(&mut Record) -> T) -> T {
     // A poisoned lock only means a panic elsewhere; the record is still plain data.
     let mut record = RECORD.lock().unwrap_or_else(|e| e.into_inner());
@@ -42,14 +67,12 @@ fn with<T>(f: impl FnOnce(&mut Record) -> T) -> T {
 /// Discards what earlier marks left: called when a measurement starts.
 pub fn reset() {
     with(|r| *r = Record::default());
+    FIRST_BATCH_MARKED.store(true, Ordering::Release);
 }
 
 /// Starts a call's clock (the measuring loop calls this before each call).
 pub fn begin_call() {
-    with(|r| {
-        r.call_start = Some(Instant::now());
-        r.first_batch_marked = false;
-    });
+    with(Record::begin_call);
     FIRST_BATCH_MARKED.store(false, Ordering::Release);
 }
 
@@ -57,20 +80,17 @@ pub fn begin_call() {
 /// [`FIRST_BATCH`]. Later marks in the same call are ignored. A reader decoding on several
 /// threads marks the first batch any of them decoded.
 pub fn first_batch() {
-    if FIRST_BATCH_MARKED.swap(true, Ordering::AcqRel) {
+    // A load first: every later batch of the call, on any thread, stops at it.
+    if FIRST_BATCH_MARKED.load(Ordering::Acquire) || FIRST_BATCH_MARKED.swap(true, Ordering::AcqRel)
+    {
         return;
     }
-    with(|r| {
-        if let (Some(start), false) = (r.call_start, r.first_batch_marked) {
-            r.first_batch_marked = true;
-            *r.totals.entry(FIRST_BATCH).or_default() += start.elapsed().as_secs_f64();
-        }
-    });
+    with(Record::mark_first_batch);
 }
 
 /// Adds `seconds` to the phase `name` (summed over the calls of a sample).
 pub fn add(name: &'static str, seconds: f64) {
-    with(|r| *r.totals.entry(name).or_default() += seconds);
+    with(|r| r.add(name, seconds));
 }
 
 /// Times `f` as part of the phase `name`.
@@ -81,15 +101,19 @@ pub fn timed<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
     value
 }
 
+/// The totals of every phase since [`reset`], kept (the measuring loop reads them after the
+/// first call).
+pub fn snapshot() -> Vec<(String, f64)> {
+    with(|r| r.totals())
+}
+
 /// The totals of every phase since [`reset`], emptied.
 pub fn take() -> Vec<(String, f64)> {
     FIRST_BATCH_MARKED.store(true, Ordering::Release);
     with(|r| {
-        r.call_start = None;
-        std::mem::take(&mut r.totals)
-            .into_iter()
-            .map(|(name, seconds)| (name.to_string(), seconds))
-            .collect()
+        let totals = r.totals();
+        *r = Record::default();
+        totals
     })
 }
 
@@ -97,21 +121,22 @@ pub fn take() -> Vec<(String, f64)> {
 mod tests {
     use super::*;
 
+    // The record itself, not the process's: other tests measure in parallel.
     #[test]
     fn first_batch_counts_once_per_call_and_phases_sum_over_calls() {
-        reset();
+        let mut record = Record::default();
+        // A mark before any call adds nothing.
+        record.mark_first_batch();
+        assert!(record.totals().is_empty());
         for _ in 0..3 {
-            begin_call();
-            first_batch();
-            first_batch();
-            add("plan", 0.5);
+            record.begin_call();
+            record.mark_first_batch();
+            record.mark_first_batch();
+            record.add("plan", 0.5);
         }
-        let phases: BTreeMap<String, f64> = take().into_iter().collect();
+        let phases: BTreeMap<String, f64> = record.totals().into_iter().collect();
         assert_eq!(phases.get("plan"), Some(&1.5));
         let first = phases.get(FIRST_BATCH).copied().unwrap_or(-1.0);
         assert!((0.0..1.0).contains(&first), "{first}");
-        // A mark outside a call adds nothing; the totals were emptied.
-        first_batch();
-        assert!(take().is_empty());
     }
 }

@@ -5,6 +5,10 @@ pub enum Error {
     /// Bad usage or bad input: a missing or malformed file, an unknown name. Exit 2.
     #[error("{0}")]
     Input(String),
+    /// Something this machine cannot provide for the run (a shaped network needs root and
+    /// iproute2). Exit 2, as bad input; a run over several networks goes on without it.
+    #[error("{0}")]
+    Unavailable(String),
     /// The file system or the machine failed us, said with its context (disk full at a path,
     /// cannot spawn). Exit 1.
     #[error("{0}")]
@@ -33,7 +37,7 @@ pub enum Error {
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_) => 2,
+            Error::Input(_) | Error::Unavailable(_) => 2,
             Error::Io(_)
             | Error::System(_)
             | Error::Arrow(_)

@@ -9,7 +9,14 @@ fn flag() -> &'static Arc<AtomicBool> {
     INTERRUPTED.get_or_init(|| Arc::new(AtomicBool::new(false)))
 }
 
+/// Installs the handler; once per process (a run over several networks starts several runs,
+/// and a second registration would exit on the first signal).
 pub fn install_interrupt_handler() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(register);
+}
+
+fn register() {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // The exit is registered first so that it sees the flag as the first signal left it:
         // set means this is the second. Registration fails only for a forbidden signal,

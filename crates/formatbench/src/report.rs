@@ -112,9 +112,9 @@ const NO_CLEAR_WINNER: &str = "no clear winner: the runner-up's 95 % interval in
 /// a group on object storage ends with where: `· s3 over region`.
 fn group_title(group: &OpGroup) -> String {
     let title = title(&group.dataset, &group.op, &group.cache, group.threads);
-    match group.storage.as_str() {
-        "local" | "" => title,
-        storage => format!("{title} · {storage} over {}", group.network),
+    match group.place() {
+        place if place.is_empty() => title,
+        place => format!("{title} · {place}"),
     }
 }
 

@@ -2,6 +2,8 @@
 //! reads it): the same rows as from its directory, and a pruned read fetches only the
 //! partitions it needs. The files here are the local ones, counted as they are fetched.
 
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
 mod common;
 
 use common::{batches, contents, rows_of, schema};

@@ -63,7 +63,7 @@ def timed_phase(name, f):
 
 class Measured:
     def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset,
-                 first_cpu_s=None, phases=None):
+                 first_cpu_s=None, phases=None, first_call_phases=None):
         self.seconds = seconds
         self.calls = calls
         self.first_call_s = first_call_s
@@ -73,6 +73,7 @@ class Measured:
         self.after = after
         self.peak_reset = peak_reset
         self.phases = phases or {}
+        self.first_call_phases = first_call_phases or {}
 
     def answer_fields(self):
         fields = {
@@ -84,6 +85,9 @@ class Measured:
             "counters": self.counters,
             "peak_scope": "operation" if self.peak_reset else "process",
         }
+        if self.first_call_phases:
+            fields["first_call_phases"] = [{"name": name, "seconds": s} for name, s
+                                           in sorted(self.first_call_phases.items())]
         cpu = self.counters.get("cpu_user_s", 0.0) + self.counters.get("cpu_sys_s", 0.0)
         if self.first_cpu_s is not None:
             fields["first_call_cpu_s"] = self.first_cpu_s
@@ -120,6 +124,7 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     start = time.perf_counter()
     value = op(1)
     first_call_s = time.perf_counter() - start
+    first_call_phases = dict(_PHASES)
     calls = 1
     first_usage = None
     while calls < max(max_calls, 1) and (
@@ -148,14 +153,14 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     phases = dict(_PHASES)
     _PHASES.clear()
     return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset,
-                           max(first_cpu_s, 0.0), phases)
+                           max(first_cpu_s, 0.0), phases, first_call_phases)
 
 
 def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
     """Times `op(state)` on state `setup(call)` prepares before each call, untimed (a change
     needs the table as it was). Counters sum the timed parts; the peak is the calls' highest."""
     total, seconds, first_call_s, first_cpu_s, calls = {}, 0.0, 0.0, 0.0, 0
-    before, after, peak_reset, peak, phases = None, None, True, None, {}
+    before, after, peak_reset, peak, phases, first_phases = None, None, True, None, {}, {}
     while True:
         state = setup(calls)
         value = None
@@ -170,14 +175,14 @@ def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
         if "VmHWM" in m.after:
             peak = max(peak or 0, m.after["VmHWM"])
         if calls == 0:
-            first_call_s, first_cpu_s = m.seconds, m.first_cpu_s
+            first_call_s, first_cpu_s, first_phases = m.seconds, m.first_cpu_s, m.phases
         seconds += m.seconds
         calls += 1
         if calls >= max(max_calls, 1) or (calls >= min_calls and seconds >= min_seconds):
             if peak is not None:
                 after = {**after, "VmHWM": peak}
             return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset,
-                                   first_cpu_s, phases)
+                                   first_cpu_s, phases, first_phases)
 
 
 def files_under(path):

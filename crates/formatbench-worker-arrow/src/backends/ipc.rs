@@ -55,10 +55,10 @@ impl Ipc {
         let file = open(ctx, path, self.mmap)?;
         let blocks: Vec<usize> = (0..file.block_rows().len()).collect();
         let decode_all = |projection: Option<Vec<usize>>| -> Result<Vec<RecordBatch>, WorkerError> {
+            // A mapped read decodes every block up front, zero-copy: it hands over no batch
+            // before the others, so it marks none.
             if self.mmap {
-                let batches = file.read_all(projection)?;
-                phases::first_batch();
-                return Ok(batches);
+                return Ok(file.read_all(projection)?);
             }
             // Each thread reads, decompresses and decodes its own run of blocks, so every
             // byte of the file is read once.

@@ -262,13 +262,17 @@ impl Backend for IpcParts {
         Ok(Some(staged(pending)))
     }
 
-    fn settings(&self, _ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        let access = match ctx.remote {
+            Some(_) => "objects: table.json whole, partitions by ranges",
+            None => "mmap, zero-copy decode",
+        };
         let mut out = BTreeMap::from([
             (
                 "library".to_string(),
                 "ipc-parts (this repository)".to_string(),
             ),
-            ("access".into(), "mmap, zero-copy decode".into()),
+            ("access".into(), access.into()),
         ]);
         if let Ok(table) = Table::open(dir) {
             let meta = table.meta();

@@ -174,7 +174,8 @@ pub struct RunArgs {
     /// Network between the workers and the S3 server: local (loopback), lan (0.2 ms, 10 Gbit/s),
     /// region (5 ms, 1 Gbit/s) or internet (40 ms, 200 Mbit/s). Profiles other than local need
     /// root (a network namespace and a veth pair shaped by the kernel). Default: the suite's,
-    /// else local.
+    /// else local. Several, comma-separated (`lan,region,internet`), run one after another,
+    /// each with its own server, and are then reported together (`RUN-networks/`).
     #[arg(long)]
     pub network: Option<String>,
     /// With `--storage s3://BUCKET/PREFIX`: the store's S3 API (`http://HOST:PORT`);

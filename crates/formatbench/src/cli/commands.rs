@@ -96,6 +96,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
 /// profile, each with its own S3 server behind that network, then one report of them all.
 fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     let networks = resolve::networks(suite.as_ref(), args);
+    // Every name is checked before the first run, so a typo does not end the command late.
+    for network in &networks {
+        network
+            .parse::<crate::plan::Network>()
+            .map_err(|e| Error::Input(format!("--network: {e}")))?;
+    }
     if networks.len() < 2 || args.resume.is_some() {
         return run_one(suite.as_ref(), args).map(|(code, _)| code);
     }
@@ -107,16 +113,28 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
             network: Some(network.clone()),
             ..args.clone()
         };
-        let (code, run_dir) = run_one(suite.as_ref(), &args)?;
+        let (code, run_dir) = match run_one(suite.as_ref(), &args) {
+            Ok(ran) => ran,
+            // A profile this machine cannot shape is left out; the others still run.
+            Err(Error::Unavailable(why)) => {
+                crate::progress::say(&format!("{why}; network {network} left out"));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         run_dirs.push(run_dir);
         worst = worst.max(code);
         if code == 130 {
             break;
         }
     }
-    // These runs came from this one process, so from one build: pooling them is sound even
-    // from a tree with uncommitted changes.
-    let records = pool::pooled_records(&run_dirs, true)?;
+    if run_dirs.is_empty() {
+        return Err(Error::Unavailable(format!(
+            "none of the networks {} could be set up here",
+            networks.join(", ")
+        )));
+    }
+    let records = pool::records_of_this_build(&run_dirs)?;
     let mut out = run_dirs
         .first()
         .cloned()

@@ -13,6 +13,8 @@ pub(super) struct GeoTable {
     pub dataset: String,
     pub cache: String,
     pub threads: u32,
+    /// Where its cells read from (`OpGroup::place`), empty for local files.
+    pub place: String,
     /// `dataset · cache warm · threads 2`, without the cache part for writes.
     pub title: String,
     /// The operations the table spans, in report order.
@@ -35,17 +37,21 @@ pub(super) struct GeoRow {
     pub ops: String,
 }
 
-type Key<'a> = (&'a str, &'a str, u32);
+type Key<'a> = (&'a str, &'a str, u32, &'a str);
 
 fn key(g: &GeoMean) -> Key<'_> {
-    (&g.dataset, &g.cache, g.threads)
+    (&g.dataset, &g.cache, g.threads, &g.place)
 }
 
-fn title((dataset, cache, threads): Key<'_>) -> String {
-    if cache == "n/a" {
+fn title((dataset, cache, threads, place): Key<'_>) -> String {
+    let title = if cache == "n/a" {
         format!("{dataset} · threads {threads}")
     } else {
         format!("{dataset} · cache {cache} · threads {threads}")
+    };
+    match place {
+        "" => title,
+        place => format!("{title} · {place}"),
     }
 }
 
@@ -62,7 +68,13 @@ pub(super) fn geo_tables(summary: &RunSummary) -> Vec<GeoTable> {
         .map(|k| {
             let mut ops: Vec<String> = Vec::new();
             for group in &summary.groups {
-                if (group.dataset.as_str(), group.cache.as_str(), group.threads) == k
+                let place = group.place();
+                if (
+                    group.dataset.as_str(),
+                    group.cache.as_str(),
+                    group.threads,
+                    place.as_str(),
+                ) == k
                     && !ops.contains(&group.op)
                 {
                     ops.push(group.op.clone());
@@ -116,6 +128,7 @@ pub(super) fn geo_tables(summary: &RunSummary) -> Vec<GeoTable> {
                 dataset: k.0.to_string(),
                 cache: k.1.to_string(),
                 threads: k.2,
+                place: k.3.to_string(),
                 title: title(k),
                 ops,
                 rows,

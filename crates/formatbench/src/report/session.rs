@@ -26,6 +26,7 @@ pub(super) struct SessionCost {
 
 impl SessionCost {
     fn of(cell: &CellSummary, queries: u64) -> Option<SessionCost> {
+        let queries = cell.session_queries.unwrap_or(queries);
         let phase = |name: &str| cell.phases.get(name).copied();
         let per_query = |s: f64| s / queries.max(1) as f64;
         Some(SessionCost {
@@ -43,7 +44,8 @@ impl SessionCost {
     }
 }
 
-/// The queries of the run's sessions (`--queries`), as its settings record them.
+/// The queries of the run's sessions (`--queries`), as its settings record them: for samples
+/// written before each recorded its own.
 fn queries_of(summary: &RunSummary) -> u64 {
     summary
         .environment
@@ -72,23 +74,27 @@ fn crossover_text(k: f64) -> String {
 /// The session tables, then one table of crossovers for every set of readers that has one.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
     let queries = queries_of(summary);
-    let mut sets: BTreeMap<(String, String, String), Vec<SessionCost>> = BTreeMap::new();
+    // One set per group (dataset, cache, threads, place) and profile: only like compares.
+    let mut sets: BTreeMap<(String, String), Vec<SessionCost>> = BTreeMap::new();
     for group in summary.groups.iter().filter(|g| g.op == "session") {
         for cell in &group.cells {
             if let Some(cost) = SessionCost::of(cell, queries) {
-                let key = (
-                    cell.cell.dataset.clone(),
-                    cell.cell.profile.clone(),
-                    cell.cell.network.clone(),
+                let mut title = format!(
+                    "{} · profile {} · threads {}",
+                    group.dataset, cell.cell.profile, group.threads
                 );
+                if group.cache != "warm" && group.cache != "n/a" {
+                    title.push_str(&format!(" · cache {}", group.cache));
+                }
+                let key = (title, format!("network {}", group.network));
                 sets.entry(key).or_default().push(cost);
             }
         }
     }
     let mut out = Vec::new();
-    for ((dataset, profile, network), mut costs) in sets {
+    for ((title, network), mut costs) in sets {
         costs.sort_by(|a, b| a.total.total_cmp(&b.total));
-        let title = format!("{dataset} · profile {profile} · network {network}");
+        let title = format!("{title} · {network}");
         out.push(Table {
             title: title.clone(),
             legend: LEGEND,

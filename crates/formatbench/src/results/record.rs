@@ -350,10 +350,17 @@ pub struct SampleRecord {
     /// and metadata rename), timed apart from the operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_s: Option<f64>,
-    /// Seconds per call of the named parts the worker timed inside the operation: the time to
-    /// its first batch (`first_batch`), a session's `init`, `plan` and `execute`.
+    /// Seconds of the named parts the worker timed inside the operation (the time to its first
+    /// batch, `first_batch`; a session's `init`, `plan` and `execute`), per call as
+    /// `warm_call_s`: the mean of the calls after the first, or the only call.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub phases: BTreeMap<String, f64>,
+    /// The same parts in the sample's first call, when it made several (as `first_call_s`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub first_call_phases: BTreeMap<String, f64>,
+    /// A `session`'s queries (`--queries`): its `plan` and `execute` phases cover them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_queries: Option<u64>,
     /// Arrow in-memory bytes of the result (the denominator of read amplification).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_bytes: Option<u64>,
@@ -433,6 +440,8 @@ impl SampleRecord {
             warm_call_cpu_s: None,
             commit_s: None,
             phases: BTreeMap::new(),
+            first_call_phases: BTreeMap::new(),
+            session_queries: None,
             result_bytes: None,
             worker_build: None,
             reused_from: None,

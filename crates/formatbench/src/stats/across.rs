@@ -5,8 +5,8 @@ use super::bootstrap::{geometric_mean, unpaired_ratio, BOOTSTRAP_SEED, RESAMPLES
 use super::model::{CacheRatio, CellSummary, GeoMean, OpGroup};
 use std::collections::BTreeMap;
 
-/// (dataset, cache, threads, backend, profile, layout, target).
-type GeoKey = (String, String, u32, String, String, String, String);
+/// (dataset, cache, threads, place, backend, profile, layout, target).
+type GeoKey = (String, String, u32, String, String, String, String, String);
 
 pub fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
     let mut ratios: BTreeMap<GeoKey, Vec<f64>> = BTreeMap::new();
@@ -20,6 +20,7 @@ pub fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
                 group.dataset.clone(),
                 group.cache.clone(),
                 group.threads,
+                group.place(),
                 cell.cell.backend.clone(),
                 cell.cell.profile.clone(),
                 cell.cell.layout.clone(),
@@ -36,11 +37,12 @@ pub fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
         .filter_map(|key| {
             let values = ratios.get(&key)?;
             let ratio = geometric_mean(values)?;
-            let (dataset, cache, threads, backend, profile, layout, target) = key;
+            let (dataset, cache, threads, place, backend, profile, layout, target) = key;
             Some(GeoMean {
                 dataset,
                 cache,
                 threads,
+                place,
                 backend,
                 profile,
                 layout,
@@ -71,6 +73,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &a.target,
                     &a.op,
                     a.threads,
+                    (&a.storage, &a.network),
                 ) == (
                     &b.dataset_fingerprint,
                     &b.backend,
@@ -79,6 +82,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &b.target,
                     &b.op,
                     b.threads,
+                    (&b.storage, &b.network),
                 )
             }) else {
                 continue;

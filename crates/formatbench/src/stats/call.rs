@@ -59,6 +59,14 @@ impl CallMode {
         }
     }
 
+    /// The parts timed inside the operation, for the same call as [`CallMode::wall_of`].
+    pub fn phases_of(self, s: &SampleRecord) -> &std::collections::BTreeMap<String, f64> {
+        match self {
+            CallMode::First if !s.first_call_phases.is_empty() => &s.first_call_phases,
+            _ => &s.phases,
+        }
+    }
+
     /// CPU seconds (user + system) per call, for the same call as [`CallMode::wall_of`].
     pub fn cpu_of(self, s: &SampleRecord) -> Option<f64> {
         let per_call = || Some(s.cpu_user_s? + s.cpu_sys_s?);

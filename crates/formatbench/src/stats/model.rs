@@ -54,6 +54,8 @@ pub struct CellSummary {
     /// Seconds per call of each part the worker timed inside the operation (`first_batch`, a
     /// session's `init`, `plan`, `execute`), the median over the ok samples that have it.
     pub phases: BTreeMap<String, f64>,
+    /// A `session`'s queries, as its samples record them.
+    pub session_queries: Option<u64>,
     pub calls: Option<u64>,
     pub method: Option<String>,
     pub failed_samples: usize,
@@ -85,6 +87,22 @@ pub struct OpGroup {
     pub stopped: Option<String>,
 }
 
+impl OpGroup {
+    /// Where its cells read from, for titles and keys: empty for local files, else
+    /// `s3 over region`.
+    pub fn place(&self) -> String {
+        place(&self.storage, &self.network)
+    }
+}
+
+/// Empty for local files, else `STORAGE over NETWORK`.
+pub fn place(storage: &str, network: &str) -> String {
+    match storage {
+        "local" | "" => String::new(),
+        storage => format!("{storage} over {network}"),
+    }
+}
+
 /// A competitor's geometric mean of ratios to the fastest across the operations of one
 /// (dataset, cache, threads).
 #[derive(Debug, Clone)]
@@ -92,6 +110,8 @@ pub struct GeoMean {
     pub dataset: String,
     pub cache: String,
     pub threads: u32,
+    /// [`OpGroup::place`]: means never pool local files with object storage, or networks.
+    pub place: String,
     pub backend: String,
     pub profile: String,
     pub layout: String,

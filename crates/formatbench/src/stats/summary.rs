@@ -264,13 +264,13 @@ fn summarize_cell(
         })
         .collect();
     let object_traffic = super::traffic::median_traffic(&ok);
-    let names: BTreeSet<&String> = ok.iter().flat_map(|s| s.phases.keys()).collect();
+    let names: BTreeSet<&String> = ok.iter().flat_map(|s| call.phases_of(s).keys()).collect();
     let phases = names
         .into_iter()
         .filter_map(|name| {
             let values: Vec<f64> = ok
                 .iter()
-                .filter_map(|s| s.phases.get(name).copied())
+                .filter_map(|s| call.phases_of(s).get(name).copied())
                 .collect();
             Some((name.clone(), median_f64(&values)?))
         })
@@ -299,6 +299,7 @@ fn summarize_cell(
         read_amplification: median_f64(&amplifications),
         object_traffic,
         phases,
+        session_queries: ok.iter().find_map(|s| s.session_queries),
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),
         method: ok.first().and_then(|s| s.method.clone()),
         failed_samples: not_ok

@@ -10,6 +10,18 @@ use std::path::PathBuf;
 const ROUND_STRIDE: u32 = 1_000_000;
 
 pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Record>, Error> {
+    pool(run_dirs, Some(allow_dirty))
+}
+
+/// The runs this process made (one per network profile): one build by construction, so their
+/// code needs no proof from git.
+pub fn records_of_this_build(run_dirs: &[PathBuf]) -> Result<Vec<Record>, Error> {
+    pool(run_dirs, None)
+}
+
+/// `check_commits`: whether runs must share a commit (`Some(allow_dirty)`), or are known to
+/// come from one build (`None`).
+fn pool(run_dirs: &[PathBuf], check_commits: Option<bool>) -> Result<Vec<Record>, Error> {
     let mut runs = Vec::new();
     for dir in run_dirs {
         runs.push((dir, read_records(&dir.join(RESULTS_FILE))?));
@@ -18,8 +30,16 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
         return Ok(runs.into_iter().flat_map(|(_, r)| r).collect());
     }
     refuse_double_counting(&runs)?;
+    if let Some(allow_dirty) = check_commits {
+        same_commit(&runs, allow_dirty)?;
+    }
+    Ok(shifted(runs))
+}
+
+/// Refuses runs of different commits, or (unless `allow_dirty`) of uncommitted trees.
+fn same_commit(runs: &[(&PathBuf, Vec<Record>)], allow_dirty: bool) -> Result<(), Error> {
     let mut commit: Option<(String, &PathBuf)> = None;
-    for (dir, records) in &runs {
+    for (dir, records) in runs {
         let env = records
             .iter()
             .find_map(|r| match r {
@@ -58,6 +78,11 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
             None => commit = Some((this, dir)),
         }
     }
+    Ok(())
+}
+
+/// Every run's records, the n-th run's rounds shifted by n × [`ROUND_STRIDE`].
+fn shifted(runs: Vec<(&PathBuf, Vec<Record>)>) -> Vec<Record> {
     let mut pooled = Vec::new();
     for (n, (_, records)) in runs.into_iter().enumerate() {
         for mut record in records {
@@ -81,7 +106,7 @@ pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Rec
             pooled.push(record);
         }
     }
-    Ok(pooled)
+    pooled
 }
 
 /// The runs each directory's samples were measured in: its own, and the earlier ones `--reuse`

@@ -62,11 +62,13 @@ fn ratio(summary: &RunSummary, table: &GeoTable, row: &GeoRow, op: &str) -> Opti
             g.cache.as_str(),
             g.threads,
             g.op.as_str(),
+            g.place(),
         ) == (
             table.dataset.as_str(),
             table.cache.as_str(),
             table.threads,
             op,
+            table.place.clone(),
         )
     })?;
     let cell = group.cells.iter().find(|c| {

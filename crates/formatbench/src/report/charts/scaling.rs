@@ -60,9 +60,9 @@ fn sweeps(summary: &RunSummary) -> Vec<Sweep> {
 pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
     let mut charts = Vec::new();
     for sweep in sweeps(summary) {
-        let mut keys: Vec<(&str, &str, u32)> = Vec::new();
+        let mut keys: Vec<(&str, &str, u32, String)> = Vec::new();
         for g in &summary.groups {
-            let key = (g.op.as_str(), g.cache.as_str(), g.threads);
+            let key = (g.op.as_str(), g.cache.as_str(), g.threads, g.place());
             if sweep.datasets.iter().any(|d| d.0 == g.dataset) && !keys.contains(&key) {
                 keys.push(key);
             }
@@ -86,7 +86,8 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
                 .iter()
                 .filter_map(|(d, rows)| {
                     let g = summary.groups.iter().find(|g| {
-                        g.dataset == *d && (g.op.as_str(), g.cache.as_str(), g.threads) == key
+                        g.dataset == *d
+                            && (g.op.as_str(), g.cache.as_str(), g.threads, g.place()) == key
                     })?;
                     Some((*rows, g))
                 })

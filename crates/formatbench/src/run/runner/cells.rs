@@ -10,6 +10,7 @@ use crate::run::SampleOutcome;
 use crate::verify::{verify_output, RowOrder};
 use crate::Error;
 use formatbench_protocol::{Answer, AnswerStatus, Job, Op};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The artifact every read of this competitor uses, prepared once per run: its own, or, for a
@@ -143,7 +144,7 @@ fn prepare_artifact(
         let outcome = runner.spawn(info.worker, job)?;
         let uploaded = match (&outcome.answer, runner.object_target(dir)) {
             (Ok(answer), Some(target)) if answer.status == AnswerStatus::Ok => {
-                formatbench_worker_arrow::upload_artifact(dir, &target).map(Some)
+                formatbench_worker_arrow::upload_artifact(dir, &target).map(|_| Some(target))
             }
             _ => Ok(None),
         };
@@ -152,7 +153,7 @@ fn prepare_artifact(
                 record.status = SampleStatus::Failed;
                 record.reason = Some(format!("preparing the artifact failed: {reason}"));
             }
-            (Ok(answer), Ok(_)) if answer.status == AnswerStatus::Ok => {
+            (Ok(answer), Ok(uploaded)) if answer.status == AnswerStatus::Ok => {
                 record.size_bytes = answer.size_bytes;
                 let values = source.rows * source.schema.fields().len() as u64;
                 record.bytes_per_value = answer
@@ -160,6 +161,10 @@ fn prepare_artifact(
                     .filter(|_| values > 0)
                     .map(|s| s as f64 / values as f64);
                 record.settings = answer.settings;
+                // Where it lies in the bucket (keys are short names of the paths).
+                if let Some(target) = uploaded {
+                    record.settings.insert("object_url".into(), target.url());
+                }
             }
             (Ok(answer), Ok(_)) => {
                 record.status = match answer.status {
@@ -176,6 +181,32 @@ fn prepare_artifact(
     }
     runner.results.append(&Record::Artifact(record.clone()))?;
     Ok(record)
+}
+
+/// The parts timed inside the operation (not `op` itself, nor the untimed `load` and
+/// `commit`), per call as `warm_call_s` is: the mean of the calls after the first when there
+/// were several, else the one call; and the first call's alone when there were several.
+fn inner_phases(answer: &Answer) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
+    let inner = |phases: &[formatbench_protocol::Phase]| -> BTreeMap<String, f64> {
+        phases
+            .iter()
+            .filter(|p| !matches!(p.name.as_str(), "op" | "load" | "commit"))
+            .map(|p| (p.name.clone(), p.seconds))
+            .collect()
+    };
+    let (totals, first) = (inner(&answer.phases), inner(&answer.first_call_phases));
+    if answer.calls <= 1 {
+        return (totals, BTreeMap::new());
+    }
+    let later = (answer.calls - 1) as f64;
+    let warm = totals
+        .iter()
+        .map(|(name, total)| {
+            let first = first.get(name).copied().unwrap_or(0.0);
+            (name.clone(), ((total - first) / later).max(0.0))
+        })
+        .collect();
+    (warm, first)
 }
 
 fn answer_status(answer: &Answer) -> SampleStatus {
@@ -370,13 +401,9 @@ pub fn sample_record(
         .iter()
         .find(|p| p.name == "commit")
         .map(|p| p.seconds / answer.calls.max(1) as f64);
-    // Parts timed inside the operation (not `op` itself, nor the untimed `load` and `commit`).
-    record.phases = answer
-        .phases
-        .iter()
-        .filter(|p| !matches!(p.name.as_str(), "op" | "load" | "commit"))
-        .map(|p| (p.name.clone(), p.seconds / answer.calls.max(1) as f64))
-        .collect();
+    (record.phases, record.first_call_phases) = inner_phases(answer);
+    record.session_queries =
+        (cell.op == Op::Session).then(|| formatbench_protocol::session_queries(&cell.params));
     record.result_bytes = answer.result_bytes;
     record.read_bytes = Some(answer.counters.read_bytes);
     record.write_bytes = Some(answer.counters.write_bytes);

@@ -44,7 +44,7 @@ impl Server {
         let namespace = match network.shape() {
             None => None,
             Some((_, mbit)) => Some(netns::Namespace::create(mbit).map_err(|why| {
-                Error::Input(format!(
+                Error::Unavailable(format!(
                     "--network {}: unavailable here: {why} (--network local always works)",
                     network.name()
                 ))
