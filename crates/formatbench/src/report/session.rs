@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 const LEGEND: &str = "medians per session over its samples: init = opening the table (its log, and whatever the reader loads up front), plan and execute = per query (the session's total ÷ its queries), session = the measured time of one whole session; a session runs the projection K times on one opened table";
 
-const CROSSOVER_LEGEND: &str = "for each pair of readers where one pays more at init and less per query: the number of queries after which its whole session is the cheaper one, init difference ÷ per-query difference (from the medians above); a crossover beyond 1,000 queries is shown as never in practice";
+const CROSSOVER_LEGEND: &str = "for each pair of readers where one pays more at init and less per query: the number of queries after which its whole session is the cheaper one, init difference ÷ per-query difference (from the medians above); below one query it is cheaper from the first, beyond 1,000 never in practice";
 
 /// One reader's session split into its fixed and per-query parts.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +66,9 @@ pub(super) fn crossover(eager: &SessionCost, lazy: &SessionCost) -> Option<f64> 
 fn crossover_text(k: f64) -> String {
     if k > 1_000.0 {
         "never in practice (> 1,000)".into()
+    } else if k < 1.0 {
+        // Its extra start-up is paid back within one query.
+        "from the first query".into()
     } else {
         format!("{:.1}", k)
     }
@@ -184,6 +187,7 @@ mod tests {
         // Cheaper both ways: no crossover, it simply wins.
         assert_eq!(crossover(&cost("a", 0.1, 0.1), &cost("b", 0.2, 0.2)), None);
         assert_eq!(crossover_text(4.0), "4.0");
+        assert_eq!(crossover_text(0.1), "from the first query");
         assert_eq!(crossover_text(5_000.0), "never in practice (> 1,000)");
     }
 }
