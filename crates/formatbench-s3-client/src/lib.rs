@@ -5,19 +5,26 @@
 //! sample in seconds, not minutes.
 
 pub mod http;
+#[cfg(feature = "object-store-013")]
+pub mod v013;
 
 use formatbench_protocol::ObjectTarget;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::RetryConfig;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use object_store;
 
+/// Retries kept short, so a server that died fails the sample in seconds, not minutes.
+const MAX_RETRIES: usize = 2;
+const RETRY_TIMEOUT: Duration = Duration::from_secs(10);
+
 fn retries() -> RetryConfig {
     RetryConfig {
-        max_retries: 2,
-        retry_timeout: Duration::from_secs(10),
+        max_retries: MAX_RETRIES,
+        retry_timeout: RETRY_TIMEOUT,
         ..RetryConfig::default()
     }
 }
@@ -31,7 +38,7 @@ pub fn client(target: &ObjectTarget) -> Result<AmazonS3, String> {
             target.endpoint
         ));
     }
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let credentials = Credentials::from_env()?;
     let mut builder = AmazonS3Builder::new()
         .with_endpoint(&target.endpoint)
         .with_bucket_name(&target.bucket)
@@ -40,19 +47,55 @@ pub fn client(target: &ObjectTarget) -> Result<AmazonS3, String> {
         .with_virtual_hosted_style_request(false)
         .with_retry(retries())
         .with_http_connector(http::PlainHttp)
-        .with_crypto_provider(Arc::new(http::PureRustCrypto));
-    match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
-        (Some(key), Some(secret)) => {
-            builder = builder
-                .with_access_key_id(key)
-                .with_secret_access_key(secret);
-        }
-        _ => return Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set".into()),
-    }
-    if let Some(token) = env("AWS_SESSION_TOKEN") {
+        .with_crypto_provider(Arc::new(http::PureRustCrypto))
+        .with_access_key_id(credentials.key)
+        .with_secret_access_key(credentials.secret);
+    if let Some(token) = credentials.token {
         builder = builder.with_token(token);
     }
     builder
         .build()
         .map_err(|e| format!("cannot reach {}: {e}", target.endpoint))
+}
+
+/// The target as object_store's configuration keys (`aws_endpoint`, ...), for libraries that
+/// build their own object_store S3 client from options (delta-arrow-reader).
+pub fn storage_options(target: &ObjectTarget) -> Result<BTreeMap<String, String>, String> {
+    let credentials = Credentials::from_env()?;
+    let mut options = BTreeMap::from([
+        ("aws_endpoint".to_string(), target.endpoint.clone()),
+        ("aws_region".to_string(), target.region.clone()),
+        ("aws_allow_http".to_string(), "true".to_string()),
+        (
+            "aws_virtual_hosted_style_request".to_string(),
+            "false".to_string(),
+        ),
+        ("aws_access_key_id".to_string(), credentials.key),
+        ("aws_secret_access_key".to_string(), credentials.secret),
+    ]);
+    if let Some(token) = credentials.token {
+        options.insert("aws_session_token".into(), token);
+    }
+    Ok(options)
+}
+
+/// The standard `AWS_*` credentials, which the runner sets for its own server.
+struct Credentials {
+    key: String,
+    secret: String,
+    token: Option<String>,
+}
+
+impl Credentials {
+    fn from_env() -> Result<Self, String> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
+            (Some(key), Some(secret)) => Ok(Self {
+                key,
+                secret,
+                token: env("AWS_SESSION_TOKEN"),
+            }),
+            _ => Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set".into()),
+        }
+    }
 }

@@ -122,3 +122,45 @@ fn delta_readers_run_sessions_from_s3_under_each_network_reported_together() {
         );
     }
 }
+
+/// delta-rs (given formatbench's object_store 0.13 client as its storage backend) and
+/// delta-arrow-reader (its own S3 client, given the endpoint as options) read the tables the
+/// runner uploaded, deletion vectors applied, every byte from the server.
+#[test]
+fn the_heavy_delta_readers_read_the_tables_from_s3() {
+    let readers = ["delta-kernel", "delta-rs", "delta-arrow-reader"];
+    if !readers.iter().all(|r| common::ready("Delta backend", r)) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args(["run", "--dataset", "long", "--rows", "4000", "--files", "4"])
+        .args(["--storage", "s3", "--backends", &readers.join(",")])
+        .args(["--ops", "read,project,first_row"])
+        .args(["--rounds", "1", "--samples", "2", "--min-sample-ms", "0"])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&common::run_dir(dir.path()));
+    for reader in &readers[1..] {
+        for profile in ["default", "dv"] {
+            for op in ["read", "project", "first_row"] {
+                let cell: Vec<_> = samples
+                    .iter()
+                    .filter(|s| {
+                        s.cell.backend == *reader && s.cell.profile == profile && s.cell.op == op
+                    })
+                    .collect();
+                assert!(!cell.is_empty(), "{reader}/{profile}/{op}: no sample");
+                for s in cell {
+                    // Ok means the verifier found the source's rows less the deleted ones.
+                    assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+                    let traffic = s.object_traffic.as_ref().expect("traffic counted");
+                    assert!(traffic.bytes_sent > 0 && traffic.get + traffic.get_range > 0);
+                }
+            }
+        }
+    }
+}

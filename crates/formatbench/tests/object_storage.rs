@@ -308,13 +308,14 @@ fn an_unknown_network_or_a_network_without_s3_is_one_error_line() {
 
 #[test]
 fn python_peers_read_and_write_through_their_own_s3_clients() {
-    if !common::ready("peer", "py-pyarrow-parquet") {
+    if !common::ready("peer", "py-pyarrow-parquet") || !common::ready("peer", "r-data.table") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let out = s3_run(
-        "py-pyarrow-parquet,py-pyarrow-feather,py-pyarrow-feather-mmap,py-polars-parquet,\
-         py-polars-ipc,py-polars-csv,py-lance,py-daft,py-duckdb",
+        "py-pyarrow-parquet,py-pyarrow-feather,py-pyarrow-feather-mmap,py-pyarrow-csv,\
+         py-polars-parquet,py-polars-ipc,py-polars-csv,py-lance,py-vortex,py-daft,py-duckdb,\
+         py-zarr,py-featherstore,py-pandas-csv,r-data.table",
         "read,project,write",
         &["--profiles", "default"],
         dir.path(),
@@ -329,6 +330,10 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
             "py-pyarrow-feather-mmap" if s.cell.op == "write" => Some("does not do 'write'"),
             "py-pyarrow-feather-mmap" => Some("maps local files"),
             "py-duckdb" => Some("httpfs"),
+            "py-zarr" => Some("obstore"),
+            "py-featherstore" => Some("local directory"),
+            "py-pandas-csv" => Some("s3fs"),
+            "r-data.table" => Some("local files only"),
             _ => None,
         };
         if let Some(reason) = refused {
@@ -348,6 +353,8 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
     }
     for peer in [
         "py-pyarrow-feather",
+        "py-pyarrow-csv",
+        "py-vortex",
         "py-polars-parquet",
         "py-polars-ipc",
         "py-polars-csv",
@@ -360,6 +367,46 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
                 .any(|s| s.cell.backend == peer && s.status == SampleStatus::Ok),
             "{peer} measured nothing"
         );
+    }
+    no_server_left(dir.path());
+}
+
+/// The layout study's array formats over S3: TileDB through its own S3 client, the `.npy`
+/// floor read whole from the object, vortex-data through its object_store client.
+#[test]
+fn matrix_peers_read_feature_matrices_from_s3() {
+    if !common::ready("peer", "py-tiledb") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = s3_run(
+        "py-tiledb,py-numpy-npy,py-vortex",
+        "matrix,feature_project",
+        &[
+            "--dataset",
+            "features",
+            "--features",
+            "64",
+            "--layouts",
+            "array",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    for peer in ["py-tiledb", "py-numpy-npy", "py-vortex"] {
+        for op in ["matrix", "feature_project"] {
+            let cell: Vec<_> = samples
+                .iter()
+                .filter(|s| s.cell.backend == peer && s.cell.op == op)
+                .collect();
+            assert!(!cell.is_empty(), "{peer} {op}: no sample");
+            for s in cell {
+                assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+                let traffic = s.object_traffic.as_ref().expect("traffic");
+                assert!(traffic.bytes_sent > 0 && traffic.get + traffic.get_range > 0);
+            }
+        }
     }
     no_server_left(dir.path());
 }
@@ -500,4 +547,57 @@ fn wrong_credentials_or_a_missing_bucket_are_one_error_before_any_work() {
             "{url}: a run folder"
         );
     }
+}
+
+/// The heavy backends read the artifacts the runner uploaded through their own object-store
+/// routes: Lance and zarrs on formatbench's client (object_store 0.14), vortex on its 0.13
+/// twin; a projection fetches less than a whole read.
+#[test]
+fn heavy_backends_read_through_their_own_s3_routes() {
+    let backends: Vec<&str> = ["lance", "vortex", "zarr"]
+        .into_iter()
+        .filter(|b| common::ready("heavy backend", b))
+        .collect();
+    if backends.is_empty() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = s3_run(
+        &backends.join(","),
+        "read,project,take",
+        &["--profiles", "default"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    for backend in &backends {
+        let fetched = |op: &str| -> u64 {
+            let cell: Vec<_> = samples
+                .iter()
+                .filter(|s| s.cell.backend == *backend && s.cell.op == op)
+                .collect();
+            assert!(!cell.is_empty(), "{backend} {op}: no sample");
+            for s in &cell {
+                assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+                assert_eq!(s.cell.storage, "s3");
+                let traffic = s.object_traffic.as_ref().expect("traffic");
+                assert!(
+                    traffic.get + traffic.get_range > 0,
+                    "{backend} {op}: {traffic:?}"
+                );
+            }
+            cell.iter()
+                .filter_map(|s| s.object_traffic.as_ref())
+                .map(|t| t.bytes_sent)
+                .min()
+                .unwrap_or(0)
+        };
+        let (read, project) = (fetched("read"), fetched("project"));
+        fetched("take");
+        assert!(
+            project < read,
+            "{backend}: a projection fetched {project} bytes, a whole read {read}"
+        );
+    }
+    no_server_left(dir.path());
 }

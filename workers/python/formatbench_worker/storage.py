@@ -69,6 +69,38 @@ def object_store_options(target):
     return options
 
 
+def vortex_store(target):
+    """vortex-data's own object_store S3 client (`vortex.store.S3Store`, obstore's API) under
+    the artifact's key."""
+    from vortex.store import S3Store
+
+    config = {k: v for k, v in object_store_options(target).items() if k != "aws_allow_http"}
+    return S3Store(target["bucket"], prefix=target["key"].strip("/"), config=config,
+                   client_options={"allow_http": True})
+
+
+def tiledb_context(target):
+    """A TileDB context whose virtual filesystem reaches the target (TileDB's own S3 client,
+    the AWS SDK for C++), path-style, over the endpoint's scheme."""
+    import tiledb
+
+    scheme, _, address = target["endpoint"].partition("://")
+    config = {
+        "vfs.s3.endpoint_override": address,
+        "vfs.s3.scheme": scheme,
+        "vfs.s3.use_virtual_addressing": "false",
+        "vfs.s3.region": target.get("region", "us-east-1"),
+        "vfs.s3.aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID", ""),
+        "vfs.s3.aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY", ""),
+        # Short retries: a server that died fails the sample in seconds.
+        "vfs.s3.connect_max_tries": "3",
+    }
+    token = os.environ.get("AWS_SESSION_TOKEN")
+    if token:
+        config["vfs.s3.aws_session_token"] = token
+    return tiledb.Ctx(tiledb.Config(config))
+
+
 def daft_io_config(target):
     """Daft's IOConfig (its own S3 client) for the target."""
     from daft.io import IOConfig, S3Config

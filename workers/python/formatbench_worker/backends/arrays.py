@@ -17,6 +17,17 @@ def _sorted_unique(rows):
     return sorted(set(rows))
 
 
+def _open_vortex(directory, ctx):
+    """The artifact's Vortex file: local, or its object through vortex's own S3 client."""
+    import vortex
+
+    if ctx.storage:
+        from .. import storage
+
+        return vortex.open("data.vortex", store=storage.vortex_store(ctx.storage))
+    return vortex.open(os.path.join(directory, "data.vortex"))
+
+
 class Vortex(ArrowMatrices, Backend):
     name = "py-vortex"
     about = "vortex-data: Vortex file (projection, filter expressions, row indices)"
@@ -32,7 +43,7 @@ class Vortex(ArrowMatrices, Backend):
         import vortex
         import vortex.expr as ve
 
-        file = vortex.open(os.path.join(directory, "data.vortex"))
+        file = _open_vortex(directory, ctx)
         if request.kind in ("all", "columns"):
             return file.to_arrow(request.columns).read_all(), "to_arrow(projection)"
         if request.kind == "range":
@@ -53,17 +64,18 @@ class Vortex(ArrowMatrices, Backend):
     take_method = "to_arrow(indices=sorted) + reorder"
     string_views = True
 
-    def _columns(self, directory, names, ctx):
-        import vortex
+    def object_storage(self):
+        return None
 
+    def _columns(self, directory, names, ctx):
         # The study's path: a full read, then the columns selected.
-        table = vortex.open(os.path.join(directory, "data.vortex")).to_arrow().read_all()
+        table = _open_vortex(directory, ctx).to_arrow().read_all()
         return table.select(names)
 
     def _take(self, directory, rows, names, ctx):
         import vortex
 
-        file = vortex.open(os.path.join(directory, "data.vortex"))
+        file = _open_vortex(directory, ctx)
         indices = vortex.array(pa.array(rows, pa.uint64()))
         return file.to_arrow(indices=indices).read_all().select(names)
 
@@ -74,6 +86,10 @@ class Zarr(Backend):
     dists = ("zarr",)
     modules = ("zarr", "numpy")
     chunk_rows = 65_536
+
+    def object_storage(self):
+        return ("zarr 3 reaches S3 through obstore (zarr.storage.ObjectStore) or fsspec's s3fs, "
+                "and neither is among the pinned peers' packages")
 
     def can_store(self, schema):
         for f in schema:
@@ -251,10 +267,28 @@ class Npy(Backend):
 
         np.save(os.path.join(directory, "data.npy"), data)
 
+    def object_storage(self):
+        return None
+
     def matrix(self, directory, plan, ctx):
         import numpy as np
 
         path = os.path.join(directory, "data.npy")
+        if ctx.storage:
+            # No mapping over HTTP: the object is read whole (the header, then the data, as
+            # ranged GETs of a seekable file), then indexed.
+            from .. import storage
+
+            fs = storage.filesystem(ctx.storage)
+            with fs.open_input_file(storage.path(ctx.storage, "data.npy")) as file:
+                whole = np.load(file)
+            if plan.op == "random_rows":
+                return whole[np.asarray(plan.rows)], "np.load of the whole object (ranged GETs), then [rows]"
+            if plan.op == "feature_project":
+                return np.array(whole[:, plan.wanted_at]), \
+                    "np.load of the whole object (ranged GETs), then [:, picked]"
+            if plan.op in ("matrix", "vector_norm"):
+                return whole, "np.load of the whole object (ranged GETs)"
         if plan.op in ("matrix", "vector_norm"):
             return np.load(path), "np.load"
         mapped = np.load(path, mmap_mode="r")
@@ -308,6 +342,21 @@ class TileDB(Backend):
     def _dataframes(self, ctx):
         return self.tables and ctx.layout != ARRAY
 
+    def object_storage(self):
+        return None
+
+    @staticmethod
+    def _open(directory, ctx):
+        """The artifact's array: local, or its objects through TileDB's own S3 client."""
+        import tiledb
+
+        if ctx.storage:
+            from .. import storage
+
+            return tiledb.open(storage.url(ctx.storage, "data.tiledb"),
+                               ctx=storage.tiledb_context(ctx.storage))
+        return tiledb.open(os.path.join(directory, "data.tiledb"))
+
     def write(self, data, directory, ctx):
         import tiledb
 
@@ -320,7 +369,7 @@ class TileDB(Backend):
     def read(self, directory, request, ctx):
         import tiledb
 
-        with tiledb.open(os.path.join(directory, "data.tiledb")) as array:
+        with self._open(directory, ctx) as array:
             if not self._dataframes(ctx):
                 if request.kind != "all":
                     raise Unsupported(f"{self.name} reads its feature arrays whole")
@@ -447,7 +496,7 @@ class TileDB(Backend):
 
         wanted = _sorted_unique(plan.rows)
         order = reorder(wanted, plan.rows)
-        with tiledb.open(os.path.join(directory, "data.tiledb")) as array:
+        with self._open(directory, ctx) as array:
             if ctx.layout == ARRAY:
                 if plan.op in ("matrix", "vector_norm"):
                     return array[:]["value"], 'array[:]["value"]'

@@ -43,6 +43,10 @@ class PandasCsv(Backend):
     matrix_layouts = ("wide", "array")
     array_ops = ("write", "matrix", "random_rows", "feature_project", "mixed", "vector_norm")
 
+    def object_storage(self):
+        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not among the pinned "
+                "peers' packages")
+
     def prepare_array(self, table, ctx):
         """The study's delimited array: each row's features as one text cell (untimed)."""
         import pyarrow.compute as pc
@@ -149,6 +153,10 @@ class PandasPickle(Backend):
     dists = ("pandas",)
     targets = ("pandas",)
     ops = ("write", "read", "scan")
+
+    def object_storage(self):
+        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not among the pinned "
+                "peers' packages")
 
     def write(self, data, directory, ctx):
         data.to_pickle(data_file(directory, "pkl"))

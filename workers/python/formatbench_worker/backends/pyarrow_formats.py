@@ -281,10 +281,16 @@ class PyarrowCsv(Backend):
         read = csv.ReadOptions(use_threads=ctx.threads > 1, skip_rows_after_names=skip)
         return dict(convert_options=convert, read_options=read)
 
+    def object_storage(self):
+        return None
+
     def read(self, directory, request, ctx):
         import pyarrow.csv as csv
 
-        path = data_file(directory, "csv")
+        path, fs = _located(directory, "csv", ctx)
+        if fs is not None:
+            # The object as one stream (a GET read as it is parsed); each branch reads once.
+            path = fs.open_input_stream(path)
         if request.kind in ("all", "columns"):
             return csv.read_csv(path, **self._options(ctx, request.columns)), "csv.read_csv"
         column, lo, hi = (None, 0, 0) if request.kind == "take" else range_bounds(request)

@@ -38,6 +38,10 @@ class FeatherStore(Backend):
     dists = ("featherstore",)
     targets = ("arrow", "pandas", "polars")
 
+    def object_storage(self):
+        return ("FeatherStore 0.2 opens its store as a local directory (featherstore.connect) "
+                "and memory-maps its files: it has no object-store route")
+
     def _table(self, directory):
         import featherstore as fs
 

@@ -5,17 +5,26 @@
 
 use arrow::array::{RecordBatch, RecordBatchIterator};
 use arrow::datatypes::SchemaRef;
-use formatbench_protocol::Op;
+use formatbench_protocol::{ObjectTarget, Op};
 use formatbench_worker_kit::layout::ArrayForm;
 use formatbench_worker_kit::{
     ranges_unsupported, Backend, Context, KitError, Loaded, Request, TABLE_FORMAT_OPS,
 };
 use futures::TryStreamExt;
-use lance::dataset::{ProjectionRequest, WriteMode, WriteParams};
+use lance::dataset::builder::DatasetBuilder;
+use lance::dataset::{
+    ProjectionRequest, WriteMode, WriteParams, DEFAULT_INDEX_CACHE_SIZE,
+    DEFAULT_METADATA_CACHE_SIZE,
+};
+use lance::session::Session;
 use lance::Dataset;
+use lance_io::object_store::{
+    ObjectStore, ObjectStoreParams, ObjectStoreProvider, ObjectStoreRegistry,
+    DEFAULT_CLOUD_IO_PARALLELISM, DEFAULT_DOWNLOAD_RETRY_COUNT,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 pub struct Lance;
 
@@ -28,8 +37,11 @@ fn library(e: impl std::fmt::Display) -> KitError {
     KitError::Library(format!("lance: {e}"))
 }
 
+/// The dataset directory inside the artifact.
+const DATASET: &str = "data.lance";
+
 fn uri(dir: &Path) -> Result<String, KitError> {
-    let path: PathBuf = dir.join("data.lance");
+    let path: PathBuf = dir.join(DATASET);
     path.to_str()
         .map(str::to_string)
         .ok_or_else(|| KitError::Invalid(format!("{} is not UTF-8", path.display())))
@@ -47,10 +59,55 @@ fn runtime(threads: usize) -> Result<&'static tokio::runtime::Runtime, KitError>
 }
 
 fn open(ctx: &Context, dir: &Path) -> Result<Dataset, KitError> {
-    let uri = uri(dir)?;
-    runtime(ctx.threads)?
-        .block_on(Dataset::open(&uri))
+    let runtime = runtime(ctx.threads)?;
+    let Some(target) = ctx.remote else {
+        let uri = uri(dir)?;
+        return runtime.block_on(Dataset::open(&uri)).map_err(library);
+    };
+    let uri = format!("s3://{}/{}", target.bucket, target.key_of(DATASET));
+    let registry = ObjectStoreRegistry::default();
+    registry.insert("s3", Arc::new(FormatbenchS3(target.clone())));
+    let session = Session::new(
+        DEFAULT_INDEX_CACHE_SIZE,
+        DEFAULT_METADATA_CACHE_SIZE,
+        Arc::new(registry),
+    );
+    runtime
+        .block_on(
+            DatasetBuilder::from_uri(&uri)
+                .with_session(Arc::new(session))
+                .load(),
+        )
         .map_err(library)
+}
+
+/// Lance's stores for `s3://` URLs: formatbench's S3 client (object_store 0.14, as Lance 14's),
+/// in place of Lance's own, which comes with its `aws` feature (the AWS SDK and aws-lc's C
+/// build). Lance's reading (block size, parallel ranged GETs) is its own as for any store.
+#[derive(Debug)]
+struct FormatbenchS3(ObjectTarget);
+
+#[async_trait::async_trait]
+impl ObjectStoreProvider for FormatbenchS3 {
+    async fn new_store(
+        &self,
+        base_path: url::Url,
+        params: &ObjectStoreParams,
+    ) -> lance::Result<ObjectStore> {
+        let client = formatbench_s3_client::client(&self.0).map_err(lance::Error::invalid_input)?;
+        Ok(ObjectStore::new(
+            Arc::new(client),
+            base_path,
+            params.block_size,
+            None,
+            false,
+            // S3 lists keys in lexical order.
+            true,
+            DEFAULT_CLOUD_IO_PARALLELISM,
+            DEFAULT_DOWNLOAD_RETRY_COUNT,
+            params.storage_options(),
+        ))
+    }
 }
 
 fn scan(
@@ -82,13 +139,9 @@ impl Backend for Lance {
         "lance"
     }
 
-    /// Lance's S3 client comes with its `aws` feature: the AWS SDK and aws-lc's C build.
+    /// Reads through formatbench's S3 client, registered as Lance's store for `s3://`.
     fn object_storage(&self) -> Result<(), String> {
-        Err(
-            "Lance 14 reaches S3 through its `aws` feature (the AWS SDK and aws-lc's C build), \
-             which this build leaves out; py-lance reads the same format over S3"
-                .into(),
-        )
+        Ok(())
     }
     fn about(&self) -> &'static str {
         "Lance 14.0.2 dataset (file format 2.x defaults) via the lance crate; scanner reads, take by row offsets"

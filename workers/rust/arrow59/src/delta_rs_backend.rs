@@ -5,12 +5,18 @@
 //! with the thread cap's workers.
 
 use arrow::array::RecordBatch;
+use deltalake::logstore::{
+    default_logstore, logstore_factories, LogStore, LogStoreFactory, ObjectStoreRef, StorageConfig,
+};
+use deltalake::{DeltaTable, DeltaTableBuilder};
+use formatbench_s3_client::v013;
 use formatbench_worker_kit::delta::{collect, DeltaLibrary, Scan};
 use formatbench_worker_kit::runtime::runtime;
 use formatbench_worker_kit::{Context, KitError};
 use futures::StreamExt;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 pub struct DeltaRs;
 
@@ -18,21 +24,61 @@ fn library(e: impl std::fmt::Display) -> KitError {
     KitError::Library(format!("delta-rs: {e}"))
 }
 
+/// deltalake's log stores come from factories keyed by URL scheme; without its `s3` feature none
+/// serves `s3://`, so the default log store (plain object-store reads and writes) is
+/// registered for it.
+struct S3LogStores;
+
+impl LogStoreFactory for S3LogStores {
+    fn with_options(
+        &self,
+        prefixed_store: ObjectStoreRef,
+        root_store: ObjectStoreRef,
+        location: &url::Url,
+        options: &StorageConfig,
+    ) -> deltalake::DeltaResult<Arc<dyn LogStore>> {
+        Ok(default_logstore(
+            prefixed_store,
+            root_store,
+            location,
+            options,
+        ))
+    }
+}
+
+/// The table in `dir`, or in the bucket of [`Context::remote`] through formatbench's client.
+async fn open(ctx: &Context<'_>, dir: &Path) -> Result<DeltaTable, KitError> {
+    let Some(target) = ctx.remote else {
+        let dir = std::fs::canonicalize(dir)?;
+        let url = url::Url::from_directory_path(&dir).map_err(|()| {
+            KitError::Invalid(format!("{} is not an absolute path", dir.display()))
+        })?;
+        return deltalake::open_table(url).await.map_err(library);
+    };
+    let store = v013::client(target).map_err(KitError::Invalid)?;
+    let location = format!("{}/", target.url().trim_end_matches('/'));
+    let location =
+        url::Url::parse(&location).map_err(|e| KitError::Invalid(format!("{location}: {e}")))?;
+    if let Ok(scheme) = url::Url::parse("s3://") {
+        logstore_factories().insert(scheme, Arc::new(S3LogStores));
+    }
+    DeltaTableBuilder::from_url(location.clone())
+        .map_err(library)?
+        .with_storage_backend(Arc::new(store), location)
+        .load()
+        .await
+        .map_err(library)
+}
+
 impl DeltaLibrary for DeltaRs {
     fn name(&self) -> &'static str {
         "delta-rs"
     }
 
-    /// deltalake 1.1.2 reaches S3 through its `s3` feature (the AWS SDK) or a store it is given
-    /// on object_store 0.13; formatbench's S3 client is built on object_store 0.14.
+    /// Reads through formatbench's S3 client on object_store 0.13, given to deltalake as the
+    /// table's storage backend (its own `s3` feature would bring the AWS SDK).
     fn object_storage(&self) -> Result<(), String> {
-        Err(
-            "deltalake 1.1.2 reads S3 through its `s3` feature (the AWS SDK, not in this \
-             build) or an object_store 0.13 store, and formatbench's S3 client is built on \
-             object_store 0.14: no route yet; py-deltalake (delta-rs's Python package) reads \
-             the same tables over S3"
-                .into(),
-        )
+        Ok(())
     }
 
     fn about(&self) -> &'static str {
@@ -51,12 +97,8 @@ impl DeltaLibrary for DeltaRs {
         dir: &Path,
         scan: Scan,
     ) -> Result<(Vec<RecordBatch>, &'static str), KitError> {
-        let dir = std::fs::canonicalize(dir)?;
-        let url = url::Url::from_directory_path(&dir).map_err(|()| {
-            KitError::Invalid(format!("{} is not an absolute path", dir.display()))
-        })?;
         let batches = runtime(ctx.threads)?.block_on(async {
-            let table = deltalake::open_table(url).await.map_err(library)?;
+            let table = open(ctx, dir).await?;
             let mut load = table.scan_table();
             if let Scan::Columns(names) = scan {
                 load = load.with_columns(names.iter().cloned());

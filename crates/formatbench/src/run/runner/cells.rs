@@ -313,12 +313,29 @@ pub fn check_returned(
 }
 
 /// The S3 server's count of a sample's traffic, per call; a server that died during the
-/// sample fails it (the worker may have been told nothing clearer).
+/// sample fails it (the worker may have been told nothing clearer), and so does an ok answer
+/// for which the server served nothing: the worker read or wrote local files instead (an
+/// out-of-tree worker that ignores the job's `storage`), and its time is not an object
+/// store's.
 pub fn add_traffic(
     record: &mut SampleRecord,
     traffic: Option<Result<Option<formatbench_protocol::ObjectTraffic>, String>>,
 ) {
     match traffic {
+        Some(Ok(Some(traffic)))
+            if record.status == SampleStatus::Ok
+                && traffic.bytes_sent == 0
+                && traffic.bytes_received == 0 =>
+        {
+            record.status = SampleStatus::Failed;
+            record.wall_s = None;
+            record.reason = Some(format!(
+                "{} answered ok, but the S3 server served it nothing during the sample: it did \
+                 not use object storage (a worker must read the job's `storage` or answer \
+                 unsupported)",
+                record.cell.backend
+            ));
+        }
         Some(Ok(Some(traffic))) if record.status == SampleStatus::Ok => {
             record.object_traffic = Some(traffic.per_call(record.calls.unwrap_or(1)));
         }
@@ -458,3 +475,7 @@ fn unreadable_fails(e: Error) -> Result<crate::verify::Verification, Error> {
         )),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;

@@ -14,7 +14,6 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 use zarrs::array::{Array, ArrayBytes, CodecOptions};
-use zarrs::filesystem::FilesystemStore;
 use zarrs::group::Group;
 
 /// Decoded values: fixed-width bytes, or bytes with element offsets.
@@ -37,7 +36,7 @@ pub(super) fn decoded(bytes: ArrayBytes<'static>) -> Result<Decoded, KitError> {
 }
 
 pub(super) fn retrieve(
-    array: &Array<FilesystemStore>,
+    array: &Array<Store>,
     rows: Range<u64>,
     options: &CodecOptions,
 ) -> Result<Decoded, KitError> {
@@ -52,7 +51,7 @@ pub(super) fn retrieve(
 /// The rows at `rows` (request order, repeats allowed): for each chunk holding any of them, one
 /// subset spanning the requested rows in that chunk, decoded once, then gathered.
 pub(super) fn retrieve_rows(
-    array: &Array<FilesystemStore>,
+    array: &Array<Store>,
     rows: &[u64],
     options: &CodecOptions,
 ) -> Result<Decoded, KitError> {
@@ -197,7 +196,7 @@ pub(super) fn to_arrow(
 
 /// The stored columns: name → array path, from the root group's attributes.
 pub(super) fn stored_columns(
-    store: &Arc<FilesystemStore>,
+    store: &Arc<Store>,
 ) -> Result<(HashMap<String, String>, u64), KitError> {
     let group = Group::open(store.clone(), "/").map_err(library)?;
     let described = group.attributes().get(ATTRIBUTE).ok_or_else(|| {

@@ -1,12 +1,14 @@
 //! The store every part of the Zarr backend opens: its directory, the codec options and
 //! pool set once per worker, chunk sizes and the compressor of each profile.
 
+use formatbench_protocol::ObjectTarget;
 use formatbench_worker_kit::KitError;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
 use zarrs::array::codec::{BloscCodec, BloscCompressionLevel, BloscCompressor, BloscShuffleMode};
 use zarrs::array::{BytesToBytesCodecTraits, CodecOptions};
 use zarrs::filesystem::FilesystemStore;
+use zarrs::storage::ReadableStorageTraits;
 
 pub(super) const LIBRARY: &str = "zarrs 0.23.14";
 /// The store directory inside the artifact.
@@ -45,7 +47,18 @@ pub(super) fn root(dir: &Path) -> PathBuf {
     dir.join(ROOT)
 }
 
-pub(super) fn open_store(dir: &Path) -> Result<Arc<FilesystemStore>, KitError> {
+/// A store read back: the directory, or the artifact's objects.
+pub(super) type Store = dyn ReadableStorageTraits;
+
+/// The store in `dir`, or in the bucket of `remote`.
+pub(super) fn open_store(
+    dir: &Path,
+    remote: Option<&ObjectTarget>,
+    threads: usize,
+) -> Result<Arc<Store>, KitError> {
+    if let Some(target) = remote {
+        return super::remote::open_remote(target, threads);
+    }
     let root = root(dir);
     if !root.is_dir() {
         return Err(KitError::Invalid(format!(
