@@ -7,7 +7,7 @@ mod commands;
 use crate::run::{LAUNCH_ARG, S3_SERVER_ARG, WORKER_ARG};
 use clap::Parser;
 
-pub use args::{Cli, Command, PeersAction, RunArgs};
+pub use args::{Cli, Command, CompareArgs, PeersAction, RunArgs};
 /// The plan a suite (or none: the command line alone) and `run`'s arguments resolve to.
 pub use commands::plan_for;
 

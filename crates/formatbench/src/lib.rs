@@ -7,6 +7,7 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod compare;
 pub mod datasets;
 mod environment;
 mod error;

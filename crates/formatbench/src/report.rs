@@ -10,6 +10,7 @@ mod format;
 mod glance;
 mod html;
 mod layouts;
+mod machine;
 mod markdown;
 mod overall;
 mod pareto;
@@ -20,6 +21,7 @@ mod session;
 mod storage;
 mod terminal;
 
+pub use machine::conclusions;
 pub use recommend::recommendation;
 
 use crate::results::{ArtifactRecord, SampleStatus};

@@ -20,6 +20,7 @@ fn repo() -> PathBuf {
 const LAYERS: &[(&str, u32)] = &[
     ("cli", 9),
     ("run", 8),
+    ("compare", 8),
     ("report", 7),
     ("export", 6),
     ("plan", 6),

@@ -55,6 +55,10 @@ pub enum Command {
         #[arg(long, value_name = "BACKEND/PROFILE")]
         reference: Option<String>,
     },
+    /// Compare two runs cell by cell (NEW ÷ BASE with a 95 % interval and a verdict), or a run
+    /// with a saved baseline (--baseline NAME NEW). Exit 1 with --fail-on regression when a
+    /// cell got slower beyond the threshold or failed in NEW; 2 for bad input.
+    Compare(CompareArgs),
     /// Manage the peers (Python and R workers) that run beside the native backends.
     Peers {
         #[command(subcommand)]
@@ -74,6 +78,38 @@ pub enum Command {
         #[arg(long, default_value = "formatbench-results")]
         out: PathBuf,
     },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// BASE and NEW run directories; with --baseline, NEW alone.
+    #[arg(value_name = "RUN_DIR", required = true, num_args = 1..=2)]
+    pub runs: Vec<PathBuf>,
+    /// Compare NEW with the run saved as this baseline (`run --save-baseline NAME`).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// The results directory (`run --out`) holding `baselines/`.
+    #[arg(long, default_value = "formatbench-results")]
+    pub out: PathBuf,
+    /// Changes within ±this are `no change` (e.g. 5% or 0.05).
+    #[arg(long, default_value = "5%", value_name = "PERCENT")]
+    pub threshold: String,
+    /// Exit 1 when any cell is `slower` beyond the threshold or `failed in NEW`.
+    #[arg(long, value_parser = ["regression"])]
+    pub fail_on: Option<String>,
+    /// Which call both runs are compared by: `warm` or `first` (default: what BASE chose).
+    #[arg(long, value_parser = ["warm", "first"])]
+    pub call: Option<String>,
+    /// Write the comparison as Markdown (short: one row per changed cell on big suites).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Write the comparison as one self-contained HTML page with a before/after chart.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+    /// Write the comparison as JSON, with each run's recommendation, Pareto frontier and
+    /// geometric means.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -205,6 +241,10 @@ pub struct RunArgs {
     /// Where run directories are written.
     #[arg(long, default_value = "formatbench-results")]
     pub out: PathBuf,
+    /// After a run that ends with exit code 0, save it as baseline NAME (`baselines/NAME.json`
+    /// under --out) for `compare --baseline NAME`.
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
     /// Keep the scratch directory (sources, artifacts, job files, worker logs).
     #[arg(long)]
     pub keep_artifacts: bool,

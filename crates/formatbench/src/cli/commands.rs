@@ -1,6 +1,7 @@
 //! What each subcommand does, in terms of the library's layers.
 
 mod calibrate;
+mod compare;
 mod pool;
 mod rerank;
 mod resolve;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             print_backends();
             Ok(0)
         }
+        Command::Compare(args) => compare::compare(&args),
         Command::Peers { action } => match action {
             PeersAction::Install { python } => {
                 crate::peers::install(python.as_deref())?;
@@ -95,6 +97,10 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
 /// A run, or with several network profiles (`--network lan,region,internet`), one run per
 /// profile, each with its own S3 server behind that network, then one report of them all.
 fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
+    // A bad name is refused before anything is measured, not after.
+    if let Some(name) = &args.save_baseline {
+        crate::compare::check_baseline_name(name)?;
+    }
     let networks = resolve::networks(suite.as_ref(), args);
     // Every name is checked before the first run, so a typo does not end the command late.
     for network in &networks {
@@ -103,7 +109,18 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
             .map_err(|e| Error::Input(format!("--network: {e}")))?;
     }
     if networks.len() < 2 || args.resume.is_some() {
-        return run_one(suite.as_ref(), args).map(|(code, _)| code);
+        let (code, run_dir) = run_one(suite.as_ref(), args)?;
+        if let Some(name) = &args.save_baseline {
+            compare::save_baseline(name, code, &run_dir, &args.out)?;
+        }
+        return Ok(code);
+    }
+    if args.save_baseline.is_some() {
+        return Err(Error::Input(
+            "--save-baseline names one run; with several networks, save each run's directory \
+             by running one network at a time"
+                .into(),
+        ));
     }
     let mut run_dirs = Vec::new();
     let mut worst = 0;

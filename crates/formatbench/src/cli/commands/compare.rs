@@ -1,0 +1,88 @@
+//! `compare`: two runs (or a saved baseline and a run) compared cell by cell, printed, and
+//! exported on request; and `run --save-baseline`'s last step.
+
+use crate::cli::CompareArgs;
+use crate::compare::{self, Comparison};
+use crate::stats::CallMode;
+use crate::Error;
+use std::path::{Path, PathBuf};
+
+pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
+    let threshold = crate::units::parse_precision(&args.threshold)
+        .map(|t| t.unwrap_or(0.0))
+        .ok_or_else(|| {
+            Error::Input(format!(
+                "--threshold {}: give a percentage below 100 (e.g. 5%) or a fraction (0.05)",
+                args.threshold
+            ))
+        })?;
+    let (base_dir, new_dir) = dirs(args)?;
+    let base = compare::load(&base_dir)?;
+    let new = compare::load(&new_dir)?;
+    let call = args.call.as_deref().and_then(CallMode::parse);
+    let cmp = compare::compare(&base, &new, threshold, call);
+    print!("{}", compare::terminal(&cmp));
+    export(&cmp, args)?;
+    let regressions = cmp.regressions();
+    if args.fail_on.is_some() && regressions > 0 {
+        crate::progress::say(&format!(
+            "--fail-on regression: {regressions} cells slower beyond ±{:.1} % or failed in NEW",
+            threshold * 100.0
+        ));
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// BASE and NEW: the two positional directories, or the baseline's run and the one.
+fn dirs(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
+    match (&args.baseline, args.runs.as_slice()) {
+        (Some(name), [new]) => Ok((compare::resolve_baseline(&args.out, name)?, new.clone())),
+        (Some(_), _) => Err(Error::Input(
+            "with --baseline NAME, give one run directory (NEW)".into(),
+        )),
+        (None, [base, new]) => Ok((base.clone(), new.clone())),
+        (None, _) => Err(Error::Input(
+            "give two run directories (BASE NEW), or --baseline NAME and one (NEW)".into(),
+        )),
+    }
+}
+
+fn export(cmp: &Comparison, args: &CompareArgs) -> Result<(), Error> {
+    let mut files: Vec<(&PathBuf, String)> = Vec::new();
+    if let Some(path) = &args.export_markdown {
+        files.push((path, compare::markdown(cmp)));
+    }
+    if let Some(path) = &args.export_html {
+        files.push((path, compare::html(cmp)));
+    }
+    if let Some(path) = &args.export_json {
+        files.push((path, compare::json(cmp)?));
+    }
+    for (path, text) in files {
+        std::fs::write(path, text)
+            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        crate::progress::say(&format!("comparison written to {}", path.display()));
+    }
+    Ok(())
+}
+
+/// `run --save-baseline NAME`: only a run that ended cleanly (exit code 0) becomes a baseline.
+pub fn save_baseline(name: &str, code: i32, run_dir: &Path, out: &Path) -> Result<(), Error> {
+    if code != 0 {
+        crate::progress::say(&format!(
+            "baseline {name:?} not saved: the run ended with exit code {code}"
+        ));
+        return Ok(());
+    }
+    let run_id = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let path = compare::save_baseline(out, name, &run_id, run_dir)?;
+    crate::progress::say(&format!(
+        "baseline {name:?} → run {run_id} (saved in {})",
+        path.display()
+    ));
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! `formatbench compare BASE NEW`: did it get slower? Two runs' cells matched by their keys,
+//! each NEW ÷ BASE with a 95 % unpaired bootstrap interval and a verdict by a documented rule
+//! (`classify`), sizes compared exactly, peak memory by the same rule, and what differs between
+//! the two environments first, because that is usually the cause. Named baselines
+//! (`baselines/NAME.json` under the results directory) spare CI scripts the run ids. Each
+//! output format has its own file; all render one [`Comparison`].
+
+mod baseline;
+mod build;
+mod classify;
+mod environment;
+mod html;
+mod json;
+mod markdown;
+mod matching;
+mod model;
+mod rows;
+mod terminal;
+
+pub use baseline::{
+    check_name as check_baseline_name, resolve as resolve_baseline, save as save_baseline,
+    Baseline, BASELINES_DIR,
+};
+pub use build::{compare, load, LoadedRun};
+pub use classify::{classify, verdict_of, Classified};
+pub use html::render as html;
+pub use json::{render as json, value as json_value, FORMAT_VERSION};
+pub use markdown::{render as markdown, ROWS as MARKDOWN_ROWS};
+pub use model::{
+    CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
+    DEFAULT_THRESHOLD, MIN_SAMPLES,
+};
+pub use terminal::render as terminal;

@@ -1,0 +1,142 @@
+//! What differs between the environments of two runs: the usual cause of a change, so every
+//! export puts it first. Only entries that differ are listed; the ones that always differ
+//! (run ids, the clock's measured resolution) are left out.
+
+use super::model::Difference;
+use crate::results::{DatasetRecord, EnvironmentRecord};
+use crate::units::{bytes, DASH};
+
+/// An environment as (entry, value) pairs, most telling first: versions, the build, the
+/// machine, the kernel's memory settings, the run's settings.
+fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(env) = env {
+        out.extend(
+            env.versions
+                .iter()
+                .map(|(k, v)| (format!("version of {k}"), v.clone())),
+        );
+        let commit = match (&env.git_commit, env.git_dirty) {
+            (Some(c), Some(true)) => format!("{} (dirty)", &c[..c.len().min(12)]),
+            (Some(c), _) => c[..c.len().min(12)].to_string(),
+            (None, _) => "unknown".to_string(),
+        };
+        out.extend([
+            ("commit".to_string(), commit),
+            ("formatbench".to_string(), env.formatbench_version.clone()),
+            (
+                "worker build".to_string(),
+                env.worker_build.clone().unwrap_or_else(|| "unknown".into()),
+            ),
+            ("CPU".to_string(), env.cpu_model.clone()),
+            ("cores".to_string(), env.cores.to_string()),
+            ("memory".to_string(), bytes(env.memory_bytes)),
+            ("kernel".to_string(), env.kernel.clone()),
+            ("OS".to_string(), env.os.clone()),
+        ]);
+        out.extend(
+            env.memory
+                .iter()
+                .map(|(k, v)| (format!("memory setting {k}"), v.clone())),
+        );
+        out.extend(
+            env.settings
+                .iter()
+                .map(|(k, v)| (format!("setting {k}"), v.clone())),
+        );
+    }
+    out.extend(datasets.iter().map(|d| {
+        (
+            format!("dataset {}", d.dataset),
+            d.dataset_fingerprint.clone(),
+        )
+    }));
+    out
+}
+
+/// Every entry whose value differs, in BASE's order, then entries only NEW has.
+pub fn differences(
+    base: Option<&EnvironmentRecord>,
+    base_datasets: &[DatasetRecord],
+    new: Option<&EnvironmentRecord>,
+    new_datasets: &[DatasetRecord],
+) -> Vec<Difference> {
+    let (b, n) = (entries(base, base_datasets), entries(new, new_datasets));
+    let value = |list: &[(String, String)], key: &str| {
+        list.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    };
+    let mut keys: Vec<&String> = b.iter().map(|(k, _)| k).collect();
+    for (k, _) in &n {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (value(&b, k), value(&n, k));
+            (x != y).then(|| Difference {
+                what: k.clone(),
+                base: x.unwrap_or_else(|| DASH.to_string()),
+                new: y.unwrap_or_else(|| DASH.to_string()),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn env(arrow: &str, kernel: &str, commit: &str) -> EnvironmentRecord {
+        EnvironmentRecord {
+            run_id: format!("run-{arrow}"),
+            formatbench_version: "0.1.0".into(),
+            git_commit: Some(commit.into()),
+            git_dirty: Some(false),
+            cpu_model: "AMD EPYC".into(),
+            cores: 2,
+            memory_bytes: 1 << 30,
+            kernel: kernel.into(),
+            os: "Debian".into(),
+            versions: BTreeMap::from([("arrow".into(), arrow.into())]),
+            clock_resolution_s: Some(3e-8),
+            worker_build: Some("xxh3:1".into()),
+            settings: BTreeMap::from([("seed".into(), "42".into())]),
+            memory: BTreeMap::from([("transparent_hugepage".into(), "madvise".into())]),
+        }
+    }
+
+    #[test]
+    fn only_what_differs_is_listed_versions_first() {
+        let base = env("60.1.0", "linux 6.1", "aaaa");
+        let mut new = env("61.0.0", "linux 6.8", "bbbb");
+        new.clock_resolution_s = Some(4e-8);
+        new.memory
+            .insert("transparent_hugepage".into(), "always".into());
+        let got: Vec<String> = differences(Some(&base), &[], Some(&new), &[])
+            .iter()
+            .map(Difference::text)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "version of arrow: 60.1.0 → 61.0.0",
+                "commit: aaaa → bbbb",
+                "kernel: linux 6.1 → linux 6.8",
+                "memory setting transparent_hugepage: madvise → always",
+            ]
+        );
+        assert!(differences(Some(&base), &[], Some(&base.clone()), &[]).is_empty());
+    }
+
+    #[test]
+    fn an_entry_of_one_side_only_shows_a_dash() {
+        let base = env("60.1.0", "k", "c");
+        let mut new = base.clone();
+        new.versions.insert("pyarrow".into(), "17.0.0".into());
+        let got = differences(Some(&base), &[], Some(&new), &[]);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].text(), "version of pyarrow: — → 17.0.0");
+    }
+}

@@ -1,0 +1,326 @@
+//! What a comparison of two runs holds: one entry per cell of either run, with its verdict,
+//! the sizes of the artifacts, and what differs between the two environments. The builders
+//! fill these in; every export renders them and computes nothing of its own.
+
+use crate::results::{CellKey, SampleStatus};
+use crate::stats::{CallMode, RatioInterval, RunSummary};
+use crate::units::DASH;
+use std::path::PathBuf;
+
+/// Fewer measured samples than this on either side and a cell is not classified: an interval
+/// from one or two samples says nothing about noise.
+pub const MIN_SAMPLES: usize = 3;
+
+/// The default threshold of `compare`: changes within ±5 % are not called a change.
+pub const DEFAULT_THRESHOLD: f64 = 0.05;
+
+/// How a cell of NEW compares with the same cell of BASE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    /// Ran in BASE, failed (or no longer ran) in NEW: a regression of its own kind.
+    FailedInNew,
+    /// The whole 95 % interval of NEW ÷ BASE lies above 1 + threshold.
+    Slower,
+    /// The interval excludes 1 but reaches into the threshold band: a change may be there, but
+    /// neither its sign beyond the threshold nor its absence is shown.
+    Uncertain,
+    /// The whole interval lies below 1 ÷ (1 + threshold).
+    Faster,
+    /// Failed or did not run in BASE, runs in NEW.
+    FixedInNew,
+    /// The interval contains 1 or lies inside the threshold band, or the cell could not be
+    /// classified (too few samples, below the clock's resolution): the note says which.
+    NoChange,
+    /// A cell of one run only (a backend, operation or dataset the other did not measure).
+    OnlyInBase,
+    OnlyInNew,
+    /// Did not run in either (unsupported, unavailable or failed in both).
+    NotMeasured,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 9] = [
+        Verdict::FailedInNew,
+        Verdict::Slower,
+        Verdict::Uncertain,
+        Verdict::Faster,
+        Verdict::FixedInNew,
+        Verdict::NoChange,
+        Verdict::OnlyInBase,
+        Verdict::OnlyInNew,
+        Verdict::NotMeasured,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::FailedInNew => "failed in NEW",
+            Verdict::Slower => "slower",
+            Verdict::Uncertain => "uncertain",
+            Verdict::Faster => "faster",
+            Verdict::FixedInNew => "fixed in NEW",
+            Verdict::NoChange => "no change",
+            Verdict::OnlyInBase => "only in BASE",
+            Verdict::OnlyInNew => "only in NEW",
+            Verdict::NotMeasured => "not measured",
+        }
+    }
+
+    /// The machine-readable name (JSON): the name in snake case.
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::FailedInNew => "failed_in_new",
+            Verdict::Slower => "slower",
+            Verdict::Uncertain => "uncertain",
+            Verdict::Faster => "faster",
+            Verdict::FixedInNew => "fixed_in_new",
+            Verdict::NoChange => "no_change",
+            Verdict::OnlyInBase => "only_in_base",
+            Verdict::OnlyInNew => "only_in_new",
+            Verdict::NotMeasured => "not_measured",
+        }
+    }
+
+    /// What `--fail-on regression` fails on.
+    pub fn is_regression(self) -> bool {
+        matches!(self, Verdict::FailedInNew | Verdict::Slower)
+    }
+
+    /// Whether an export that lists only changes lists it.
+    pub fn is_change(self) -> bool {
+        !matches!(self, Verdict::NoChange | Verdict::NotMeasured)
+    }
+}
+
+/// One run's side of a cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side {
+    pub status: SampleStatus,
+    pub reason: Option<String>,
+    /// Measured (ok) samples.
+    pub samples: usize,
+    /// Median seconds per call of the compared call (`Comparison::call`).
+    pub median_s: Option<f64>,
+    pub peak_rss_bytes: Option<u64>,
+    pub size_bytes: Option<u64>,
+}
+
+impl Side {
+    pub fn ran(&self) -> bool {
+        self.status == SampleStatus::Ok && self.median_s.is_some()
+    }
+
+    /// The median, or the status when it did not run.
+    pub fn text(&self) -> String {
+        match self.median_s {
+            Some(m) if self.status == SampleStatus::Ok => crate::units::duration(m),
+            _ => self.status.name().to_string(),
+        }
+    }
+}
+
+/// The peak memory of a cell, NEW ÷ BASE, classified by the same rule as its time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryChange {
+    pub ratio: RatioInterval,
+    /// `Slower` here means more memory, `Faster` less.
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellComparison {
+    pub cell: CellKey,
+    pub verdict: Verdict,
+    /// Why a cell was not classified, or the failure of the side that did not run.
+    pub note: Option<String>,
+    pub base: Option<Side>,
+    pub new: Option<Side>,
+    /// NEW ÷ BASE of the medians with its 95 % unpaired bootstrap interval.
+    pub ratio: Option<RatioInterval>,
+    pub memory: Option<MemoryChange>,
+}
+
+/// One artifact's bytes on disk in each run, compared exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeChange {
+    pub dataset: String,
+    pub backend: String,
+    pub profile: String,
+    pub layout: String,
+    pub base: Option<u64>,
+    pub new: Option<u64>,
+}
+
+impl SizeChange {
+    pub fn changed(&self) -> bool {
+        self.base != self.new
+    }
+
+    pub fn label(&self) -> String {
+        let layout = if self.layout == "wide" {
+            String::new()
+        } else {
+            format!(" ({})", self.layout)
+        };
+        format!(
+            "{} · {}/{}{layout}",
+            self.dataset, self.backend, self.profile
+        )
+    }
+}
+
+/// One entry of the environment (a version, the CPU, a setting) that differs between the runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    pub what: String,
+    pub base: String,
+    pub new: String,
+}
+
+impl Difference {
+    pub fn text(&self) -> String {
+        format!("{}: {} → {}", self.what, self.base, self.new)
+    }
+}
+
+/// One run as compared: where it is, its id and its summary (ranked by the compared call).
+#[derive(Debug, Clone)]
+pub struct RunSide {
+    pub dir: PathBuf,
+    pub run_id: String,
+    pub summary: RunSummary,
+}
+
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub base: RunSide,
+    pub new: RunSide,
+    /// Relative: 0.05 for ±5 %.
+    pub threshold: f64,
+    /// Which call of each sample both runs are compared by.
+    pub call: CallMode,
+    pub differences: Vec<Difference>,
+    /// BASE's cells in its report order, then NEW's own.
+    pub cells: Vec<CellComparison>,
+    pub sizes: Vec<SizeChange>,
+}
+
+impl Comparison {
+    /// How many cells got each verdict, in [`Verdict::ALL`] order, zeros left out.
+    pub fn counts(&self) -> Vec<(Verdict, usize)> {
+        Verdict::ALL
+            .iter()
+            .map(|v| (*v, self.cells.iter().filter(|c| c.verdict == *v).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    /// Cells that `--fail-on regression` fails on.
+    pub fn regressions(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|c| c.verdict.is_regression())
+            .count()
+    }
+
+    /// `2 slower, 1 faster, 40 no change` (every verdict that occurs).
+    pub fn counts_text(&self) -> String {
+        let parts: Vec<String> = self
+            .counts()
+            .iter()
+            .map(|(v, n)| format!("{n} {}", v.name()))
+            .collect();
+        if parts.is_empty() {
+            "no cells".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// The rule in one sentence, for every export's header.
+    pub fn rule_text(&self) -> String {
+        let t = self.threshold * 100.0;
+        format!(
+            "NEW ÷ BASE of the median time per call ({} calls) with a 95 % bootstrap interval; \
+             slower when the whole interval is above {:.3}, faster when below {:.3} (±{t:.1} %), \
+             no change when it contains 1 or lies within those bounds, else uncertain; \
+             fewer than {MIN_SAMPLES} samples a side are not classified",
+            self.call.name(),
+            1.0 + self.threshold,
+            1.0 / (1.0 + self.threshold),
+        )
+    }
+
+    /// A short name for each cell, naming only the keys that vary across the comparison
+    /// (dataset, operation and competitor always).
+    pub fn labels(&self) -> Vec<String> {
+        let varies = |f: fn(&CellKey) -> String| {
+            let mut values = self.cells.iter().map(|c| f(&c.cell));
+            let first = values.next();
+            values.any(|v| Some(v) != first)
+        };
+        let layout = varies(|k| k.layout.clone());
+        let target = varies(|k| k.target.clone());
+        let threads = varies(|k| k.threads.to_string());
+        let cache = varies(|k| k.cache.clone());
+        let place = varies(|k| format!("{} {}", k.storage, k.network));
+        let dataset = varies(|k| format!("{} {}", k.dataset, k.dataset_fingerprint));
+        self.cells
+            .iter()
+            .map(|c| {
+                let k = &c.cell;
+                let mut label = format!("{}/{}", k.backend, k.profile);
+                if layout {
+                    label.push_str(&format!(" {}", k.layout));
+                }
+                if target {
+                    label.push_str(&format!(" →{}", k.target));
+                }
+                let mut op = k.op.clone();
+                if cache && k.cache != "n/a" {
+                    op.push_str(&format!(" {}", k.cache));
+                }
+                if threads {
+                    op.push_str(&format!(" t{}", k.threads));
+                }
+                if place && k.storage != "local" {
+                    op.push_str(&format!(" {} {}", k.storage, k.network));
+                }
+                if dataset {
+                    format!("{} · {op} · {label}", k.dataset)
+                } else {
+                    format!("{op} · {label}")
+                }
+            })
+            .collect()
+    }
+}
+
+/// A ratio at the precision its size needs: "1.03×", "2.1×", "15×".
+pub fn ratio_text(r: f64) -> String {
+    if !r.is_finite() {
+        return DASH.to_string();
+    }
+    let d = decimals(r);
+    format!("{r:.d$}×")
+}
+
+fn decimals(r: f64) -> usize {
+    if r < 2.0 {
+        2
+    } else if r < 10.0 {
+        1
+    } else {
+        0
+    }
+}
+
+/// "1.03× [0.98–1.07]", or a dash.
+pub fn interval_text(r: Option<&RatioInterval>) -> String {
+    match r {
+        Some(r) if r.estimate.is_finite() && r.lo.is_finite() && r.hi.is_finite() => {
+            let d = decimals(r.estimate);
+            format!("{:.d$}× [{:.d$}–{:.d$}]", r.estimate, r.lo, r.hi)
+        }
+        _ => DASH.to_string(),
+    }
+}
