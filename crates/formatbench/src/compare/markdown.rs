@@ -122,3 +122,84 @@ fn sizes_line(cmp: &Comparison) -> String {
         cell(&named.join("; "))
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::model::{CellComparison, RunSide, Side, Verdict};
+    use crate::results::{CellKey, SampleStatus};
+    use crate::stats::{CallMode, RatioInterval, RunSummary};
+
+    fn comparison(cells: usize, verdict: impl Fn(usize) -> Verdict) -> Comparison {
+        let side = || RunSide {
+            dir: "runs/x".into(),
+            run_id: "x".into(),
+            summary: RunSummary::default(),
+        };
+        let ran = Side {
+            status: SampleStatus::Ok,
+            reason: None,
+            samples: 8,
+            median_s: Some(0.01),
+            peak_rss_bytes: Some(1 << 20),
+            size_bytes: Some(1 << 20),
+        };
+        Comparison {
+            base: side(),
+            new: side(),
+            threshold: 0.05,
+            call: CallMode::Warm,
+            differences: Vec::new(),
+            cells: (0..cells)
+                .map(|i| CellComparison {
+                    cell: CellKey {
+                        dataset: "d".into(),
+                        dataset_fingerprint: "f".into(),
+                        backend: format!("b{i}"),
+                        profile: "default".into(),
+                        layout: "wide".into(),
+                        target: "arrow".into(),
+                        op: "read".into(),
+                        threads: 2,
+                        cache: "warm".into(),
+                        storage: "local".into(),
+                        network: "n/a".into(),
+                    },
+                    verdict: verdict(i),
+                    note: None,
+                    base: Some(ran.clone()),
+                    new: Some(ran.clone()),
+                    ratio: Some(RatioInterval {
+                        estimate: 1.0,
+                        lo: 0.9,
+                        hi: 1.1,
+                        rounds: 8,
+                    }),
+                    memory: None,
+                })
+                .collect(),
+            sizes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_big_suite_lists_only_its_changes_under_60_lines() {
+        // More cells than the default suite has (11 competitors × 6 operations), all changed.
+        let all_slower = render(&comparison(80, |_| Verdict::Slower));
+        assert!(all_slower.lines().count() < 60, "{all_slower}");
+        assert!(all_slower.contains("40 more changed cells not listed"));
+        // Mostly unchanged: the changes are listed, the rest counted.
+        let few = render(&comparison(66, |i| {
+            if i % 20 == 0 {
+                Verdict::Slower
+            } else {
+                Verdict::NoChange
+            }
+        }));
+        assert!(few.contains("62 cells with no change not listed"), "{few}");
+        assert_eq!(few.matches("| slower |").count(), 4);
+        // A small comparison lists every cell.
+        let small = render(&comparison(5, |_| Verdict::NoChange));
+        assert_eq!(small.matches("| no change |").count(), 5);
+    }
+}
