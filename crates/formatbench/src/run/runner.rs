@@ -139,6 +139,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             let mut env = environment(&run_id, options.settings.clone());
             env.clock_resolution_s = Some(clock_resolution());
             env.worker_build = Some(worker_build);
+            env.versions.extend(backend_versions(plan));
             runner.results.append(&Record::Environment(env))?;
             say(&format!("run {run_id} → {}", run_dir.display()));
         }
@@ -180,6 +181,26 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         interrupted,
         wall_s: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The library version of each backend the plan runs that reports one (the peers: pyarrow,
+/// Polars, DuckDB, …), as `backend NAME`: a change of version is the usual cause of a change
+/// of time, and `compare` lists it first.
+fn backend_versions(plan: &Plan) -> Vec<(String, String)> {
+    let mut names: Vec<&str> = plan
+        .competitors
+        .iter()
+        .map(|c| c.backend.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let version = super::catalog::find(name)?.version?;
+            Some((format!("backend {name}"), version))
+        })
+        .collect()
 }
 
 /// Whether the results file holds any sample record (measured or not run).
