@@ -81,6 +81,7 @@ pub fn value(cmp: &Comparison) -> Value {
         "rule": cmp.rule_text(),
         "regressions": cmp.regressions(),
         "counts": counts,
+        "unclassified": cmp.unclassified(),
         "environment_differences": cmp.differences.iter().map(|d| json!({
             "what": d.what, "base": d.base, "new": d.new,
         })).collect::<Vec<_>>(),

@@ -7,9 +7,11 @@ use crate::stats::{CallMode, RatioInterval, RunSummary};
 use crate::units::DASH;
 use std::path::PathBuf;
 
-/// Fewer measured samples than this on either side and a cell is not classified: an interval
-/// from one or two samples says nothing about noise.
-pub const MIN_SAMPLES: usize = 3;
+/// Fewer measured samples than this on either side and a cell is not classified. The
+/// percentile bootstrap of a median from 3 samples has a handful of distinct values and its
+/// interval is far too narrow: comparing two quick default-suite runs of one debug build
+/// (2 or 3 samples a cell) called 4 of the 28 cells with 3 samples slower, faster or uncertain.
+pub const MIN_SAMPLES: usize = 5;
 
 /// The default threshold of `compare`: changes within ±5 % are not called a change.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
@@ -227,13 +229,28 @@ impl Comparison {
         let parts: Vec<String> = self
             .counts()
             .iter()
-            .map(|(v, n)| format!("{n} {}", v.name()))
+            .map(|(v, n)| match self.unclassified() {
+                // Cells not classified (too few samples) are no change, but never silently.
+                k if *v == Verdict::NoChange && k > 0 => {
+                    format!("{n} {} ({k} not classified: see their notes)", v.name())
+                }
+                _ => format!("{n} {}", v.name()),
+            })
             .collect();
         if parts.is_empty() {
             "no cells".to_string()
         } else {
             parts.join(", ")
         }
+    }
+
+    /// Cells called `no change` because they could not be classified (too few samples, a
+    /// median below the clock's resolution, no positive times).
+    pub fn unclassified(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|c| c.verdict == Verdict::NoChange && c.note.is_some())
+            .count()
     }
 
     /// The rule in one sentence, for every export's header.
