@@ -28,6 +28,6 @@ pub use json::{render as json, value as json_value, FORMAT_VERSION};
 pub use markdown::{render as markdown, ROWS as MARKDOWN_ROWS};
 pub use model::{
     CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
-    DEFAULT_THRESHOLD, MIN_SAMPLES,
+    BOOTSTRAP_MIN, DEFAULT_THRESHOLD, MIN_SAMPLES,
 };
 pub use terminal::render as terminal;

@@ -1,7 +1,12 @@
 //! The rule that turns two runs' samples of one cell into a verdict. Runs are measured apart,
-//! so nothing pairs their samples: the ratio is NEW's median over BASE's, and its 95 %
-//! interval comes from resampling each run's samples on its own (percentile bootstrap, fixed
-//! seed, so the same runs always give the same verdicts).
+//! so nothing pairs their samples: the ratio is NEW's median over BASE's, and its interval
+//! comes from resampling each run's samples on its own (95 % percentile bootstrap, fixed seed,
+//! so the same runs always give the same verdicts) when both have [`BOOTSTRAP_MIN`] samples.
+//! With fewer, a bootstrap of a median has a handful of distinct values and its interval is far
+//! too narrow, so the interval is the span of every NEW ÷ BASE pair instead: `slower` then
+//! means every NEW sample took more than (1 + t) times every BASE sample. Under no change, the
+//! chance that 3 samples against 3 separate completely in one direction is 1 in 20 before any
+//! threshold; the threshold's margin makes it smaller still.
 //!
 //! Let `t` be the threshold and `[lo, hi]` the interval of NEW ÷ BASE:
 //! - slower: `lo > 1 + t`, the whole interval beyond the threshold;
@@ -11,8 +16,32 @@
 //!
 //! A side with fewer than [`MIN_SAMPLES`] samples is not classified (no change, saying why).
 
-use super::model::{Verdict, MIN_SAMPLES};
+use super::model::{Verdict, BOOTSTRAP_MIN, MIN_SAMPLES};
+use crate::stats::median;
 use crate::stats::{unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+
+/// NEW ÷ BASE with its interval (see the module's rule); `None` without positive values.
+pub fn interval(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
+    if base.len() >= BOOTSTRAP_MIN && new.len() >= BOOTSTRAP_MIN {
+        return unpaired_ratio(new, base, RESAMPLES, BOOTSTRAP_SEED);
+    }
+    pair_span(new, base)
+}
+
+/// The ratio of medians a ÷ b, from the smallest to the largest ratio of any pair.
+fn pair_span(a: &[f64], b: &[f64]) -> Option<RatioInterval> {
+    if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|x| *x <= 0.0 || !x.is_finite()) {
+        return None;
+    }
+    let smallest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let largest = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    Some(RatioInterval {
+        estimate: median(a)? / median(b)?,
+        lo: smallest(a) / largest(b),
+        hi: largest(a) / smallest(b),
+        rounds: a.len().min(b.len()),
+    })
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Classified {
@@ -38,7 +67,7 @@ pub fn verdict_of(ratio: &RatioInterval, t: f64) -> Verdict {
 
 /// Classifies NEW's values against BASE's (seconds per call, or bytes of memory).
 pub fn classify(base: &[f64], new: &[f64], threshold: f64) -> Classified {
-    let ratio = unpaired_ratio(new, base, RESAMPLES, BOOTSTRAP_SEED);
+    let ratio = interval(base, new);
     if base.len() < MIN_SAMPLES || new.len() < MIN_SAMPLES {
         return Classified {
             verdict: Verdict::NoChange,
@@ -117,6 +146,22 @@ mod tests {
         assert!(c.note.unwrap().starts_with("too few samples"));
         assert!(c.ratio.is_some(), "the estimate is still shown");
         assert_eq!(classify(&[], &[], 0.05).verdict, Verdict::NoChange);
+    }
+
+    #[test]
+    fn a_few_samples_are_judged_by_the_span_of_their_pairs() {
+        let base = [1.00, 1.04, 0.97];
+        // Every NEW sample above every BASE sample by more than 5 %: slower.
+        let slower = classify(&base, &[1.2, 1.25, 1.3], 0.05);
+        assert_eq!(slower.verdict, Verdict::Slower, "{:?}", slower.ratio);
+        let r = slower.ratio.unwrap();
+        assert!((r.lo - 1.2 / 1.04).abs() < 1e-12 && (r.hi - 1.3 / 0.97).abs() < 1e-12);
+        // Overlapping samples, though NEW's median is higher: no change.
+        let overlap = classify(&base, &[1.03, 1.08, 0.99], 0.05);
+        assert_eq!(overlap.verdict, Verdict::NoChange, "{:?}", overlap.ratio);
+        // Separated, but by less than the threshold everywhere: not slower.
+        let close = classify(&base, &[1.05, 1.06, 1.07], 0.05);
+        assert_ne!(close.verdict, Verdict::Slower, "{:?}", close.ratio);
     }
 
     #[test]

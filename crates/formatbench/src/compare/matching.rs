@@ -5,7 +5,7 @@
 use super::classify::{classify, verdict_of};
 use super::model::{CellComparison, MemoryChange, Side, SizeChange, Verdict};
 use crate::results::{CellKey, Record, SampleStatus};
-use crate::stats::{unpaired_ratio, CellSummary, RunSummary, BOOTSTRAP_SEED, RESAMPLES};
+use crate::stats::{CellSummary, RunSummary};
 use std::collections::BTreeMap;
 
 /// Each cell's peak resident memory per ok sample, for the memory comparison.
@@ -146,7 +146,7 @@ fn memory(base: Option<&Vec<f64>>, new: Option<&Vec<f64>>, threshold: f64) -> Op
     if base.len() < super::model::MIN_SAMPLES || new.len() < super::model::MIN_SAMPLES {
         return None;
     }
-    let ratio = unpaired_ratio(new, base, RESAMPLES, BOOTSTRAP_SEED)?;
+    let ratio = super::classify::interval(base, new)?;
     Some(MemoryChange {
         ratio,
         verdict: verdict_of(&ratio, threshold),

@@ -7,11 +7,15 @@ use crate::stats::{CallMode, RatioInterval, RunSummary};
 use crate::units::DASH;
 use std::path::PathBuf;
 
-/// Fewer measured samples than this on either side and a cell is not classified. The
-/// percentile bootstrap of a median from 3 samples has a handful of distinct values and its
-/// interval is far too narrow: comparing two quick default-suite runs of one debug build
-/// (2 or 3 samples a cell) called 4 of the 28 cells with 3 samples slower, faster or uncertain.
-pub const MIN_SAMPLES: usize = 5;
+/// Fewer measured samples than this on either side and a cell is not classified.
+pub const MIN_SAMPLES: usize = 3;
+
+/// From this many samples a side the interval is the percentile bootstrap's; below, the span
+/// of every pair (classify.rs). The bootstrap of a median from 3 samples has a handful of
+/// distinct values and its interval is far too narrow: comparing two quick default-suite runs
+/// of one debug build (2 or 3 samples a cell) by it called 4 of the 28 cells with 3 samples
+/// slower, faster or uncertain.
+pub const BOOTSTRAP_MIN: usize = 8;
 
 /// The default threshold of `compare`: changes within ±5 % are not called a change.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
@@ -257,7 +261,8 @@ impl Comparison {
     pub fn rule_text(&self) -> String {
         let t = self.threshold * 100.0;
         format!(
-            "NEW ÷ BASE of the median time per call ({} calls) with a 95 % bootstrap interval; \
+            "NEW ÷ BASE of the median time per call ({} calls) with a 95 % bootstrap interval \
+             ({BOOTSTRAP_MIN}+ samples a side; with fewer, the span of every NEW ÷ BASE pair); \
              slower when the whole interval is above {:.3}, faster when below {:.3} (±{t:.1} %), \
              no change when it contains 1 or lies within those bounds, else uncertain; \
              fewer than {MIN_SAMPLES} samples a side are not classified",
