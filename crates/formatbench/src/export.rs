@@ -6,7 +6,7 @@ mod json;
 mod parquet;
 mod table;
 
-pub use table::{samples_table, summary_table, Column, Table};
+pub use table::{run_ids, samples_table, summary_table, Column, Table};
 
 use crate::results::Record;
 use crate::stats::RunSummary;
@@ -17,7 +17,7 @@ use std::path::Path;
 pub fn write_exports(records: &[Record], summary: &RunSummary, dir: &Path) -> Result<(), Error> {
     for (name, table) in [
         ("samples", samples_table(records)),
-        ("summary", summary_table(summary)),
+        ("summary", summary_table(summary, &run_ids(records))),
     ] {
         csv::write(&table, &dir.join(format!("{name}.csv")))?;
         json::write(&table, &dir.join(format!("{name}.json")))?;

@@ -407,6 +407,8 @@ fn exports_read_back_with_the_documented_columns() {
         "size_bytes",
         "threads",
         "cache",
+        "storage",
+        "network",
         "resident_fraction",
         "read_bytes",
         "write_bytes",
@@ -422,11 +424,12 @@ fn exports_read_back_with_the_documented_columns() {
         serde_json::from_slice(&std::fs::read(dir.join("samples.json")).unwrap()).unwrap();
     assert_eq!(json.as_array().unwrap().len(), all.len());
     let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-    assert!(csv
-        .lines()
-        .next()
-        .unwrap()
-        .contains("median_s,q75_s,max_s,noisy,ratio,ratio_lo,ratio_hi"));
+    let header = csv.lines().next().unwrap();
+    assert!(header.contains("median_s,q75_s,max_s,noisy,ratio,ratio_lo,ratio_hi"));
+    // Every summary row names the run its numbers came from, and where it read from.
+    assert!(header.starts_with("run_id,") && header.contains(",storage,network,"));
+    let run_id = all[0].run_id.as_str();
+    assert!(csv.lines().skip(1).all(|l| l.starts_with(run_id)), "{csv}");
     // 2 ops × 2 competitors measured.
     assert_eq!(csv.lines().count(), 1 + 4);
     let summary = std::fs::File::open(dir.join("summary.parquet")).unwrap();

@@ -77,6 +77,8 @@ fn cell_columns<T>(table: &mut Table, items: &[T], key: impl Fn(&T) -> &crate::r
     table.text("op", items, |s| Some(key(s).op.clone()));
     table.count("threads", items, |s| Some(u64::from(key(s).threads)));
     table.text("cache", items, |s| Some(key(s).cache.clone()));
+    table.text("storage", items, |s| Some(key(s).storage.clone()));
+    table.text("network", items, |s| Some(key(s).network.clone()));
 }
 
 /// Every sample record, in file order.
@@ -133,11 +135,26 @@ pub fn samples_table(records: &[Record]) -> Table {
     t
 }
 
-/// One row per cell, in report order (groups, fastest first).
-pub fn summary_table(summary: &RunSummary) -> Table {
+/// The runs whose samples a summary holds, `+`-joined (a pooled report holds several), so a
+/// summary row names where its numbers came from.
+pub fn run_ids(records: &[Record]) -> String {
+    let ids: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Sample(s) => Some(s.run_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    ids.into_iter().collect::<Vec<_>>().join("+")
+}
+
+/// One row per cell, in report order (groups, fastest first), each naming the `runs` its
+/// samples came from ([`run_ids`]).
+pub fn summary_table(summary: &RunSummary, runs: &str) -> Table {
     let cells: Vec<&crate::stats::CellSummary> =
         summary.groups.iter().flat_map(|g| &g.cells).collect();
     let mut t = Table::new(cells.len());
+    t.text("run_id", &cells, |_| Some(runs.to_string()));
     cell_columns(&mut t, &cells, |c| &c.cell);
     t.text("status", &cells, |c| Some(c.status.name().to_string()));
     t.text("reason", &cells, |c| c.reason.clone());

@@ -199,7 +199,10 @@ impl Backend for Zarr {
     ) -> Result<(Loaded, &'static str), KitError> {
         let read = || -> Result<(Vec<RecordBatch>, &'static str), KitError> {
             init(ctx.threads);
-            let store = open_store(dir, ctx.remote, ctx.threads)?;
+            let store = match ctx.remote {
+                Some(target) => remote::open_remote(target, ctx.threads)?,
+                None => open_store(dir)?,
+            };
             let (stored, stored_rows) = stored_columns(&store)?;
             let all: Vec<String> = ctx
                 .schema

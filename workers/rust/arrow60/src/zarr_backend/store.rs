@@ -1,7 +1,6 @@
 //! The store every part of the Zarr backend opens: its directory, the codec options and
 //! pool set once per worker, chunk sizes and the compressor of each profile.
 
-use formatbench_protocol::ObjectTarget;
 use formatbench_worker_kit::KitError;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
@@ -50,15 +49,8 @@ pub(super) fn root(dir: &Path) -> PathBuf {
 /// A store read back: the directory, or the artifact's objects.
 pub(super) type Store = dyn ReadableStorageTraits;
 
-/// The store in `dir`, or in the bucket of `remote`.
-pub(super) fn open_store(
-    dir: &Path,
-    remote: Option<&ObjectTarget>,
-    threads: usize,
-) -> Result<Arc<Store>, KitError> {
-    if let Some(target) = remote {
-        return super::remote::open_remote(target, threads);
-    }
+/// The store in `dir` (the bucket's is remote.rs's).
+pub(super) fn open_store(dir: &Path) -> Result<Arc<Store>, KitError> {
     let root = root(dir);
     if !root.is_dir() {
         return Err(KitError::Invalid(format!(
