@@ -11,27 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// One small run: the `ipc` backend's three profiles reading 3,000 rows, 6 samples a cell.
 fn small_run(out: &Path, extra: &[&str]) -> PathBuf {
-    let mut args = vec![
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "3000",
-        "--per-type",
-        "1",
-        "--backends",
-        "ipc",
-        "--ops",
-        "read",
-        "--rounds",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    let ran = formatbench(&args);
+    let source = ["--dataset", "mixed", "--rows", "3000", "--per-type", "1"];
+    let ran = common::quick_ipc_read(&source, extra, out);
     assert!(ran.status.success(), "{}", stderr(&ran));
     // The run beside `baselines/`, when the run saved one.
     std::fs::read_dir(out)
