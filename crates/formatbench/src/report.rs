@@ -30,6 +30,8 @@ use crate::Error;
 /// Byte counts as every report writes them (binary units).
 pub use format::bytes;
 use format::DASH;
+pub(crate) use format::{html_escape, html_head};
+pub(crate) use markdown::escape as markdown_escape;
 use std::path::Path;
 
 /// The summary table printed on stdout after a run, fitted to the terminal's width (100

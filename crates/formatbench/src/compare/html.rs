@@ -4,6 +4,7 @@
 
 use super::model::{CellComparison, Comparison, Verdict};
 use super::rows::{listing, Row};
+use crate::report::{html_escape as esc, html_head};
 use crate::units::DASH;
 use std::fmt::Write;
 
@@ -35,13 +36,6 @@ svg .m-uncertain { fill: var(--unsure); stroke: var(--unsure); }
 svg .m-same { fill: var(--same); stroke: var(--same); }
 "#;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn class(v: Verdict) -> &'static str {
     match v {
         Verdict::Slower => "v-slower",
@@ -63,12 +57,7 @@ fn mark(v: Verdict) -> &'static str {
 }
 
 pub fn render(cmp: &Comparison) -> String {
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>formatbench compare</title>\n<style>",
-    );
+    let mut out = html_head("formatbench compare");
     out.push_str(STYLE);
     out.push_str("</style>\n</head>\n<body>\n<main>\n");
     let _ = writeln!(

@@ -5,6 +5,7 @@
 
 use super::model::Comparison;
 use super::rows::{listing, short};
+use crate::report::markdown_escape as escape;
 use crate::units::bytes;
 
 /// Table rows at most.
@@ -15,10 +16,6 @@ const DIFFERENCES: usize = 6;
 
 /// Size changes named; the rest are counted.
 const SIZES: usize = 4;
-
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-}
 
 pub fn render(cmp: &Comparison) -> String {
     let mut out = format!(
@@ -32,7 +29,7 @@ pub fn render(cmp: &Comparison) -> String {
             .differences
             .iter()
             .take(DIFFERENCES)
-            .map(|d| cell(&short(&d.text(), 90)))
+            .map(|d| escape(&short(&d.text(), 90)))
             .collect();
         let more = cmp.differences.len().saturating_sub(DIFFERENCES);
         let more = if more > 0 {
@@ -51,12 +48,12 @@ pub fn render(cmp: &Comparison) -> String {
         for r in &listing.rows {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
-                cell(&r.label),
-                cell(&r.base),
-                cell(&r.new),
-                cell(&r.ratio),
-                cell(&r.memory),
-                cell(&r.verdict_text)
+                escape(&r.label),
+                escape(&r.base),
+                escape(&r.new),
+                escape(&r.ratio),
+                escape(&r.memory),
+                escape(&r.verdict_text)
             ));
         }
         out.push('\n');
@@ -119,7 +116,7 @@ fn sizes_line(cmp: &Comparison) -> String {
         "Sizes: {} of {} artifacts changed: {}{more}.\n",
         changed.len(),
         cmp.sizes.len(),
-        cell(&named.join("; "))
+        escape(&named.join("; "))
     )
 }
 

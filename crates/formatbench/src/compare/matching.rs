@@ -203,19 +203,7 @@ mod tests {
     use crate::results::{EnvironmentRecord, SampleRecord, VerificationRecord};
 
     fn key(backend: &str) -> CellKey {
-        CellKey {
-            dataset: "d".into(),
-            dataset_fingerprint: "f".into(),
-            backend: backend.into(),
-            profile: "default".into(),
-            layout: "wide".into(),
-            target: "arrow".into(),
-            op: "read".into(),
-            threads: 1,
-            cache: "warm".into(),
-            storage: "local".into(),
-            network: "n/a".into(),
-        }
+        CellKey::example(backend)
     }
 
     /// A run whose cells are `(backend, status, seconds per round)`.

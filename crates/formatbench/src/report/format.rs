@@ -96,6 +96,17 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// A self-contained page's start, up to its open `<style>` element (light and dark).
+pub fn html_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <title>{}</title>\n<style>",
+        html_escape(title)
+    )
+}
+
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

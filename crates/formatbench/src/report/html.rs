@@ -60,12 +60,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 "#;
 
 pub fn render(summary: &RunSummary) -> String {
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>formatbench report</title>\n<style>",
-    );
+    let mut out = format::html_head("formatbench report");
     out.push_str(STYLE);
     out.push_str(&charts::html_style());
     out.push_str("</style>\n</head>\n<body>\n<main>\n<h1>formatbench report</h1>\n");

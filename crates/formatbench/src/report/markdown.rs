@@ -17,7 +17,7 @@ mod extra;
 /// Makes text safe inside a table cell or a list line: a `|` would end the cell, a newline
 /// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
 /// emphasis or code.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in one_line(s).chars() {
         match c {

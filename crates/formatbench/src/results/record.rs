@@ -375,6 +375,26 @@ pub struct SampleRecord {
     pub flags: Vec<String>,
 }
 
+#[cfg(test)]
+impl CellKey {
+    /// A cell of `backend` reading a small local table, for tests.
+    pub(crate) fn example(backend: &str) -> Self {
+        CellKey {
+            dataset: "d".into(),
+            dataset_fingerprint: "f".into(),
+            backend: backend.into(),
+            profile: "default".into(),
+            layout: "wide".into(),
+            target: "arrow".into(),
+            op: "read".into(),
+            threads: 1,
+            cache: "warm".into(),
+            storage: "local".into(),
+            network: "n/a".into(),
+        }
+    }
+}
+
 impl SampleRecord {
     /// CPU figures written as the whole sample's (before they were per call) become per call,
     /// so a sample that repeated its operation compares with one that did not.
@@ -456,19 +476,7 @@ mod tests {
 
     #[test]
     fn sample_totals_written_before_become_per_call() {
-        let cell = CellKey {
-            dataset: "d".into(),
-            dataset_fingerprint: "f".into(),
-            backend: "b".into(),
-            profile: "default".into(),
-            layout: "wide".into(),
-            target: "arrow".into(),
-            op: "read".into(),
-            threads: 1,
-            cache: "warm".into(),
-            storage: "local".into(),
-            network: "n/a".into(),
-        };
+        let cell = CellKey::example("b");
         let mut old = SampleRecord::bare("run", cell.clone(), Some(0), SampleStatus::Ok, None);
         old.cpu_per_call = false;
         old.calls = Some(400);

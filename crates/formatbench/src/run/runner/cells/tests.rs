@@ -4,17 +4,9 @@ use formatbench_protocol::ObjectTraffic;
 
 fn sample() -> SampleRecord {
     let cell = CellKey {
-        dataset: "mixed-3000x61".into(),
-        dataset_fingerprint: "fp".into(),
-        backend: "r-data.table".into(),
-        profile: "default".into(),
-        layout: "default".into(),
-        target: "file".into(),
-        op: "read".into(),
-        threads: 2,
-        cache: "warm".into(),
         storage: "s3".into(),
         network: "local".into(),
+        ..CellKey::example("r-data.table")
     };
     let mut s = SampleRecord::bare("run", cell, Some(0), SampleStatus::Ok, None);
     s.wall_s = Some(0.03);
