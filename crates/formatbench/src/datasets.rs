@@ -4,13 +4,16 @@
 mod generate;
 mod ingest;
 mod materialize;
+mod realistic;
 mod spec;
+mod types;
 mod words;
 
 pub use crate::rng::Rng;
 pub use generate::{generate, row_shape, ColumnGenerator};
 pub use ingest::ingest;
-pub use spec::{DatasetKind, DatasetSpec, DATASET_KINDS};
+pub use spec::{DatasetKind, DatasetSpec, Shape, DATASET_KINDS};
+pub use types::{types_table, TYPES_INDEX};
 
 use crate::Error;
 use arrow::array::RecordBatch;

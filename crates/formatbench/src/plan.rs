@@ -74,6 +74,9 @@ pub struct Plan {
     /// Where artifacts live (`--storage`, `--network`): local files unless told otherwise.
     #[serde(default)]
     pub storage: Storage,
+    /// Verify every cell and measure nothing (`formatbench fidelity`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify_only: bool,
 }
 
 /// When a group of an adaptive run stops: after a complete round, once every competitor's

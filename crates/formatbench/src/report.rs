@@ -4,10 +4,12 @@
 
 mod cache;
 mod charts;
+mod fidelity;
 #[cfg(test)]
 mod fixture;
 mod format;
 mod glance;
+mod growth;
 mod html;
 mod layouts;
 mod machine;
@@ -17,10 +19,15 @@ mod pareto;
 mod pick;
 mod recommend;
 mod rows;
+mod rstudy;
+mod sensitivity;
 mod session;
+mod shapes;
 mod storage;
+mod sweep;
 mod terminal;
 
+pub use fidelity::{fidelity, Fidelity, FidelityCell, Outcome};
 pub use machine::conclusions;
 pub use recommend::recommendation;
 

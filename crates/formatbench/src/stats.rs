@@ -5,6 +5,7 @@ mod across;
 mod bootstrap;
 mod call;
 mod completeness;
+mod growth;
 mod model;
 mod quantiles;
 mod summary;
@@ -15,6 +16,7 @@ pub use bootstrap::{
 };
 pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
+pub use growth::{crossing, growth_ratio, log_log_slope, slope_with_interval, Slope};
 pub use model::{
     CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };

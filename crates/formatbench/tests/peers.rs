@@ -269,3 +269,80 @@ fn every_python_peer_of_the_layout_study_runs_its_layouts_and_matrix_operations(
         }
     }
 }
+
+/// Seed 001's design in one command: `suite r-study --quick` (the long table at 100,000 rows)
+/// through every R package and profile the study named that runs here, beside Feather, Parquet,
+/// arrow's CSV and DuckDB by the Python peers and formatbench's own readers; the packages
+/// Debian lacks are reported unavailable with the reason, and the report sets the study's
+/// conclusions beside the run.
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn the_r_study_runs_quick_through_the_r_and_python_peers() {
+    if !common::ready("peer", "r-data.table") || !common::ready("peer", "py-pyarrow-feather") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&[
+        "suite",
+        "r-study",
+        "--quick",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    let run = run_dir(out.path());
+    let samples = common::samples(&run);
+    let measured = |backend: &str, profile: &str, op: &str| {
+        samples.iter().any(|s| {
+            (
+                s.cell.backend.as_str(),
+                s.cell.profile.as_str(),
+                s.cell.op.as_str(),
+            ) == (backend, profile, op)
+                && s.status == SampleStatus::Ok
+                && s.round.is_some()
+        })
+    };
+    for (backend, profile) in [
+        ("r-data.table", "default"),
+        ("r-data.table", "yaml"),
+        ("r-vroom", "default"),
+        ("r-vroom", "eager"),
+        ("r-rds", "default"),
+        ("r-rds", "uncompressed"),
+        ("py-pyarrow-feather", "default"),
+        ("py-pyarrow-parquet", "default"),
+        ("py-pyarrow-csv", "default"),
+        ("py-duckdb", "default"),
+        ("ipc", "default"),
+        ("parquet", "default"),
+    ] {
+        for op in ["write", "read"] {
+            assert!(measured(backend, profile, op), "{backend}/{profile} {op}");
+        }
+    }
+    // Only the 100,000-row table under --quick, and only the two operations.
+    assert!(samples
+        .iter()
+        .all(|s| s.cell.dataset == "long-100000x12"
+            && ["write", "read"].contains(&s.cell.op.as_str())));
+    for backend in ["r-qs", "r-fst", "r-arrow-feather", "r-arrow-parquet"] {
+        let theirs: Vec<_> = samples
+            .iter()
+            .filter(|s| s.cell.backend == backend)
+            .collect();
+        assert!(!theirs.is_empty(), "{backend} is in the plan");
+        for s in theirs {
+            let unavailable = s.status == SampleStatus::Unavailable
+                && s.reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains("not installed"));
+            assert!(s.status == SampleStatus::Ok || unavailable, "{s:?}");
+        }
+    }
+    let markdown = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        markdown.contains("long-100000x12: seed 001's conclusions beside this run"),
+        "{markdown}"
+    );
+}

@@ -250,6 +250,18 @@ impl Backend for Npy {
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
         let dtype = dtype_of(ctx.schema).map_err(WorkerError::Unsupported)?;
+        // A float array has no nulls: writing them as 0.0 would change the data unseen.
+        for batch in batches {
+            for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                if column.null_count() > 0 {
+                    return Err(WorkerError::Unsupported(format!(
+                        ".npy holds no nulls; column '{}' has {}",
+                        field.name(),
+                        column.null_count()
+                    )));
+                }
+            }
+        }
         let cols = ctx.schema.fields().len();
         let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
         let mut out = BufWriter::with_capacity(1 << 20, File::create(data_file(dir, "npy"))?);

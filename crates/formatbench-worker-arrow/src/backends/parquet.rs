@@ -335,8 +335,47 @@ impl Backend for Parquet {
             if dictionary { "on" } else { "off" }.into(),
         );
         out.insert("encodings".into(), join(encodings));
+        out.insert("column_encodings".into(), column_encodings(&meta));
         out
     }
+}
+
+/// The encodings each column was written with (over every row group), columns with the same
+/// set named together: "PLAIN RLE: index, num_1, num_2, num_3, … (5 columns); PLAIN
+/// RLE_DICTIONARY: cat_A, cat_B (2 columns)".
+fn column_encodings(meta: &parquet::file::metadata::ParquetMetaData) -> String {
+    let mut by_column: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for rg in meta.row_groups() {
+        for (i, column) in rg.columns().iter().enumerate() {
+            if by_column.len() <= i {
+                by_column.push((column.column_path().string(), BTreeSet::new()));
+            }
+            by_column[i]
+                .1
+                .extend(column.encodings().map(|e| format!("{e:?}")));
+        }
+    }
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, set) in by_column {
+        let key = set.into_iter().collect::<Vec<_>>().join(" ");
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((key, vec![name])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(key, names)| {
+            let shown: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+            let more = if names.len() > 4 { ", …" } else { "" };
+            let count = match names.len() {
+                1 => "1 column".to_string(),
+                n => format!("{n} columns"),
+            };
+            format!("{key}: {}{more} ({count})", shown.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The rows of `found` (the distinct `sorted` positions, in order) in the order `rows` asks.

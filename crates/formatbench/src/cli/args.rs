@@ -20,13 +20,18 @@ pub enum Command {
     /// Run a benchmark: the built-in `default` suite, a generated dataset (--dataset) or your
     /// own file (--input).
     Run(RunArgs),
-    /// Run a suite: a built-in (default, featherstore, layouts, delta, stores) or a TOML file.
+    /// Run a suite: a built-in (default, featherstore, layouts, delta, stores, egress, delta-s3,
+    /// r-study) or a TOML file.
     Suite {
         /// Built-in suite name or path to a suite TOML file.
         name: String,
         #[command(flatten)]
         args: RunArgs,
     },
+    /// Which logical types survive a write and a read through each backend and target: a table
+    /// with one column per type (or the first rows of --input), each column verified through
+    /// every backend; nothing is timed. Writes fidelity.md and fidelity.json.
+    Fidelity(RunArgs),
     /// List the dataset generators and built-in suites.
     Datasets,
     /// List the backends, their profiles and operations, and why any cannot run here.
@@ -130,9 +135,15 @@ pub struct RunArgs {
     /// Generate this dataset: mixed, long, features or text.
     #[arg(long, conflicts_with = "input")]
     pub dataset: Option<String>,
-    /// Rows of the generated dataset (in a suite: of its scaled dataset).
-    #[arg(long)]
-    pub rows: Option<u64>,
+    /// Rows of the generated dataset (in a suite: of its scaled dataset); several, comma-separated
+    /// (`1e5,1e6,5e6`), run one dataset per size and report how each competitor's time grows.
+    #[arg(long, value_delimiter = ',', value_parser = row_count)]
+    pub rows: Option<Vec<u64>>,
+    /// How generated values are spread: random (the studies' tables, the default) or realistic
+    /// (nulls, skewed and low-cardinality values, sorted and clustered columns, rounded
+    /// numbers); `random,realistic` runs both and reports how each format moves.
+    #[arg(long, value_delimiter = ',', value_parser = shape)]
+    pub shape: Option<Vec<crate::datasets::Shape>>,
     /// `mixed`: columns of each of the six types.
     #[arg(long)]
     pub per_type: Option<usize>,
@@ -275,4 +286,22 @@ pub struct RunArgs {
     /// are recorded; `report --call` re-ranks by the other.
     #[arg(long, default_value = "warm", value_parser = ["warm", "first"])]
     pub call: String,
+}
+
+/// A row count: `100000`, `100_000` or `1e5`.
+fn row_count(text: &str) -> Result<u64, String> {
+    let plain = text.trim().replace('_', "");
+    if let Ok(n) = plain.parse::<u64>() {
+        return Ok(n);
+    }
+    match plain.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.fract() == 0.0 && x <= 1e15 => Ok(x as u64),
+        _ => Err(format!(
+            "'{text}' is not a row count (e.g. 100000, 100_000 or 1e5)"
+        )),
+    }
+}
+
+fn shape(text: &str) -> Result<crate::datasets::Shape, String> {
+    text.parse().map_err(|e: crate::Error| e.to_string())
 }

@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod compare;
+mod fidelity;
 mod pool;
 mod rerank;
 mod resolve;
@@ -37,6 +38,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             let suite = load_suite(&name)?;
             run(Some(suite), &args)
         }
+        Command::Fidelity(args) => fidelity::fidelity(&args),
         Command::Datasets => {
             print_datasets();
             Ok(0)

@@ -1,7 +1,8 @@
 //! The seeded generators. Each column draws from its own stream, so values do not depend on the
 //! batch size; batches are written as they are made.
 
-use super::{batch_rows, DatasetKind, DatasetSpec, Rng, Source, SourceWriter};
+use super::realistic::{with_nulls, Realistic, CURRENCIES};
+use super::{batch_rows, DatasetKind, DatasetSpec, Rng, Shape, Source, SourceWriter};
 use crate::Error;
 use arrow::array::{
     ArrayRef, BooleanArray, Date32Array, Float32Array, Float64Array, Int64Array, RecordBatch,
@@ -100,6 +101,14 @@ pub enum ColumnGenerator {
     Words {
         bytes: usize,
     },
+    /// A column shaped like real data (`--shape realistic`).
+    Realistic(Realistic),
+    /// `inner` with about `percent` % of its values null (which ones: a hash of the row).
+    Nullable {
+        inner: Box<ColumnGenerator>,
+        percent: u64,
+        salt: u64,
+    },
 }
 
 impl ColumnGenerator {
@@ -122,7 +131,13 @@ impl ColumnGenerator {
             }
             ColumnGenerator::Label(label) => text(label(0).len()),
             ColumnGenerator::Words { bytes } => text(*bytes),
+            ColumnGenerator::Realistic(column) => column.value_bytes(),
+            ColumnGenerator::Nullable { inner, .. } => inner.value_bytes(),
         }
+    }
+
+    fn nullable(&self) -> bool {
+        matches!(self, ColumnGenerator::Nullable { .. })
     }
 
     fn data_type(&self) -> DataType {
@@ -138,11 +153,19 @@ impl ColumnGenerator {
             | ColumnGenerator::Choice(_)
             | ColumnGenerator::Label(_)
             | ColumnGenerator::Words { .. } => DataType::Utf8,
+            ColumnGenerator::Realistic(column) => column.data_type(),
+            ColumnGenerator::Nullable { inner, .. } => inner.data_type(),
         }
     }
 
-    fn next(&self, rng: &mut Rng, first: u64, n: usize) -> ArrayRef {
-        match self {
+    fn next(&self, rng: &mut Rng, first: u64, n: usize) -> Result<ArrayRef, Error> {
+        Ok(match self {
+            ColumnGenerator::Realistic(column) => column.next(rng, first, n),
+            ColumnGenerator::Nullable {
+                inner,
+                percent,
+                salt,
+            } => with_nulls(inner.next(rng, first, n)?, first, *percent, *salt)?,
             ColumnGenerator::Index => Arc::new(Int64Array::from_iter_values(
                 (first..first + n as u64).map(|i| i as i64),
             )),
@@ -185,7 +208,7 @@ impl ColumnGenerator {
             ColumnGenerator::Words { bytes } => Arc::new(StringArray::from_iter_values(
                 (0..n).map(|_| super::words::line(rng, *bytes)),
             )),
-        }
+        })
     }
 }
 
@@ -215,7 +238,7 @@ pub fn row_shape(kind: DatasetKind, per_type: usize, features: usize) -> (u64, u
     };
     match kind {
         DatasetKind::Mixed => {
-            let one = columns(kind, 1, 0);
+            let one = random_columns(kind, 1, 0);
             let index = bytes(&one[..1]);
             let cycle = bytes(&one[1..]);
             let per = per_type as u64;
@@ -225,7 +248,7 @@ pub fn row_shape(kind: DatasetKind, per_type: usize, features: usize) -> (u64, u
             )
         }
         DatasetKind::Features => {
-            let fixed = columns(kind, 0, 0);
+            let fixed = random_columns(kind, 0, 0);
             let feature = ColumnGenerator::Float32Normal.value_bytes();
             (
                 bytes(&fixed).saturating_add(feature.saturating_mul(features as u64)),
@@ -233,14 +256,97 @@ pub fn row_shape(kind: DatasetKind, per_type: usize, features: usize) -> (u64, u
             )
         }
         DatasetKind::Long | DatasetKind::Text => {
-            let cols = columns(kind, 0, 0);
+            let cols = random_columns(kind, 0, 0);
             (bytes(&cols), cols.len() as u64)
         }
     }
 }
 
-/// The columns of a generated dataset, in order.
+/// The columns of a generated dataset, in order: the same names and types in either shape.
 pub fn columns(
+    kind: DatasetKind,
+    shape: Shape,
+    per_type: usize,
+    features: usize,
+) -> Vec<(String, ColumnGenerator)> {
+    match shape {
+        Shape::Random => random_columns(kind, per_type, features),
+        Shape::Realistic => realistic_columns(kind, per_type, features),
+    }
+}
+
+/// `inner` with `percent` % nulls, salted by its column's place.
+fn nulls(inner: ColumnGenerator, percent: u64, column: usize) -> ColumnGenerator {
+    ColumnGenerator::Nullable {
+        inner: Box::new(inner),
+        percent,
+        salt: 0x5EED_0000 + column as u64,
+    }
+}
+
+/// Each kind's columns shaped like real data (README, Data shaped like real data).
+fn realistic_columns(
+    kind: DatasetKind,
+    per_type: usize,
+    features: usize,
+) -> Vec<(String, ColumnGenerator)> {
+    let random = random_columns(kind, per_type, features);
+    let real = |column: Realistic| ColumnGenerator::Realistic(column);
+    random
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, random))| {
+            let shaped = match (kind, &random) {
+                (_, ColumnGenerator::Index) => random.clone(),
+                // FeatherStore's cycle: quantities, currency codes, prices, event times in
+                // order, rare flags, customer ids in runs.
+                (DatasetKind::Mixed, ColumnGenerator::Int64 { .. }) => {
+                    nulls(real(Realistic::Skewed { n: 10_000 }), 5, i)
+                }
+                (DatasetKind::Mixed, ColumnGenerator::Chars { .. }) => {
+                    nulls(real(Realistic::Codes(&CURRENCIES)), 2, i)
+                }
+                (DatasetKind::Mixed, ColumnGenerator::Float64) => {
+                    nulls(real(Realistic::Price), 5, i)
+                }
+                (DatasetKind::Mixed, ColumnGenerator::Timestamp) => {
+                    real(Realistic::SortedTimestamp { step: 60 })
+                }
+                (DatasetKind::Mixed, ColumnGenerator::Bool) => {
+                    nulls(real(Realistic::Rare { percent: 10 }), 5, i)
+                }
+                (DatasetKind::Mixed, ColumnGenerator::UInt64 { .. }) => {
+                    real(Realistic::Clustered {
+                        run: 20,
+                        salt: i as u64,
+                    })
+                }
+                // The R study's table as it prints it: states skewed, dates in order, numbers
+                // to two decimals, a few missing.
+                (DatasetKind::Long, ColumnGenerator::Choice(values)) if values.len() > 2 => {
+                    real(Realistic::Codes(values))
+                }
+                (DatasetKind::Long, ColumnGenerator::Date) => {
+                    real(Realistic::SortedDate { per_day: 1_000 })
+                }
+                (DatasetKind::Long, ColumnGenerator::Float64) => {
+                    nulls(real(Realistic::Rounded { decimals: 2 }), 3, i)
+                }
+                (DatasetKind::Long, ColumnGenerator::Chars { .. }) => nulls(random.clone(), 1, i),
+                // Activations after a ReLU: a third exact zeros, the rest to 1/1024.
+                (DatasetKind::Features, ColumnGenerator::Float32Normal) => {
+                    real(Realistic::Sparse { zero_percent: 30 })
+                }
+                (DatasetKind::Text, ColumnGenerator::Words { .. }) => nulls(random.clone(), 3, i),
+                _ => random.clone(),
+            };
+            (name, shaped)
+        })
+        .collect()
+}
+
+/// The columns of the studies' own tables: uniform random values, no nulls.
+fn random_columns(
     kind: DatasetKind,
     per_type: usize,
     features: usize,
@@ -317,14 +423,15 @@ pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
         per_type,
         features,
         seed,
+        shape,
     } = spec
     else {
         return Err(Error::Input("not a generated dataset".into()));
     };
-    let cols = columns(*kind, *per_type, *features);
+    let cols = columns(*kind, *shape, *per_type, *features);
     let schema = Arc::new(Schema::new(
         cols.iter()
-            .map(|(name, g)| Field::new(name, g.data_type(), false))
+            .map(|(name, g)| Field::new(name, g.data_type(), g.nullable()))
             .collect::<Vec<_>>(),
     ));
     let mut rngs: Vec<Rng> = (0..cols.len()).map(|i| Rng::new(*seed, i as u64)).collect();
@@ -340,18 +447,21 @@ pub fn generate(spec: &DatasetSpec, path: &Path) -> Result<Source, Error> {
             .iter()
             .zip(rngs.iter_mut())
             .map(|((_, g), rng)| g.next(rng, first, n))
-            .collect();
+            .collect::<Result<_, _>>()?;
         writer.write(&RecordBatch::try_new(schema.clone(), arrays)?)?;
         first += n as u64;
     }
     let (fingerprint, rows_written, bytes) = writer.finish()?;
-    let parameters = BTreeMap::from([
+    let mut parameters = BTreeMap::from([
         ("generator".into(), kind.name().to_string()),
         ("rows".into(), rows.to_string()),
         ("seed".into(), seed.to_string()),
         ("per_type".into(), per_type.to_string()),
         ("features".into(), features.to_string()),
     ]);
+    if *shape != Shape::Random {
+        parameters.insert("shape".into(), shape.name().to_string());
+    }
     Ok(Source {
         name: spec.name(),
         path: path.to_path_buf(),

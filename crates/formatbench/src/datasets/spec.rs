@@ -68,6 +68,41 @@ impl FromStr for DatasetKind {
     }
 }
 
+/// How a generated table's values are spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    /// Uniform random values and no nulls, as the studies generated them: the worst case for
+    /// every encoding.
+    #[default]
+    Random,
+    /// Shaped like real data: nulls, skewed and low-cardinality values, sorted and clustered
+    /// columns, rounded numbers (datasets/realistic.rs).
+    Realistic,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Random => "random",
+            Shape::Realistic => "realistic",
+        }
+    }
+}
+
+impl FromStr for Shape {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "random" => Ok(Shape::Random),
+            "realistic" => Ok(Shape::Realistic),
+            _ => Err(Error::Input(format!(
+                "unknown shape '{s}' (known: random, realistic)"
+            ))),
+        }
+    }
+}
+
 /// One dataset of a plan.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
@@ -80,6 +115,9 @@ pub enum DatasetSpec {
         /// `features`: feature columns.
         features: usize,
         seed: u64,
+        /// How the values are spread (`--shape`).
+        #[serde(default, skip_serializing_if = "is_random")]
+        shape: Shape,
     },
     Input {
         path: PathBuf,
@@ -113,11 +151,18 @@ pub fn input_name(path: &std::path::Path) -> String {
 }
 
 impl DatasetSpec {
-    /// The dataset's key in results: kind, rows and columns (index included), or the file's stem.
+    /// The dataset's key in results: kind, rows and columns (index included), a realistic
+    /// table's led by `realistic-`; or the file's stem.
     pub fn name(&self) -> String {
         match self {
-            DatasetSpec::Generated { kind, rows, .. } => {
-                format!("{kind}-{rows}x{}", self.columns())
+            DatasetSpec::Generated {
+                kind, rows, shape, ..
+            } => {
+                let lead = match shape {
+                    Shape::Random => "",
+                    Shape::Realistic => "realistic-",
+                };
+                format!("{lead}{kind}-{rows}x{}", self.columns())
             }
             DatasetSpec::Input { path, .. } => input_name(path),
         }
@@ -147,4 +192,8 @@ impl DatasetSpec {
             DatasetSpec::Input { .. } => 0,
         }
     }
+}
+
+fn is_random(shape: &Shape) -> bool {
+    *shape == Shape::Random
 }

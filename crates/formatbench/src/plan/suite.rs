@@ -1,12 +1,12 @@
 //! Suites: TOML files naming datasets × backends × profiles × operations. Built-ins are embedded
 //! in the binary; a user may pass a path.
 
-use crate::datasets::{DatasetKind, DatasetSpec};
+use crate::datasets::{DatasetKind, DatasetSpec, Shape};
 use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 7] = [
+pub const BUILTIN_SUITES: [(&str, &str); 8] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
@@ -17,6 +17,7 @@ pub const BUILTIN_SUITES: [(&str, &str); 7] = [
     ("stores", include_str!("../../suites/stores.toml")),
     ("egress", include_str!("../../suites/egress.toml")),
     ("delta-s3", include_str!("../../suites/delta-s3.toml")),
+    ("r-study", include_str!("../../suites/r-study.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -69,10 +70,14 @@ pub struct Quick {
 #[serde(deny_unknown_fields)]
 pub struct SuiteDataset {
     pub kind: DatasetKind,
-    pub rows: u64,
+    /// One row count, or several (`rows = [100_000, 1_000_000]`): a sweep, one dataset each.
+    pub rows: Rows,
     pub per_type: Option<usize>,
     pub features: Option<usize>,
     pub seed: Option<u64>,
+    /// `random` (the default) or `realistic` (`--shape` replaces it).
+    #[serde(default)]
+    pub shape: Shape,
     /// `--rows` replaces this dataset's row count.
     #[serde(default)]
     pub scale: bool,
@@ -81,6 +86,23 @@ pub struct SuiteDataset {
     /// Left out under `--quick`.
     #[serde(default)]
     pub skip_quick: bool,
+}
+
+/// A suite dataset's row count: one, or a list that sweeps the kind over sizes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Rows {
+    One(u64),
+    Many(Vec<u64>),
+}
+
+impl Rows {
+    pub fn counts(&self) -> Vec<u64> {
+        match self {
+            Rows::One(n) => vec![*n],
+            Rows::Many(list) => list.clone(),
+        }
+    }
 }
 
 fn all() -> Vec<String> {
@@ -92,19 +114,28 @@ fn wide() -> Vec<String> {
 }
 
 impl SuiteDataset {
-    pub fn to_spec(&self, seed: u64, rows_override: Option<u64>, quick: bool) -> DatasetSpec {
-        let rows = match (self.scale, rows_override, quick) {
-            (true, Some(rows), _) => rows,
-            (_, _, true) => self.quick_rows.unwrap_or(self.rows),
-            _ => self.rows,
+    /// The dataset at each of its sizes. `rows` (the command line's `--rows`) replaces a
+    /// scaled dataset's sizes; under `--quick` it runs at `quick_rows`, else its smallest size.
+    pub fn to_specs(&self, seed: u64, rows: Option<&[u64]>, quick: bool) -> Vec<DatasetSpec> {
+        let counts = match (self.scale, rows, quick) {
+            (true, Some(rows), _) => rows.to_vec(),
+            (_, _, true) => vec![self
+                .quick_rows
+                .or_else(|| self.rows.counts().into_iter().min())
+                .unwrap_or(0)],
+            _ => self.rows.counts(),
         };
-        DatasetSpec::Generated {
-            kind: self.kind,
-            rows,
-            per_type: self.per_type.unwrap_or(10),
-            features: self.features.unwrap_or(1024),
-            seed: self.seed.unwrap_or(seed),
-        }
+        counts
+            .into_iter()
+            .map(|rows| DatasetSpec::Generated {
+                kind: self.kind,
+                rows,
+                per_type: self.per_type.unwrap_or(10),
+                features: self.features.unwrap_or(1024),
+                seed: self.seed.unwrap_or(seed),
+                shape: self.shape,
+            })
+            .collect()
     }
 }
 
@@ -126,6 +157,11 @@ pub fn parse_suite(text: &str, origin: &str) -> Result<Suite, Error> {
     if suite.datasets.is_empty() {
         return Err(Error::Input(format!(
             "bad suite file {origin}: it names no datasets"
+        )));
+    }
+    if suite.datasets.iter().any(|d| d.rows.counts().is_empty()) {
+        return Err(Error::Input(format!(
+            "bad suite file {origin}: a dataset's rows = [] lists no row count"
         )));
     }
     Ok(suite)
@@ -175,16 +211,48 @@ mod tests {
         let specs: Vec<_> = suite
             .datasets
             .iter()
-            .map(|d| d.to_spec(42, Some(5000), false))
+            .flat_map(|d| d.to_specs(42, Some(&[5000]), false))
             .collect();
         assert_eq!(specs[0].name(), "mixed-1000x7");
         assert_eq!(specs[1].name(), "mixed-5000x61");
         let quick: Vec<_> = suite
             .datasets
             .iter()
-            .map(|d| d.to_spec(42, None, true))
+            .flat_map(|d| d.to_specs(42, None, true))
             .collect();
         assert_eq!(quick[1].name(), "mixed-100000x61");
+        // --rows with several counts sweeps the scaled shape only.
+        let swept: Vec<String> = suite
+            .datasets
+            .iter()
+            .flat_map(|d| d.to_specs(42, Some(&[1000, 5000]), false))
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(swept, ["mixed-1000x7", "mixed-1000x61", "mixed-5000x61"]);
+    }
+
+    #[test]
+    fn a_list_of_rows_is_a_sweep_and_quick_takes_its_smallest() {
+        let suite = parse_suite(
+            "name = \"x\"\n[[datasets]]\nkind = \"long\"\nrows = [1_000_000, 100_000]\n",
+            "t.toml",
+        )
+        .unwrap();
+        let names = |quick| -> Vec<String> {
+            suite.datasets[0]
+                .to_specs(42, None, quick)
+                .iter()
+                .map(|s| s.name())
+                .collect()
+        };
+        assert_eq!(names(false), ["long-1000000x12", "long-100000x12"]);
+        assert_eq!(names(true), ["long-100000x12"]);
+        let err = parse_suite(
+            "name = \"x\"\n[[datasets]]\nkind = \"long\"\nrows = []\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("lists no row count"), "{err}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::stats::{CellSummary, GeoMean, OpGroup, RatioInterval, RunSummary, Sum
 use std::collections::BTreeMap;
 
 mod small;
-pub(super) use small::{feature_sweep, small, sweep, COMPETITORS};
+pub(super) use small::{feature_sweep, group_of, small, sweep, Competitor, COMPETITORS};
 
 pub(super) const DATASET: &str = "mixed-100000x61";
 

@@ -73,8 +73,28 @@ pub fn render(summary: &RunSummary) -> String {
     tradeoffs::scaling(&mut out, &charts);
     titled_tables(
         &mut out,
+        ("growth", "Growth with size"),
+        super::growth::tables(summary),
+    );
+    titled_tables(
+        &mut out,
         ("layouts", "Layouts"),
         super::layouts::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        ("r-study", "The R read/write study"),
+        super::rstudy::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        ("sensitivity", "Encoding sensitivity"),
+        super::sensitivity::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        ("shapes", "Random against realistic data"),
+        super::shapes::tables(summary),
     );
     titled_tables(
         &mut out,

@@ -73,7 +73,23 @@ pub fn render(summary: &RunSummary) -> String {
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
     extra::scaling(&mut out, &charts);
+    titled_tables(&mut out, "Growth with size", super::growth::tables(summary));
     titled_tables(&mut out, "Layouts", super::layouts::tables(summary));
+    titled_tables(
+        &mut out,
+        "The R read/write study",
+        super::rstudy::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        "Encoding sensitivity",
+        super::sensitivity::tables(summary),
+    );
+    titled_tables(
+        &mut out,
+        "Random against realistic data",
+        super::shapes::tables(summary),
+    );
     titled_tables(&mut out, "Object storage", super::storage::tables(summary));
     titled_tables(&mut out, "Sessions", super::session::tables(summary));
     cache_table(&mut out, summary);

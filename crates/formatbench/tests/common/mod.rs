@@ -34,6 +34,7 @@ pub fn generated(
         per_type,
         features,
         seed,
+        shape: Default::default(),
     }
 }
 

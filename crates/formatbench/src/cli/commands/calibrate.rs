@@ -49,6 +49,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
             per_type: 1,
             features: 0,
             seed: 42,
+            shape: Default::default(),
         }],
         competitors: vec![
             competitor("selftest-spin", "x1"),
@@ -74,6 +75,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         seed: 42,
         files: crate::plan::DEFAULT_FILES,
         session_queries: crate::plan::DEFAULT_SESSION_QUERIES,
+        verify_only: false,
     };
     let options = RunOptions {
         out_dir: out.to_path_buf(),

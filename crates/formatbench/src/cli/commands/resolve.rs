@@ -2,7 +2,7 @@
 
 use crate::catalog::WorkerKind;
 use crate::cli::RunArgs;
-use crate::datasets::{DatasetKind, DatasetSpec};
+use crate::datasets::{DatasetKind, DatasetSpec, Shape};
 use crate::plan::{Competitor, Plan, Stopping, Suite};
 use crate::run::catalog;
 use crate::Error;
@@ -30,7 +30,20 @@ fn threads(text: &str) -> Result<u32, Error> {
     }
 }
 
+/// The shapes `--shape` asks for (`random,realistic` runs both), `random` by default.
+fn shapes(args: &RunArgs) -> Vec<Shape> {
+    args.shape.clone().unwrap_or_else(|| vec![Shape::Random])
+}
+
+/// The datasets of a run, each once (`--rows 1e5,100000` names one size twice).
 fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
+    let mut specs = all_datasets(suite, args)?;
+    let mut seen = std::collections::BTreeSet::new();
+    specs.retain(|spec| seen.insert(spec.name()));
+    Ok(specs)
+}
+
+fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
     if let Some(path) = &args.input {
         return Ok(vec![DatasetSpec::Input {
             path: path.clone(),
@@ -44,13 +57,22 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
         } else {
             100_000
         };
-        return Ok(vec![DatasetSpec::Generated {
-            kind,
-            rows: args.rows.unwrap_or(default_rows),
-            per_type: args.per_type.unwrap_or(10),
-            features: args.features.unwrap_or(8_192),
-            seed: args.seed,
-        }]);
+        let sizes = args.rows.clone().unwrap_or_else(|| vec![default_rows]);
+        return Ok(sizes
+            .into_iter()
+            .flat_map(|rows| {
+                shapes(args)
+                    .into_iter()
+                    .map(move |shape| DatasetSpec::Generated {
+                        kind,
+                        rows,
+                        per_type: args.per_type.unwrap_or(10),
+                        features: args.features.unwrap_or(8_192),
+                        seed: args.seed,
+                        shape,
+                    })
+            })
+            .collect());
     }
     let suite = suite
         .ok_or_else(|| Error::Input("no dataset: give --dataset, --input or a suite".into()))?;
@@ -58,18 +80,36 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
         .datasets
         .iter()
         .filter(|d| !(args.quick && d.skip_quick))
-        .map(|d| {
-            let mut spec = d.to_spec(args.seed, args.rows, args.quick);
-            if let DatasetSpec::Generated {
-                per_type, features, ..
-            } = &mut spec
-            {
-                if d.scale {
-                    *per_type = args.per_type.unwrap_or(*per_type);
-                    *features = args.features.unwrap_or(*features);
+        .flat_map(|d| {
+            let specs = d.to_specs(args.seed, args.rows.as_deref(), args.quick);
+            let mut shaped = Vec::new();
+            for spec in specs {
+                // --shape replaces every generated dataset's; a list runs each shape.
+                let wanted = match &args.shape {
+                    Some(_) => shapes(args),
+                    None => vec![Shape::Random],
+                };
+                for shape in wanted {
+                    let mut spec = spec.clone();
+                    if let DatasetSpec::Generated {
+                        per_type,
+                        features,
+                        shape: own,
+                        ..
+                    } = &mut spec
+                    {
+                        if d.scale {
+                            *per_type = args.per_type.unwrap_or(*per_type);
+                            *features = args.features.unwrap_or(*features);
+                        }
+                        if args.shape.is_some() {
+                            *own = shape;
+                        }
+                    }
+                    shaped.push(spec);
                 }
             }
-            spec
+            shaped
         })
         .collect())
 }
@@ -269,6 +309,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .unwrap_or(crate::plan::DEFAULT_SESSION_QUERIES),
         stopping,
         storage: storage(suite, args)?,
+        verify_only: false,
     })
 }
 

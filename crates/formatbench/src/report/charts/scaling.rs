@@ -1,11 +1,11 @@
-//! Scaling lines, only for runs that sweep a dataset kind over row counts (`mixed-1000x61`,
-//! `mixed-100000x61`, …) or over columns at one row count (`features-2000x260`,
-//! `features-2000x8196`, …): per operation, each competitor's median against the varying
-//! count, both on log scales.
+//! Scaling lines, only for runs that sweep a dataset kind over row counts or over columns at
+//! one row count (`report/sweep.rs`): per operation, each competitor's median against the
+//! varying count, both on log scales.
 
 use super::{label_width, Anchor, Chart, Place, Scale, Svg, Table};
 use crate::report::format::{count, duration, DASH};
 use crate::report::pick::{self, Id};
+use crate::report::sweep::{sweeps, Sweep};
 use crate::report::{group_title, ran};
 use crate::stats::{OpGroup, RunSummary};
 
@@ -16,57 +16,9 @@ const PLOT_BOTTOM: f64 = 290.0;
 /// Series colours `s0` … `s5`, reused in turn.
 const SERIES: usize = 6;
 
-/// Datasets of one kind that differ in one dimension: rows at a fixed column count, or columns
-/// (features) at a fixed row count; with the varying value, smallest first.
-struct Sweep {
-    name: String,
-    /// "rows" or "columns": what the x axis counts.
-    axis: &'static str,
-    datasets: Vec<(String, u64)>,
-}
-
-fn sweeps(summary: &RunSummary) -> Vec<Sweep> {
-    let mut sweeps: Vec<Sweep> = Vec::new();
-    for dataset in pick::dataset_names(summary) {
-        let Some((kind, _)) = pick::parse_name(&dataset) else {
-            continue;
-        };
-        let Some((rows, cols)) = pick::shape(summary, &dataset) else {
-            continue;
-        };
-        for (name, axis, value) in [
-            (format!("{kind}-*x{cols}"), "rows", rows),
-            (format!("{kind}-{rows}x*"), "columns", cols),
-        ] {
-            match sweeps.iter_mut().find(|s| s.name == name) {
-                Some(s) => s.datasets.push((dataset.clone(), value)),
-                None => sweeps.push(Sweep {
-                    name,
-                    axis,
-                    datasets: vec![(dataset.clone(), value)],
-                }),
-            }
-        }
-    }
-    for s in &mut sweeps {
-        s.datasets
-            .sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
-        s.datasets.dedup_by_key(|d| d.1);
-    }
-    sweeps.retain(|s| s.datasets.len() > 1);
-    sweeps
-}
-
 pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
     let mut charts = Vec::new();
     for sweep in sweeps(summary) {
-        let mut keys: Vec<(&str, &str, u32, String)> = Vec::new();
-        for g in &summary.groups {
-            let key = (g.op.as_str(), g.cache.as_str(), g.threads, g.place());
-            if sweep.datasets.iter().any(|d| d.0 == g.dataset) && !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
         // Each competitor keeps its colour across the sweep's charts.
         let mut ids: Vec<Id> = Vec::new();
         for g in summary
@@ -80,19 +32,8 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
                 }
             }
         }
-        for key in keys {
-            let groups: Vec<(u64, &OpGroup)> = sweep
-                .datasets
-                .iter()
-                .filter_map(|(d, rows)| {
-                    let g = summary.groups.iter().find(|g| {
-                        g.dataset == *d
-                            && (g.op.as_str(), g.cache.as_str(), g.threads, g.place()) == key
-                    })?;
-                    Some((*rows, g))
-                })
-                .collect();
-            charts.extend(chart(&sweep, &ids, &groups));
+        for key in sweep.keys(summary) {
+            charts.extend(chart(&sweep, &ids, &sweep.groups(summary, &key)));
         }
     }
     charts
