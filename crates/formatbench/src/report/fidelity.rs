@@ -117,7 +117,15 @@ pub fn fidelity(records: &[Record]) -> Fidelity {
                             (Outcome::Changed, Some(text.join("; ")))
                         }
                     }
-                    status => (outcome_of(status, true), v.reason.clone()),
+                    // A value the verifier found different altered the data; a read that
+                    // erred (its reader has no such type) failed before any comparison.
+                    status => {
+                        let compared = v
+                            .reason
+                            .as_deref()
+                            .is_some_and(|r| r.starts_with("verification failed"));
+                        (outcome_of(status, compared), v.reason.clone())
+                    }
                 };
                 (key, outcome)
             }

@@ -18,10 +18,13 @@ struct Format {
 
 const FEATHER: Format = Format {
     name: "feather",
+    // Paired by position with PARQUET's routes; the memory-mapped reads of the same file last.
     routes: &[
         ("r-arrow-feather", "default"),
         ("py-pyarrow-feather", "default"),
         ("ipc", "default"),
+        ("ipc-mmap", "default"),
+        ("py-pyarrow-feather-mmap", "default"),
     ],
 };
 const PARQUET: Format = Format {

@@ -29,7 +29,7 @@ fn verified(column: &str, backend: &str, status: SampleStatus, notes: &[&str]) -
         cell: cell(column, backend),
         status,
         reason: (status != SampleStatus::Ok)
-            .then(|| "column 'uint64', row 1: expected 18446744073709551615, got null".into()),
+            .then(|| "verification failed: column 'uint64', row 1: expected 18446744073709551615, got null".into()),
         digest: None,
         rows: Some(10),
         representation: notes.iter().map(|s| s.to_string()).collect(),
