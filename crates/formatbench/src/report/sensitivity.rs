@@ -97,11 +97,7 @@ fn rank(values: &Values, backend: &str, profile: &str, layout: &str) -> Option<u
     Some(1 + others.values().filter(|v| **v < own).count())
 }
 
-fn ranks_table(summary: &RunSummary, dataset: &str) -> Option<Table> {
-    let values: Vec<Values> = METRICS
-        .iter()
-        .map(|m| values(summary, dataset, m))
-        .collect();
+fn ranks_table(dataset: &str, values: &[Values]) -> Option<Table> {
     let mut layouts: Vec<&str> = values
         .iter()
         .flat_map(|v| v.keys().map(|k| k.2.as_str()))
@@ -109,11 +105,11 @@ fn ranks_table(summary: &RunSummary, dataset: &str) -> Option<Table> {
     layouts.sort_unstable();
     layouts.dedup();
     let mut rows = Vec::new();
-    for (backend, profiles) in multi_profile(&values) {
+    for (backend, profiles) in multi_profile(values) {
         for &layout in &layouts {
             let mut row = vec![backend.clone(), layout.to_string(), profiles.join(", ")];
             let mut holds = Vec::new();
-            for metric in &values {
+            for metric in values {
                 let ranks: Vec<Option<usize>> = profiles
                     .iter()
                     .map(|p| rank(metric, &backend, p, layout))
@@ -161,14 +157,10 @@ fn ranks_table(summary: &RunSummary, dataset: &str) -> Option<Table> {
     })
 }
 
-fn sides_table(summary: &RunSummary, dataset: &str) -> Option<Table> {
-    let values: Vec<Values> = METRICS
-        .iter()
-        .map(|m| values(summary, dataset, m))
-        .collect();
+fn sides_table(dataset: &str, values: &[Values]) -> Option<Table> {
     let mut rows = Vec::new();
-    for (backend, profiles) in multi_profile(&values) {
-        for (metric, metric_values) in METRICS.iter().zip(&values) {
+    for (backend, profiles) in multi_profile(values) {
+        for (metric, metric_values) in METRICS.iter().zip(values) {
             let ratios: Vec<Option<f64>> = profiles
                 .iter()
                 .map(|p| {
@@ -262,11 +254,22 @@ fn encodings_table(summary: &RunSummary, dataset: &str) -> Option<Table> {
 /// encodings the files hold.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
     let datasets = pick::dataset_names(summary);
+    // Each metric's values once per dataset, for both tables.
+    let values: Vec<Vec<Values>> = datasets
+        .iter()
+        .map(|d| METRICS.iter().map(|m| values(summary, d, m)).collect())
+        .collect();
     let mut out: Vec<Table> = datasets
         .iter()
-        .filter_map(|d| ranks_table(summary, d))
+        .zip(&values)
+        .filter_map(|(d, v)| ranks_table(d, v))
         .collect();
-    out.extend(datasets.iter().filter_map(|d| sides_table(summary, d)));
+    out.extend(
+        datasets
+            .iter()
+            .zip(&values)
+            .filter_map(|(d, v)| sides_table(d, v)),
+    );
     out.extend(datasets.iter().filter_map(|d| encodings_table(summary, d)));
     out
 }
