@@ -16,6 +16,7 @@ mod machine;
 mod markdown;
 mod overall;
 mod pareto;
+mod partitions;
 mod pick;
 mod recommend;
 mod rows;
@@ -40,6 +41,66 @@ use format::DASH;
 pub(crate) use format::{html_escape, html_head};
 pub(crate) use markdown::escape as markdown_escape;
 use std::path::Path;
+
+/// One of the sections after the results, in the order both reports show them: its anchor and
+/// heading, the charts placed in it (drawn first, each with its own table) and its tables. A
+/// section with neither is left out.
+struct Section {
+    id: &'static str,
+    heading: &'static str,
+    place: Option<charts::Place>,
+    tables: Vec<layouts::Table>,
+}
+
+fn sections(summary: &RunSummary) -> Vec<Section> {
+    let section = |id, heading, place, tables| Section {
+        id,
+        heading,
+        place,
+        tables,
+    };
+    vec![
+        section(
+            "scaling",
+            "Scaling with rows",
+            Some(charts::Place::Scaling),
+            Vec::new(),
+        ),
+        section("growth", "Growth with size", None, growth::tables(summary)),
+        section("layouts", "Layouts", None, layouts::tables(summary)),
+        section(
+            "r-study",
+            "The R read/write study",
+            None,
+            rstudy::tables(summary),
+        ),
+        section(
+            "partitions",
+            "Partition size",
+            Some(charts::Place::Partitions),
+            partitions::tables(summary),
+        ),
+        section(
+            "sensitivity",
+            "Encoding sensitivity",
+            None,
+            sensitivity::tables(summary),
+        ),
+        section(
+            "shapes",
+            "Random against realistic data",
+            None,
+            shapes::tables(summary),
+        ),
+        section(
+            "object-storage",
+            "Object storage",
+            None,
+            storage::tables(summary),
+        ),
+        section("sessions", "Sessions", None, session::tables(summary)),
+    ]
+}
 
 /// The summary table printed on stdout after a run, fitted to the terminal's width (100
 /// columns when stdout is not a terminal and `COLUMNS` is not set).

@@ -163,3 +163,78 @@ fn store_operations_need_an_index_column() {
         }
     }
 }
+
+/// FeatherStore's partition-size trade-off: ipc-parts under each partition size and with plain
+/// reads, every result verified, each write's partition size in its settings, and the report's
+/// section that charts each operation against the size and sets plain reads beside mapped ones.
+#[test]
+fn ipc_parts_profiles_make_the_partition_size_section() {
+    let out = tempfile::tempdir().unwrap();
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        &ROWS.to_string(),
+        "--per-type",
+        "1",
+        "--backends",
+        "ipc-parts",
+        "--profiles",
+        "all",
+        "--ops",
+        "write,read,range_between,labels",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.path().to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let mib = 1u64 << 20;
+    let mut written: Vec<(String, u64)> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Artifact(a) if a.backend == "ipc-parts" => Some((
+                a.profile.clone(),
+                a.settings.get("partition_bytes")?.parse().ok()?,
+            )),
+            _ => None,
+        })
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            ("32mib".to_string(), 32 * mib),
+            ("512mib".to_string(), 512 * mib),
+            ("8mib".to_string(), 8 * mib),
+            ("default".to_string(), 128 * mib),
+            ("no-mmap".to_string(), 128 * mib),
+        ]
+    );
+    let samples = samples(&dir);
+    for profile in ["default", "8mib", "32mib", "512mib", "no-mmap"] {
+        for op in ["write", "read", "range_between", "labels"] {
+            assert!(
+                samples.iter().any(|s| s.cell.profile == profile
+                    && s.cell.op == op
+                    && s.status == SampleStatus::Ok),
+                "{profile} {op}"
+            );
+        }
+    }
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for wanted in [
+        "## Partition size",
+        "ipc-parts: each operation's time ÷ its best, against the partition size",
+        "ipc-parts: the partition-size trade-off",
+        "ipc-parts: plain reads (no-mmap) against memory-mapped (default), 128 MiB partitions",
+    ] {
+        assert!(report.contains(wanted), "{wanted}\n{report}");
+    }
+}

@@ -433,4 +433,7 @@ def _settings(backend, ctx, method):
                 "thread_caps": threads.described(ctx.threads), "target": ctx.target}
     if method != "write":
         settings["method"] = method
+    own = getattr(backend, "settings_for", None)  # what a backend adds (its profile's settings)
+    if own is not None:
+        settings.update(own(ctx))
     return settings

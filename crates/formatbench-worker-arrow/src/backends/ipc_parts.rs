@@ -2,13 +2,17 @@
 //! model done natively: partitions of 128 MiB of Arrow data written concurrently, reads that
 //! open only the partitions holding the rows and decode zero-copy from a memory map, and
 //! changes committed atomically. The write's sync-and-rename is its `commit` phase.
+//!
+//! Its profiles are FeatherStore's trade-off (seed 000): the partition size (smaller partitions
+//! let range and label reads skip more rows, larger ones make full reads and writes cheaper)
+//! and memory-mapped against plain reads.
 
 use super::{Backend, Change, Commit, Context, LabelRead, Loaded, Request};
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use formatbench_protocol::{Op, RangeSpec};
 use ipc_parts::{
-    Cols, Key, ReadOptions, Rows, Selection, StoreError, Table, WriteOptions,
+    Access, Cols, Key, ReadOptions, Rows, Selection, StoreError, Table, WriteOptions,
     DEFAULT_PARTITION_BYTES,
 };
 use std::collections::BTreeMap;
@@ -16,6 +20,28 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub struct IpcParts;
+
+/// The profiles: the default (128 MiB partitions, memory-mapped reads), other partition sizes,
+/// and plain reads (each partition file read into memory, then decoded).
+const PROFILES: [&str; 5] = ["default", "8mib", "32mib", "512mib", "no-mmap"];
+
+/// The Arrow bytes a partition holds under a profile.
+fn partition_bytes(profile: &str) -> u64 {
+    const MIB: u64 = 1 << 20;
+    match profile {
+        "8mib" => 8 * MIB,
+        "32mib" => 32 * MIB,
+        "512mib" => 512 * MIB,
+        _ => DEFAULT_PARTITION_BYTES,
+    }
+}
+
+fn access(profile: &str) -> Access {
+    match profile {
+        "no-mmap" => Access::Plain,
+        _ => Access::Mmap,
+    }
+}
 
 impl From<StoreError> for WorkerError {
     fn from(e: StoreError) -> Self {
@@ -117,8 +143,8 @@ impl IpcParts {
             None => Cols::All,
         };
         let options = ReadOptions {
+            access: access(ctx.profile),
             threads: ctx.threads,
-            ..Default::default()
         };
         shaped(table.read(&rows, &cols, &options)?, ctx, names)
     }
@@ -135,12 +161,12 @@ impl Backend for IpcParts {
         env!("CARGO_PKG_VERSION").into()
     }
     fn about(&self) -> &'static str {
-        "formatbench's partitioned Arrow IPC table store (FeatherStore's model): 128 MiB partitions written concurrently, min/max pruning, mmap zero-copy reads, atomic commits"
+        "formatbench's partitioned Arrow IPC table store (FeatherStore's model): 128 MiB partitions written concurrently, min/max pruning, mmap zero-copy reads, atomic commits (8mib, 32mib, 512mib: other partition sizes; no-mmap: plain reads)"
     }
     fn profiles(&self) -> &'static [&'static str] {
         // The library also writes LZ4 and ZSTD frames; `ipc` measures those codecs already, and
         // compressed partitions give up the zero-copy reads this store is about.
-        &["default"]
+        &PROFILES
     }
     /// Partitions as objects: the metadata, then only the partitions a read needs, by ranges.
     fn object_storage(&self) -> Result<(), String> {
@@ -179,7 +205,7 @@ impl Backend for IpcParts {
     ) -> Result<Option<Commit>, WorkerError> {
         let options = WriteOptions {
             index: ctx.index.map(str::to_string),
-            partition_bytes: Some(DEFAULT_PARTITION_BYTES),
+            partition_bytes: Some(partition_bytes(ctx.profile)),
             threads: ctx.threads,
             compression: super::ipc_compression(ctx.profile),
             replace: true,
@@ -200,6 +226,10 @@ impl Backend for IpcParts {
             Request::All if remote => (
                 self.select(ctx, dir, Rows::All, None)?,
                 "table.json fetched, then every partition by ranges (footer, block headers, blocks)",
+            ),
+            Request::All if access(ctx.profile) == Access::Plain => (
+                self.select(ctx, dir, Rows::All, None)?,
+                "every partition read whole, then decoded",
             ),
             Request::All => (
                 self.select(ctx, dir, Rows::All, None)?,
@@ -263,9 +293,10 @@ impl Backend for IpcParts {
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
-        let access = match ctx.remote {
-            Some(_) => "objects: table.json whole, partitions by ranges",
-            None => "mmap, zero-copy decode",
+        let access = match (ctx.remote, access(ctx.profile)) {
+            (Some(_), _) => "objects: table.json whole, partitions by ranges",
+            (None, Access::Plain) => "plain reads, then decoded",
+            (None, _) => "mmap, zero-copy decode",
         };
         let mut out = BTreeMap::from([
             (

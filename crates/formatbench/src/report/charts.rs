@@ -7,6 +7,8 @@
 
 mod bars;
 mod heatmap;
+mod lines;
+mod partitions;
 mod scaling;
 mod scatter;
 mod svg;
@@ -26,6 +28,8 @@ pub(super) enum Place {
     Dataset(String),
     /// In the scaling section; the chart carries its own table.
     Scaling,
+    /// In the partition-size section; the chart carries its own table.
+    Partitions,
 }
 
 /// A plain table that goes with a chart that has no other: text first, then numbers.
@@ -52,6 +56,7 @@ pub(super) fn all(summary: &RunSummary) -> Vec<Chart> {
     charts.extend(heatmap::charts(summary));
     charts.extend(scatter::charts(summary));
     charts.extend(scaling::charts(summary));
+    charts.extend(partitions::charts(summary));
     charts
 }
 

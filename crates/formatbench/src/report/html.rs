@@ -70,42 +70,9 @@ pub fn render(summary: &RunSummary) -> String {
     results(&mut out, summary, &charts);
     overall(&mut out, summary, &charts);
     tradeoffs::tradeoffs(&mut out, summary, &charts);
-    tradeoffs::scaling(&mut out, &charts);
-    titled_tables(
-        &mut out,
-        ("growth", "Growth with size"),
-        super::growth::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("layouts", "Layouts"),
-        super::layouts::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("r-study", "The R read/write study"),
-        super::rstudy::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("sensitivity", "Encoding sensitivity"),
-        super::sensitivity::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("shapes", "Random against realistic data"),
-        super::shapes::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("object-storage", "Object storage"),
-        super::storage::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        ("sessions", "Sessions"),
-        super::session::tables(summary),
-    );
+    for section in super::sections(summary) {
+        study_section(&mut out, &section, &charts);
+    }
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);
@@ -277,16 +244,27 @@ fn missing(out: &mut String, summary: &RunSummary) {
     out.push_str("</ul>\n</section>\n");
 }
 
-fn titled_tables(
-    out: &mut String,
-    (id, heading): (&str, &str),
-    tables: Vec<super::layouts::Table>,
-) {
-    if tables.is_empty() {
+/// A section after the results: its charts, each followed by its own table, then its tables
+/// with their legends.
+fn study_section(out: &mut String, s: &super::Section, charts: &[charts::Chart]) {
+    let placed: Vec<&charts::Chart> = charts
+        .iter()
+        .filter(|c| Some(&c.place) == s.place.as_ref())
+        .collect();
+    if placed.is_empty() && s.tables.is_empty() {
         return;
     }
-    section(out, id, heading);
-    for table in tables {
+    section(out, s.id, s.heading);
+    for chart in placed {
+        let _ = writeln!(out, "<h3>{}</h3>", esc(&chart.title));
+        out.push_str("<figure class=\"scroll\">\n");
+        out.push_str(&chart.inline());
+        out.push_str("</figure>\n");
+        if let Some(t) = &chart.table {
+            tradeoffs::plain_table(out, "", &t.headers, &t.rows);
+        }
+    }
+    for table in &s.tables {
         let _ = writeln!(
             out,
             "<h3>{}</h3>\n<p class=\"legend\">{}.</p>",

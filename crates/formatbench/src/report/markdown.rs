@@ -72,26 +72,9 @@ pub fn render(summary: &RunSummary) -> String {
     results(&mut out, summary, &charts);
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
-    extra::scaling(&mut out, &charts);
-    titled_tables(&mut out, "Growth with size", super::growth::tables(summary));
-    titled_tables(&mut out, "Layouts", super::layouts::tables(summary));
-    titled_tables(
-        &mut out,
-        "The R read/write study",
-        super::rstudy::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        "Encoding sensitivity",
-        super::sensitivity::tables(summary),
-    );
-    titled_tables(
-        &mut out,
-        "Random against realistic data",
-        super::shapes::tables(summary),
-    );
-    titled_tables(&mut out, "Object storage", super::storage::tables(summary));
-    titled_tables(&mut out, "Sessions", super::session::tables(summary));
+    for section in super::sections(summary) {
+        extra::study_section(&mut out, &section, &charts);
+    }
     cache_table(&mut out, summary);
     missing(&mut out, summary);
     environment(&mut out, summary);
@@ -214,37 +197,6 @@ fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
         }
         for (label, flag) in flags {
             let _ = writeln!(out, "- ! {}: {}", escape(&label), escape(&flag));
-        }
-        out.push('\n');
-    }
-}
-
-fn titled_tables(out: &mut String, heading: &str, tables: Vec<super::layouts::Table>) {
-    if tables.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "## {heading}\n");
-    for table in tables {
-        let _ = writeln!(
-            out,
-            "### {}\n\n{}.\n",
-            escape(&table.title),
-            escape(table.legend)
-        );
-        let _ = writeln!(out, "| {} |", table.headers.join(" | "));
-        let align: Vec<&str> = (0..table.headers.len())
-            .map(|i| {
-                if i < table.text_columns {
-                    "---"
-                } else {
-                    "---:"
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "| {} |", align.join(" | "));
-        for row in &table.rows {
-            let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
-            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         out.push('\n');
     }

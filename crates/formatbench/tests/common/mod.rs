@@ -84,7 +84,21 @@ pub fn available(what: &str, present: bool) -> bool {
 /// FORMATBENCH_HEAVY_SKIP is skipped with that reason even then: CI leaves out the heavy
 /// workers whose cold build does not fit its budget (lance, delta-rs), says so in its last
 /// lines, and `workers/rust/check-heavy` tests them.
+///
+/// A test that needs a heavy worker must have `heavy` or `delta` in its name: CI runs the others
+/// while the workers build and those once they are built, selected by name.
 pub fn ready(kind: &str, name: &str) -> bool {
+    let heavy = formatbench::catalog::HEAVY_BACKENDS
+        .iter()
+        .any(|(backend, _, _)| *backend == name);
+    // libtest names each test's thread after the test ("main" when it runs on one thread).
+    if let Some(test) = std::thread::current().name().filter(|t| *t != "main") {
+        assert!(
+            !heavy || test.contains("heavy") || test.contains("delta"),
+            "{test} needs the heavy backend {name}: name it with `heavy` or `delta`, which CI \
+             runs after building the heavy workers (.ci/run)"
+        );
+    }
     if let Ok(skip) = std::env::var("FORMATBENCH_HEAVY_SKIP") {
         if skip.split([',', ' ']).any(|s| s == name) {
             eprintln!("skipped: the {kind} {name} (FORMATBENCH_HEAVY_SKIP={skip})");

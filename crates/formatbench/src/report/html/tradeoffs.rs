@@ -19,7 +19,12 @@ pub(super) fn charts_at(out: &mut String, charts: &[Chart], place: &Place) {
 }
 
 /// A table whose first column is text and the rest numbers.
-fn plain_table(out: &mut String, caption: &str, headers: &[String], rows: &[Vec<String>]) {
+pub(super) fn plain_table(
+    out: &mut String,
+    caption: &str,
+    headers: &[String],
+    rows: &[Vec<String>],
+) {
     out.push_str("<div class=\"scroll\"><table>\n");
     if !caption.is_empty() {
         let _ = writeln!(out, "<caption>{}</caption>", esc(caption));
@@ -73,28 +78,6 @@ pub(super) fn tradeoffs(out: &mut String, summary: &RunSummary, charts: &[Chart]
                 "<p class=\"muted\">Off the frontier: {}.</p>",
                 esc(&off.join("; "))
             );
-        }
-    }
-    out.push_str("</section>\n");
-}
-
-/// Scaling lines, each followed by its medians; nothing when the run swept no row counts.
-pub(super) fn scaling(out: &mut String, charts: &[Chart]) {
-    let scaling: Vec<&Chart> = charts
-        .iter()
-        .filter(|c| c.place == Place::Scaling)
-        .collect();
-    if scaling.is_empty() {
-        return;
-    }
-    section(out, "scaling", "Scaling with rows");
-    for chart in scaling {
-        let _ = writeln!(out, "<h3>{}</h3>", esc(&chart.title));
-        out.push_str("<figure class=\"scroll\">\n");
-        out.push_str(&chart.inline());
-        out.push_str("</figure>\n");
-        if let Some(t) = &chart.table {
-            plain_table(out, "", &t.headers, &t.rows);
         }
     }
     out.push_str("</section>\n");

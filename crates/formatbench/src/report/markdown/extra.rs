@@ -1,9 +1,10 @@
 //! The Markdown sections that are mostly charts: trade-offs per dataset with the Pareto
-//! frontier, and scaling with rows.
+//! frontier, and the study sections after the results (scaling, growth, partition size, …).
 
 use super::super::charts::{Chart, Place};
 use super::super::pareto::{frontiers, LEGEND};
 use super::super::pick::dataset_names;
+use super::super::Section;
 use super::{charts_at, escape, header, row};
 use crate::stats::RunSummary;
 use std::fmt::Write;
@@ -50,15 +51,20 @@ pub(super) fn tradeoffs(out: &mut String, summary: &RunSummary, charts: &[Chart]
     }
 }
 
-pub(super) fn scaling(out: &mut String, charts: &[Chart]) {
-    if !charts.iter().any(|c| c.place == Place::Scaling) {
+/// A section after the results: its charts, each followed by its own table, then its tables
+/// with their legends.
+pub(in crate::report) fn study_section(out: &mut String, s: &Section, charts: &[Chart]) {
+    let placed = || {
+        charts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| Some(&c.place) == s.place.as_ref())
+    };
+    if placed().next().is_none() && s.tables.is_empty() {
         return;
     }
-    out.push_str("## Scaling with rows\n\n");
-    for (i, chart) in charts.iter().enumerate() {
-        if chart.place != Place::Scaling {
-            continue;
-        }
+    let _ = writeln!(out, "## {}\n", s.heading);
+    for (i, chart) in placed() {
         let _ = writeln!(
             out,
             "![{}]({})\n",
@@ -68,5 +74,25 @@ pub(super) fn scaling(out: &mut String, charts: &[Chart]) {
         if let Some(t) = &chart.table {
             plain_table(out, &t.headers, &t.rows);
         }
+    }
+    for table in &s.tables {
+        let _ = writeln!(
+            out,
+            "### {}\n\n{}.\n",
+            escape(&table.title),
+            escape(table.legend)
+        );
+        let columns: Vec<(&str, bool)> = table
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.as_str(), i >= table.text_columns))
+            .collect();
+        header(out, &columns);
+        for r in &table.rows {
+            let cells: Vec<String> = r.iter().map(|c| escape(c)).collect();
+            row(out, &cells);
+        }
+        out.push('\n');
     }
 }
