@@ -52,7 +52,8 @@ struct Section {
     tables: Vec<layouts::Table>,
 }
 
-fn sections(summary: &RunSummary) -> Vec<Section> {
+/// The sections of a run's reports; a fidelity run's matrix is its own section.
+fn sections(summary: &RunSummary, fidelity: Option<&Fidelity>) -> Vec<Section> {
     let section = |id, heading, place, tables| Section {
         id,
         heading,
@@ -99,6 +100,12 @@ fn sections(summary: &RunSummary) -> Vec<Section> {
             storage::tables(summary),
         ),
         section("sessions", "Sessions", None, session::tables(summary)),
+        section(
+            "fidelity",
+            "Fidelity: which types survive a write and a read",
+            None,
+            fidelity.map(Fidelity::tables).unwrap_or_default(),
+        ),
     ]
 }
 
@@ -110,12 +117,12 @@ pub fn terminal(summary: &RunSummary) -> String {
 
 /// A report meant to be pasted into a README or an issue.
 pub fn markdown(summary: &RunSummary) -> String {
-    markdown::render(summary)
+    markdown::render(summary, &sections(summary, None))
 }
 
 /// One HTML5 file with no external resources, readable offline and in either colour scheme.
 pub fn html(summary: &RunSummary) -> String {
-    html::render(summary)
+    html::render(summary, &sections(summary, None))
 }
 
 /// Every report and export of a results file's records, written into `dir`: the one way from
@@ -128,7 +135,13 @@ pub fn write_all(
 ) -> Result<RunSummary, Error> {
     let summary = crate::stats::summarize_run_as(records, call);
     std::fs::create_dir_all(dir)?;
-    write_reports(&summary, dir)?;
+    // A fidelity run's reports carry its matrix (`formatbench fidelity`, then `report`).
+    let suite = records.iter().find_map(|r| match r {
+        crate::results::Record::Environment(e) => e.settings.get("suite"),
+        _ => None,
+    });
+    let matrix = (suite.map(String::as_str) == Some("fidelity")).then(|| fidelity(records));
+    write_reports_of(&summary, matrix.as_ref(), dir)?;
     crate::export::write_exports(records, &summary, dir)?;
     Ok(summary)
 }
@@ -136,10 +149,22 @@ pub fn write_all(
 /// Writes `report.md`, `report.html` and the charts `report.md` links (`chart-<n>.svg`) into
 /// `dir`, and removes chart files an earlier report left there beyond the new count.
 pub fn write_reports(summary: &RunSummary, dir: &Path) -> Result<(), Error> {
+    write_reports_of(summary, None, dir)
+}
+
+fn write_reports_of(
+    summary: &RunSummary,
+    fidelity: Option<&Fidelity>,
+    dir: &Path,
+) -> Result<(), Error> {
     let charts = charts::all(summary);
+    let sections = sections(summary, fidelity);
     let mut files = vec![
-        ("report.md".to_string(), markdown(summary)),
-        ("report.html".to_string(), html(summary)),
+        (
+            "report.md".to_string(),
+            markdown::render(summary, &sections),
+        ),
+        ("report.html".to_string(), html::render(summary, &sections)),
     ];
     files.extend(
         charts

@@ -63,6 +63,21 @@ fn every_type_goes_through_every_backend_verified_and_untimed() {
     );
     // The single-column inputs are gone.
     assert!(!out.path().join(".fidelity-inputs").exists());
+    // The run's reports carry the matrix too, and `report` regenerates it from the records.
+    let run = run_dir(out.path());
+    for name in ["report.md", "report.html"] {
+        let text = std::fs::read_to_string(run.join(name)).unwrap();
+        assert!(
+            text.contains("Fidelity: which types survive a write and a read")
+                && text.contains("what changed, and why"),
+            "{name}"
+        );
+    }
+    std::fs::remove_file(run.join("report.md")).unwrap();
+    let again = formatbench(&["report", run.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let text = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(text.contains("| uint64 | UInt64 |"), "{text}");
 }
 
 #[test]

@@ -30,7 +30,8 @@ pub enum Command {
     },
     /// Which logical types survive a write and a read through each backend and target: a table
     /// with one column per type (or the first rows of --input), each column verified through
-    /// every backend; nothing is timed. Writes fidelity.md and fidelity.json.
+    /// every backend; nothing is timed. Writes fidelity.md and fidelity.json, and the matrix
+    /// into the run's report.md and report.html.
     Fidelity(RunArgs),
     /// List the dataset generators and built-in suites.
     Datasets,

@@ -9,6 +9,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+const MATRIX_LEGEND: &str = "each type is a table of its own (an index and that column, every fifth value null), written then read back by each backend into each target, and verified value by value against the source: ✓ same type, equal values · ≈ equal values in another representation · ✗ altered (other values, or a type they cannot be compared in) · — refused, with the reason · ! failed · n/a unavailable here";
+const NOTES_LEGEND: &str = "every cell of the matrix that is not ✓: the representation it came back in, or the reason it was refused, altered or failed";
+
 /// What became of one type through one backend and target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -213,13 +216,9 @@ impl Fidelity {
     pub fn markdown(&self) -> String {
         let competitors = self.competitors();
         let mut out = String::from("# Fidelity: which types survive a write and a read\n\n");
-        out.push_str(
-            "Each type is a table of its own (an index and that column, every fifth value \
-             null), written then read back by each backend into each target, and verified \
-             value by value against the source. ✓ same type, equal values · ≈ equal values in \
-             another representation · ✗ altered (other values, or a type they cannot be \
-             compared in) · — refused, with the reason · ! failed · n/a unavailable here.\n\n",
-        );
+        let mut legend = MATRIX_LEGEND.chars();
+        let first = legend.next().map(|c| c.to_ascii_uppercase());
+        let _ = write!(out, "{}{}.\n\n", first.unwrap_or_default(), legend.as_str());
         let _ = write!(out, "| type | source |");
         for (_, label) in &competitors {
             let _ = write!(out, " {} |", label.replace('|', "\\|"));
@@ -258,6 +257,61 @@ impl Fidelity {
             }
         }
         out
+    }
+
+    /// The matrix and its notes as report tables (the run's report.md and report.html).
+    pub(super) fn tables(&self) -> Vec<super::layouts::Table> {
+        let competitors = self.competitors();
+        let mut headers = vec!["type".to_string(), "source".to_string()];
+        headers.extend(competitors.iter().map(|(_, label)| label.clone()));
+        let rows = self
+            .types
+            .iter()
+            .map(|(column, ty)| {
+                let mut row = vec![column.clone(), ty.clone()];
+                row.extend(competitors.iter().map(|(key, _)| {
+                    let cell = self.cell(column, key);
+                    cell.map_or("", |c| c.outcome.symbol()).to_string()
+                }));
+                row
+            })
+            .collect();
+        let mut tables = vec![super::layouts::Table {
+            title: "one column per type, written and read back by each backend and target".into(),
+            legend: MATRIX_LEGEND,
+            text_columns: headers.len(),
+            headers,
+            rows,
+        }];
+        let notes: Vec<Vec<String>> = competitors
+            .iter()
+            .flat_map(|(key, label)| {
+                self.types.iter().filter_map(move |(column, _)| {
+                    let cell = self.cell(column, key)?;
+                    (cell.outcome != Outcome::Same).then(|| {
+                        vec![
+                            label.clone(),
+                            column.clone(),
+                            cell.outcome.symbol().to_string(),
+                            cell.detail.clone().unwrap_or_default(),
+                        ]
+                    })
+                })
+            })
+            .collect();
+        if !notes.is_empty() {
+            tables.push(super::layouts::Table {
+                title: "what changed, and why".into(),
+                legend: NOTES_LEGEND,
+                headers: ["competitor", "type", "outcome", "how, or why"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                text_columns: 4,
+                rows: notes,
+            });
+        }
+        tables
     }
 
     /// The matrix as JSON: the types, then every cell.

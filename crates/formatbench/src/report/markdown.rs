@@ -58,7 +58,7 @@ fn header(out: &mut String, columns: &[(&str, bool)]) {
     row(out, &rules);
 }
 
-pub fn render(summary: &RunSummary) -> String {
+pub fn render(summary: &RunSummary, sections: &[super::Section]) -> String {
     let mut out = String::from("# formatbench report\n\n");
     if let Some(text) = recommendation(summary) {
         let _ = writeln!(out, "**Recommendation:** {}\n", escape(&text));
@@ -72,8 +72,8 @@ pub fn render(summary: &RunSummary) -> String {
     results(&mut out, summary, &charts);
     overall(&mut out, summary, &charts);
     extra::tradeoffs(&mut out, summary, &charts);
-    for section in super::sections(summary) {
-        extra::study_section(&mut out, &section, &charts);
+    for section in sections {
+        extra::study_section(&mut out, section, &charts);
     }
     cache_table(&mut out, summary);
     missing(&mut out, summary);

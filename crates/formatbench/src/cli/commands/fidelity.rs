@@ -92,6 +92,8 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;
     let records = crate::results::read_records(&outcome.results)?;
+    // The run's reports (the matrix is a section of them) and exports, as after any run.
+    crate::report::write_all(&records, None, &outcome.run_dir)?;
     let matrix = crate::report::fidelity(&records);
     let markdown = matrix.markdown();
     let written = |name: &str, text: &str| {

@@ -264,9 +264,14 @@ mod tests {
     use super::super::super::fixture::fixture;
     use super::super::render;
 
+    /// The HTML report of the test fixture.
+    fn page() -> String {
+        render(&fixture(), &crate::report::sections(&fixture(), None))
+    }
+
     #[test]
     fn reasons_and_settings_are_escaped() {
-        let text = render(&fixture());
+        let text = page();
         assert!(text.contains("worker crashed: &lt;signal 11&gt; | core dumped"));
         assert!(!text.contains("<signal") && !text.contains("<level"));
         // Long settings are folded, whole and escaped.
@@ -278,7 +283,7 @@ mod tests {
 
     #[test]
     fn tables_highlight_the_winner_and_list_flags() {
-        let text = render(&fixture());
+        let text = page();
         assert_eq!(
             text.matches("<span class=\"badge\">fastest</span>").count(),
             4
@@ -312,7 +317,7 @@ mod tests {
 
     #[test]
     fn cold_columns_and_failed_rows_keep_the_table_shape() {
-        let text = render(&fixture());
+        let text = page();
         let cold = text
             .split("<h3>mixed-100000x61 · read · cache cold · threads 2</h3>")
             .nth(1)
@@ -336,7 +341,7 @@ mod tests {
 
     #[test]
     fn summary_across_operations() {
-        let text = render(&fixture());
+        let text = page();
         let overall = text
             .split("<section id=\"overall\">")
             .nth(1)

@@ -13,7 +13,7 @@ fn section<'a>(text: &'a str, heading: &str) -> &'a str {
 
 #[test]
 fn tables_have_headers_and_escaped_pipes() {
-    let text = render(&fixture());
+    let text = crate::report::markdown(&fixture());
     assert!(text.starts_with("# formatbench report\n"));
     let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
     assert!(warm.contains(
@@ -38,7 +38,7 @@ fn tables_have_headers_and_escaped_pipes() {
 
 #[test]
 fn settings_column_holds_the_escaped_manifest() {
-    let text = render(&fixture());
+    let text = crate::report::markdown(&fixture());
     let warm = section(&text, "mixed-100000x61 · read · cache warm · threads 2");
     assert!(warm.contains(
         "| mmap | profile_settings=zstd &lt;level 3> \\| dictionary off; codecs=ZSTD(3); \
@@ -51,7 +51,7 @@ fn settings_column_holds_the_escaped_manifest() {
 
 #[test]
 fn notes_flags_and_cold_columns() {
-    let text = render(&fixture());
+    let text = crate::report::markdown(&fixture());
     let cold = section(&text, "mixed-100000x61 · read · cache cold · threads 2");
     assert!(cold.contains(
         "\n\nno clear winner: the runner-up's 95 % interval includes 1\n\n\
@@ -70,7 +70,7 @@ fn notes_flags_and_cold_columns() {
 
 #[test]
 fn summary_across_operations_sorted_by_ratio() {
-    let text = render(&fixture());
+    let text = crate::report::markdown(&fixture());
     let overall = text
         .split("## Summary across operations")
         .nth(1)
@@ -88,7 +88,7 @@ fn summary_across_operations_sorted_by_ratio() {
 
 #[test]
 fn environment_datasets_and_artifacts() {
-    let text = render(&fixture());
+    let text = crate::report::markdown(&fixture());
     assert!(text.contains("| CPU | AMD EPYC 7763 |"));
     assert!(text.contains("| Memory | 64.0 GiB |"));
     assert!(text.contains("| Git commit | abc1234 (dirty) |"));
@@ -111,7 +111,7 @@ fn not_measured_lists_full_reasons() {
     let mut summary = fixture();
     let long = "y".repeat(200);
     summary.groups[3].cells[1].reason = Some(long.clone());
-    let text = render(&summary);
+    let text = crate::report::markdown(&summary);
     let section = text.split("## Not measured").nth(1).unwrap_or_default();
     assert!(section.contains("**failed** — worker crashed"));
     assert!(section.contains(&format!("**unsupported** — {long}")));
@@ -119,7 +119,7 @@ fn not_measured_lists_full_reasons() {
 
 #[test]
 fn empty_summary_still_renders_every_section() {
-    let text = render(&RunSummary::default());
+    let text = crate::report::markdown(&RunSummary::default());
     for heading in [
         "## Environment",
         "## Datasets",
