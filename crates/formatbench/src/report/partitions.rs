@@ -11,7 +11,7 @@ use super::{format, ran};
 use crate::stats::{crossing, OpGroup, RunSummary};
 
 const SIZES_LEGEND: &str = "each operation's median time at each partition size (the store's profiles; the size each write used, read back from its settings), its best size, and the time at the largest size ÷ the time at the smallest: below 1 the operation gains from larger partitions, above 1 from smaller ones";
-const CROSS_LEGEND: &str = "each operation's cost relative to its own best partition size, and where a selective read's line crosses a full read's or a write's, interpolated on log-log axes between the neighbouring sizes: at that size both pay the same share over their best, below it the full operations pay more, above it the selective read does";
+const CROSS_LEGEND: &str = "each operation's cost relative to its own best partition size, and where a selective read's line crosses a full read's or a write's, interpolated on log-log axes between the neighbouring sizes: at that size both pay the same share over their best, and the reading says which pays the larger share on either side";
 const MMAP_LEGEND: &str = "the store with plain reads (each partition read into memory, then decoded) ÷ the same store memory-mapped, at the same partition size, per read: above 1 the map is faster";
 
 /// The operations that read or write every row, against which selective reads are weighed.
@@ -211,8 +211,12 @@ fn sizes_table(study: &Study) -> Table {
     }
 }
 
+/// A crossing: the selective read, the full operation, the size, and whether the selective
+/// read pays the larger share over its best below that size.
+pub(super) type Crossing = (String, String, u64, bool);
+
 /// Where a selective read's relative cost crosses a full operation's.
-pub(super) fn crossings(study: &Study) -> Vec<(String, String, u64)> {
+pub(super) fn crossings(study: &Study) -> Vec<Crossing> {
     let mut out = Vec::new();
     for selective in study
         .lines
@@ -236,6 +240,7 @@ pub(super) fn crossings(study: &Study) -> Vec<(String, String, u64)> {
                         selective.label.clone(),
                         whole.label.clone(),
                         at.round() as u64,
+                        r0 > 1.0,
                     ));
                 }
             }
@@ -247,12 +252,16 @@ pub(super) fn crossings(study: &Study) -> Vec<(String, String, u64)> {
 fn crossing_table(study: &Study) -> Option<Table> {
     let rows: Vec<Vec<String>> = crossings(study)
         .into_iter()
-        .map(|(selective, whole, at)| {
+        .map(|(selective, whole, at, selective_below)| {
+            let (below, above) = match selective_below {
+                true => (&selective, &whole),
+                false => (&whole, &selective),
+            };
             vec![
                 selective.clone(),
                 whole.clone(),
+                format!("{below} pays more below, {above} above"),
                 format::bytes(at),
-                format!("{whole} pays more below, {selective} above"),
             ]
         })
         .collect();
@@ -262,11 +271,11 @@ fn crossing_table(study: &Study) -> Option<Table> {
             study.dataset, study.backend
         ),
         legend: CROSS_LEGEND,
-        headers: ["selective read", "full operation", "crossing at", "reading"]
+        headers: ["selective read", "full operation", "reading", "crossing at"]
             .iter()
             .map(|s| s.to_string())
             .collect(),
-        text_columns: 2,
+        text_columns: 3,
         rows,
     })
 }

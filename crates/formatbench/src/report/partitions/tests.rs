@@ -102,12 +102,14 @@ fn a_selective_read_crosses_the_full_operations_where_their_relative_costs_meet(
     let expected = (8.0 * 4f64.powf(t) * MIB as f64).round() as u64;
     let write = found
         .iter()
-        .find(|(s, w, _)| s == "range_between" && w == "write")
+        .find(|(s, w, _, _)| s == "range_between" && w == "write")
         .unwrap();
     assert_eq!(write.2, expected);
     assert!(8 * MIB < write.2 && write.2 < 32 * MIB);
+    // Below it the write pays the larger share (2 against 1), not the range read.
+    assert!(!write.3);
     // Against the full read (2, 1.2, 1, 1): one crossing too, between 8 and 32 MiB.
-    let read: Vec<_> = found.iter().filter(|(_, w, _)| w == "read").collect();
+    let read: Vec<_> = found.iter().filter(|(_, w, _, _)| w == "read").collect();
     assert_eq!(read.len(), 1);
 }
 
