@@ -59,6 +59,20 @@ impl Line<'_> {
     }
 }
 
+/// One setting the write of a store's profile recorded.
+fn setting<'a>(
+    summary: &'a RunSummary,
+    (dataset, backend, profile): (&str, &str, &str),
+    key: &str,
+) -> Option<&'a str> {
+    summary
+        .artifacts
+        .iter()
+        .find(|a| a.dataset == dataset && a.backend == backend && a.profile == profile)
+        .and_then(|a| a.settings.get(key))
+        .map(String::as_str)
+}
+
 /// The partition size a store's write used, from the artifact's settings.
 fn partition_bytes(
     summary: &RunSummary,
@@ -66,22 +80,19 @@ fn partition_bytes(
     backend: &str,
     profile: &str,
 ) -> Option<u64> {
-    summary
-        .artifacts
-        .iter()
-        .find(|a| a.dataset == dataset && a.backend == backend && a.profile == profile)
-        .and_then(|a| a.settings.get("partition_bytes"))
-        .and_then(|b| b.parse().ok())
+    setting(summary, (dataset, backend, profile), "partition_bytes")?
+        .parse()
+        .ok()
 }
 
 /// Whether a store's profile reads without a memory map (its settings say "plain").
 fn plain_reads(summary: &RunSummary, dataset: &str, backend: &str, profile: &str) -> bool {
-    summary
-        .artifacts
-        .iter()
-        .find(|a| a.dataset == dataset && a.backend == backend && a.profile == profile)
-        .and_then(|a| a.settings.get("access"))
-        .is_some_and(|access| access.starts_with("plain"))
+    reads_plain(setting(summary, (dataset, backend, profile), "access"))
+}
+
+/// An `access` setting of plain reads.
+fn reads_plain(access: Option<&str>) -> bool {
+    access.is_some_and(|access| access.starts_with("plain"))
 }
 
 fn median(group: &OpGroup, backend: &str, profile: &str) -> Option<f64> {
@@ -281,15 +292,19 @@ fn crossing_table(study: &Study) -> Option<Table> {
 }
 
 /// Plain reads against memory-mapped ones, per store that ran both at one partition size.
-fn mmap_tables(summary: &RunSummary) -> Vec<Table> {
+fn mmap_tables(summary: &RunSummary, studies: &[Study]) -> Vec<Table> {
     let mut tables = Vec::new();
-    for study in studies(summary) {
+    for study in studies {
         let (dataset, backend) = (&study.dataset, &study.backend);
         let plain: Vec<String> = summary
             .artifacts
             .iter()
             .filter(|a| &a.dataset == dataset && &a.backend == backend)
-            .filter(|a| plain_reads(summary, dataset, backend, &a.profile))
+            .filter(|a| {
+                a.settings
+                    .get("access")
+                    .is_some_and(|x| x.starts_with("plain"))
+            })
             .map(|a| a.profile.clone())
             .collect();
         for profile in plain {
@@ -334,12 +349,13 @@ fn mmap_tables(summary: &RunSummary) -> Vec<Table> {
 }
 
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
+    let studies = studies(summary);
     let mut tables = Vec::new();
-    for study in studies(summary) {
-        tables.push(sizes_table(&study));
-        tables.extend(crossing_table(&study));
+    for study in &studies {
+        tables.push(sizes_table(study));
+        tables.extend(crossing_table(study));
     }
-    tables.extend(mmap_tables(summary));
+    tables.extend(mmap_tables(summary, &studies));
     tables
 }
 
