@@ -337,6 +337,16 @@ fn reuse_takes_identical_samples_from_earlier_runs() {
         "{}",
         stderr(&refused)
     );
+    // Samples repeated to another minimum length measured something else: none is taken.
+    let mut longer = vec!["run", "--out", out.path().to_str().unwrap(), "--reuse"];
+    longer.extend(PLAN.iter().map(|a| if *a == "0" { "5" } else { a }));
+    let longer = formatbench(&longer);
+    assert_eq!(longer.status.code(), Some(0), "{}", stderr(&longer));
+    assert!(
+        !stderr(&longer).contains("with identical keys"),
+        "{}",
+        stderr(&longer)
+    );
 }
 
 #[test]

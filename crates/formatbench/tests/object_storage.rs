@@ -330,9 +330,7 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
             "py-pyarrow-feather-mmap" if s.cell.op == "write" => Some("does not do 'write'"),
             "py-pyarrow-feather-mmap" => Some("maps local files"),
             "py-duckdb" => Some("httpfs"),
-            "py-zarr" => Some("obstore"),
             "py-featherstore" => Some("local directory"),
-            "py-pandas-csv" => Some("s3fs"),
             "r-data.table" => Some("local files only"),
             _ => None,
         };
@@ -360,6 +358,8 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
         "py-polars-csv",
         "py-lance",
         "py-daft",
+        "py-zarr",
+        "py-pandas-csv",
     ] {
         assert!(
             samples

@@ -69,14 +69,48 @@ def object_store_options(target):
     return options
 
 
+def _obstore_s3(store_class, target, relative=""):
+    """An S3 store with obstore's API (vortex-data bundles its own copy of it) for the objects
+    under the artifact's key, or under `relative` inside it."""
+    config = {k: v for k, v in object_store_options(target).items() if k != "aws_allow_http"}
+    prefix = "/".join(p for p in (target["key"].strip("/"), relative.strip("/")) if p)
+    return store_class(target["bucket"], prefix=prefix, config=config,
+                       client_options={"allow_http": True})
+
+
 def vortex_store(target):
-    """vortex-data's own object_store S3 client (`vortex.store.S3Store`, obstore's API) under
-    the artifact's key."""
+    """vortex-data's own object_store S3 client (`vortex.store.S3Store`) under the artifact's
+    key."""
     from vortex.store import S3Store
 
-    config = {k: v for k, v in object_store_options(target).items() if k != "aws_allow_http"}
-    return S3Store(target["bucket"], prefix=target["key"].strip("/"), config=config,
-                   client_options={"allow_http": True})
+    return _obstore_s3(S3Store, target)
+
+
+def zarr_store(target, relative):
+    """The read-only zarr store of the group at `relative` in the artifact: zarr 3's
+    `ObjectStore` over obstore's S3 client (object_store, as in the Rust readers)."""
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    return ObjectStore(_obstore_s3(S3Store, target, relative), read_only=True)
+
+
+def fsspec_options(target):
+    """`storage_options` for fsspec's s3fs (botocore), the client pandas opens `s3://` URLs
+    with, path-style at the target's endpoint."""
+    options = {
+        "key": os.environ.get("AWS_ACCESS_KEY_ID"),
+        "secret": os.environ.get("AWS_SECRET_ACCESS_KEY"),
+        "client_kwargs": {"endpoint_url": target["endpoint"],
+                          "region_name": target.get("region", "us-east-1")},
+        # Short retries: a server that died fails the sample in seconds.
+        "config_kwargs": {"s3": {"addressing_style": "path"},
+                          "retries": {"max_attempts": 3, "mode": "standard"}},
+    }
+    token = os.environ.get("AWS_SESSION_TOKEN")
+    if token:
+        options["token"] = token
+    return options
 
 
 def tiledb_context(target):

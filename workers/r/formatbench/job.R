@@ -120,15 +120,16 @@ execute <- function(job) {
   }
   measured <- measure(read, min_s, max_calls, min_calls)
   result <- measured$value
-  returned <- returned_columns(result$value)
   answer <- c(list(status = "ok"), measured$fields,
               list(rows = nrow(result$value), columns = ncol(result$value),
                    result_bytes = as.numeric(utils::object.size(result$value)),
-                   digest = digest_returned(returned)))
+                   digest = digest_values(result$value)))
   settings$method <- result$method
   if (scan) settings$scan_fold <- sprintf("%.17g", result$fold)
   answer$settings <- settings
-  if (!is.null(job$verify_out)) write_returned(returned, job$verify_out, cap)
+  if (!is.null(job$verify_out)) {
+    write_returned(returned_columns(result$value), job$verify_out, cap)
+  }
   answer
 }
 
@@ -164,9 +165,11 @@ execute_write <- function(job, backend, ctx, settings, min_s, max_calls, min_cal
   varying <- ctx$profile %in% backend$varying_profiles
   answer$digest <- if (varying) NULL else digest_files(artifact)
   if (!is.null(job$verify_out) || varying) {
-    back <- returned_columns(backend$read(artifact, list(kind = "all"), ctx)$value)
-    if (varying) answer$digest <- paste0("read-back:", digest_returned(back))
-    if (!is.null(job$verify_out)) write_returned(back, job$verify_out, ctx$threads)
+    back <- backend$read(artifact, list(kind = "all"), ctx)$value
+    if (varying) answer$digest <- paste0("read-back:", digest_values(back))
+    if (!is.null(job$verify_out)) {
+      write_returned(returned_columns(back), job$verify_out, ctx$threads)
+    }
   }
   settings$method <- "write"
   answer$settings <- settings

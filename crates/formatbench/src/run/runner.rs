@@ -101,7 +101,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     };
     let results_path = run_dir.join(RESULTS_FILE);
     let reusable = if options.reuse {
-        reusable_samples(&options.out_dir, &run_dir, &worker_build)
+        reusable_samples(&options.out_dir, &run_dir, &worker_build, &options.settings)
     } else {
         HashMap::new()
     };

@@ -32,6 +32,26 @@ def _pandas_csv_types(schema):
     return dtypes, dates
 
 
+def _s3fs_missing():
+    """None when pandas can open `s3://` URLs (fsspec's s3fs is installed), else why not."""
+    try:
+        import s3fs  # noqa: F401
+    except ImportError:
+        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not installed; "
+                "`formatbench peers install` installs it")
+    return None
+
+
+def _pandas_file(directory, extension, ctx):
+    """Where pandas reads the artifact's file: the local path, or its `s3://` URL with the
+    `storage_options` of s3fs (None for local files)."""
+    if not ctx.storage:
+        return data_file(directory, extension), None
+    from .. import storage
+
+    return storage.url(ctx.storage, f"data.{extension}"), storage.fsspec_options(ctx.storage)
+
+
 class PandasCsv(Backend):
     name = "py-pandas-csv"
     about = ("pandas.read_csv / DataFrame.to_csv (C engine, dtypes given; array layout: "
@@ -44,8 +64,7 @@ class PandasCsv(Backend):
     array_ops = ("write", "matrix", "random_rows", "feature_project", "mixed", "vector_norm")
 
     def object_storage(self):
-        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not among the pinned "
-                "peers' packages")
+        return _s3fs_missing()
 
     def prepare_array(self, table, ctx):
         """The study's delimited array: each row's features as one text cell (untimed)."""
@@ -59,7 +78,7 @@ class PandasCsv(Backend):
         at = table.schema.get_field_index(FEATURES)
         return table.set_column(at, pa.field(FEATURES, pa.string(), nullable=False), cells)
 
-    def _array_frame(self, path, ctx, columns=None):
+    def _array_frame(self, path, options, ctx, columns=None):
         import pandas as pd
 
         dtypes, dates = _pandas_csv_types(ctx.schema)
@@ -69,7 +88,8 @@ class PandasCsv(Backend):
         names = set(feature_names(ctx.schema))
         dtypes = {k: v for k, v in dtypes.items() if k not in names}
         dates = [d for d in dates if keep is None or d in keep]
-        return pd.read_csv(path, usecols=columns, dtype=dtypes, parse_dates=dates)
+        return pd.read_csv(path, usecols=columns, dtype=dtypes, parse_dates=dates,
+                           storage_options=options)
 
     @staticmethod
     def _unpack(cells):
@@ -81,14 +101,14 @@ class PandasCsv(Backend):
         import numpy as np
         import pandas as pd
 
-        path = data_file(directory, "csv")
+        path, options = _pandas_file(directory, "csv", ctx)
         array = ctx.layout == ARRAY
 
         def whole():
             if array:
-                return self._unpack(self._array_frame(path, ctx, [FEATURES])[FEATURES])
-            return pd.read_csv(path, usecols=plan.features, dtype=np.float32) \
-                .to_numpy(np.float32)
+                return self._unpack(self._array_frame(path, options, ctx, [FEATURES])[FEATURES])
+            return pd.read_csv(path, usecols=plan.features, dtype=np.float32,
+                               storage_options=options).to_numpy(np.float32)
 
         how = "read_csv(usecols=['features']), np.fromstring per row, vstack" if array \
             else "read_csv(usecols=features).to_numpy()"
@@ -100,14 +120,15 @@ class PandasCsv(Backend):
         if plan.op == "feature_project":
             if array:
                 return np.ascontiguousarray(whole()[:, plan.wanted_at]), f"{how}, then [:, picked]"
-            frame = pd.read_csv(path, usecols=plan.wanted, dtype=np.float32)
+            frame = pd.read_csv(path, usecols=plan.wanted, dtype=np.float32,
+                                storage_options=options)
             return frame[plan.wanted].to_numpy(np.float32), "read_csv(usecols=picked).to_numpy()"
         if not array:
             dtypes, dates = _pandas_csv_types(ctx.schema)
-            frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates)
+            frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates, storage_options=options)
             return frame.iloc[plan.rows][plan.requested].reset_index(drop=True), \
                 "full parse + iloc"
-        frame = self._array_frame(path, ctx).iloc[plan.rows].reset_index(drop=True)
+        frame = self._array_frame(path, options, ctx).iloc[plan.rows].reset_index(drop=True)
         picked = self._unpack(frame[FEATURES])[:, plan.wanted_at]
         frame = frame.drop(columns=FEATURES)
         for j, name in enumerate(plan.wanted):
@@ -123,20 +144,22 @@ class PandasCsv(Backend):
     def read(self, directory, request, ctx):
         import pandas as pd
 
-        path = data_file(directory, "csv")
+        path, options = _pandas_file(directory, "csv", ctx)
         dtypes, dates = _pandas_csv_types(ctx.schema)
         if request.kind == "columns":
             wanted = set(request.columns)
             frame = pd.read_csv(path, usecols=request.columns,
                                 dtype={k: v for k, v in dtypes.items() if k in wanted},
-                                parse_dates=[d for d in dates if d in wanted])
+                                parse_dates=[d for d in dates if d in wanted],
+                                storage_options=options)
             return frame, "read_csv(usecols=…)"
         if request.kind == "range" and request.range["by"] == "position":
             _, lo, hi = range_bounds(request)
             frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates,
-                                skiprows=range(1, lo + 1), nrows=hi - lo)
+                                skiprows=range(1, lo + 1), nrows=hi - lo,
+                                storage_options=options)
             return frame, "read_csv(skiprows, nrows)"
-        frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates)
+        frame = pd.read_csv(path, dtype=dtypes, parse_dates=dates, storage_options=options)
         if request.kind == "all":
             return frame, "read_csv"
         if request.kind == "range":
@@ -155,8 +178,7 @@ class PandasPickle(Backend):
     ops = ("write", "read", "scan")
 
     def object_storage(self):
-        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not among the pinned "
-                "peers' packages")
+        return _s3fs_missing()
 
     def write(self, data, directory, ctx):
         data.to_pickle(data_file(directory, "pkl"))
@@ -164,7 +186,8 @@ class PandasPickle(Backend):
     def read(self, directory, request, ctx):
         import pandas as pd
 
-        return pd.read_pickle(data_file(directory, "pkl")), "read_pickle"
+        path, options = _pandas_file(directory, "pkl", ctx)
+        return pd.read_pickle(path, storage_options=options), "read_pickle"
 
 
 def _polars_schema(schema):

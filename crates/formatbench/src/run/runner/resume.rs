@@ -1,9 +1,10 @@
 //! Resuming an interrupted run and reusing samples of earlier ones: a sample's key is its cell,
-//! round and position (the data fingerprint is part of the cell) plus the worker build.
+//! round and position (the data fingerprint is part of the cell) plus the worker build and the
+//! settings that change what a sample measures.
 
 use crate::results::{Record, SampleRecord, SampleStatus, ScheduleSlot, StopRecord, RESULTS_FILE};
 use crate::Error;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// What an interrupted run already holds.
@@ -65,11 +66,33 @@ pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error
     Ok(resumed)
 }
 
-/// Ok samples of other runs under `out_dir` taken by this same build, by slot.
+/// The settings (environment block keys) that change what a sample measures although its cell
+/// and data are the same: how long a sample repeats its operation, the untimed runs before it,
+/// the rows and columns operations choose, the queries a session runs, the worker's memory cap
+/// and whether a write syncs. A sample of a run that differed in any of them is not reused.
+const MEASUREMENT_SETTINGS: [&str; 6] = [
+    "min_sample_s",
+    "warmup",
+    "seed",
+    "session_queries",
+    "memory_limit_bytes",
+    "write_fsync",
+];
+
+/// Whether samples measured under `earlier` settings measure what this run would.
+fn same_measurement(earlier: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> bool {
+    MEASUREMENT_SETTINGS
+        .iter()
+        .all(|key| earlier.get(*key) == now.get(*key))
+}
+
+/// Ok samples of other runs under `out_dir` taken by this same build under the same
+/// measurement settings, by slot.
 pub fn reusable_samples(
     out_dir: &Path,
     this_run: &Path,
     worker_build: &str,
+    settings: &BTreeMap<String, String>,
 ) -> HashMap<ScheduleSlot, SampleRecord> {
     let mut out = HashMap::new();
     let Ok(entries) = std::fs::read_dir(out_dir) else {
@@ -85,6 +108,12 @@ pub fn reusable_samples(
         let Ok(records) = crate::results::read_records(&dir.join(RESULTS_FILE)) else {
             continue;
         };
+        let comparable = records.iter().any(|record| {
+            matches!(record, Record::Environment(env) if same_measurement(&env.settings, settings))
+        });
+        if !comparable {
+            continue;
+        }
         for record in records {
             if let Record::Sample(s) = record {
                 if s.status == SampleStatus::Ok && s.worker_build.as_deref() == Some(worker_build) {
@@ -96,4 +125,36 @@ pub fn reusable_samples(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_change_in_what_a_sample_measures_forbids_reuse_and_a_report_setting_does_not() {
+        let now = settings(&[
+            ("session_queries", "6"),
+            ("min_sample_s", "0.05"),
+            ("prefer", "read"),
+        ]);
+        let other_queries = settings(&[("session_queries", "12"), ("min_sample_s", "0.05")]);
+        assert!(!same_measurement(&other_queries, &now));
+        let other_prefer = settings(&[
+            ("session_queries", "6"),
+            ("min_sample_s", "0.05"),
+            ("prefer", "size"),
+        ]);
+        assert!(same_measurement(&other_prefer, &now));
+        // A run recorded before a setting existed did not measure under this one's value.
+        let older = settings(&[("min_sample_s", "0.05")]);
+        assert!(!same_measurement(&older, &now));
+    }
 }
