@@ -69,6 +69,16 @@ def object_store_options(target):
     return options
 
 
+def client_missing(module, route):
+    """None when the S3 client `module` a route needs is installed, else the route's reason
+    to be unsupported (`route` says which library reaches S3 through it)."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is not None:
+        return None
+    return f"{route}, which is not installed; `formatbench peers install` installs it"
+
+
 def _obstore_s3(store_class, target, relative=""):
     """An S3 store with obstore's API (vortex-data bundles its own copy of it) for the objects
     under the artifact's key, or under `relative` inside it."""

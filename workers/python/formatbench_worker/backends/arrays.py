@@ -99,12 +99,10 @@ class Zarr(Backend):
     chunk_rows = 65_536
 
     def object_storage(self):
-        try:
-            import obstore  # noqa: F401  zarr.storage.ObjectStore's S3 client
-        except ImportError:
-            return ("zarr 3 reaches S3 through obstore (zarr.storage.ObjectStore), which is not "
-                    "installed; `formatbench peers install` installs it")
-        return None
+        from .. import storage
+
+        return storage.client_missing(
+            "obstore", "zarr 3 reaches S3 through obstore (zarr.storage.ObjectStore)")
 
     def can_store(self, schema):
         for f in schema:

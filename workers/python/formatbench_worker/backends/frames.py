@@ -34,12 +34,9 @@ def _pandas_csv_types(schema):
 
 def _s3fs_missing():
     """None when pandas can open `s3://` URLs (fsspec's s3fs is installed), else why not."""
-    try:
-        import s3fs  # noqa: F401
-    except ImportError:
-        return ("pandas opens s3:// URLs through fsspec's s3fs, which is not installed; "
-                "`formatbench peers install` installs it")
-    return None
+    from .. import storage
+
+    return storage.client_missing("s3fs", "pandas opens s3:// URLs through fsspec's s3fs")
 
 
 def _pandas_file(directory, extension, ctx):
