@@ -1,11 +1,12 @@
 //! object_store's S3 client, given an HTTP client and a crypto provider of this worker's own:
-//! hyper over plain HTTP (the loopback server and S3-compatible stores on `http://`), and
-//! SigV4's SHA-256 and HMAC from the pure-Rust sha2/hmac crates. object_store's own stack
-//! (reqwest, rustls, aws-lc) would add a C build of minutes to the default build.
+//! hyper over plain HTTP (the loopback server and S3-compatible stores on `http://`) or, for an
+//! `https://` endpoint, over rustls with ring (feature `tls`, on by default), and SigV4's
+//! SHA-256 and HMAC from the pure-Rust sha2/hmac crates. object_store's own stack (reqwest,
+//! rustls on aws-lc) would add a C build of minutes to the default build.
 
 use async_trait::async_trait;
 use http_body_util::BodyExt;
-use hyper_util::client::legacy::connect::HttpConnector as HyperConnector;
+use hyper_util::client::legacy::connect::{Connect, HttpConnector as HyperConnector};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use object_store::client::{
@@ -15,22 +16,65 @@ use object_store::client::{
 };
 use sha2::Digest;
 
-/// Connects object_store to hyper.
+/// Connects object_store to hyper: plain HTTP, or TLS when the endpoint is `https://`.
 #[derive(Debug, Default)]
-pub struct PlainHttp;
+pub struct Http {
+    /// Set for an `https://` endpoint: the system's root certificates are loaded only then,
+    /// so a plain-HTTP client (every loopback sample) pays nothing for them.
+    pub tls: bool,
+}
 
-impl HttpConnector for PlainHttp {
+impl HttpConnector for Http {
     fn connect(&self, _options: &ClientOptions) -> object_store::Result<HttpClient> {
-        let client = Client::builder(TokioExecutor::new()).build(HyperConnector::new());
+        let executor = TokioExecutor::new();
+        #[cfg(feature = "tls")]
+        if self.tls {
+            let client = Client::builder(executor).build(tls::connector()?);
+            return Ok(HttpClient::new(Hyper(client)));
+        }
+        let client = Client::builder(executor).build(HyperConnector::new());
         Ok(HttpClient::new(Hyper(client)))
     }
 }
 
+/// HTTPS through rustls on ring, trusting the system's root certificates (`SSL_CERT_FILE` and
+/// `SSL_CERT_DIR` name others, as for OpenSSL).
+#[cfg(feature = "tls")]
+mod tls {
+    use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+    use hyper_util::client::legacy::connect::HttpConnector;
+    use std::sync::Arc;
+
+    pub(super) fn connector() -> object_store::Result<HttpsConnector<HttpConnector>> {
+        let mut roots = rustls::RootCertStore::empty();
+        // Certificates that do not parse are skipped; with none at all, the handshake fails
+        // with the server's certificate named as untrusted.
+        roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| object_store::Error::Generic {
+                store: "S3",
+                source: Box::new(e),
+            })?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(HttpsConnectorBuilder::new()
+            .with_tls_config(config)
+            .https_or_http()
+            .enable_http1()
+            .build())
+    }
+}
+
 #[derive(Debug)]
-struct Hyper(Client<HyperConnector, HttpRequestBody>);
+struct Hyper<C>(Client<C, HttpRequestBody>);
 
 #[async_trait]
-impl HttpService for Hyper {
+impl<C> HttpService for Hyper<C>
+where
+    C: Connect + Clone + Send + Sync + std::fmt::Debug + 'static,
+{
     async fn call(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
         let response = self.0.request(request).await.map_err(|e| {
             let kind = if e.is_connect() {
@@ -38,12 +82,26 @@ impl HttpService for Hyper {
             } else {
                 HttpErrorKind::Request
             };
-            HttpError::new(kind, e)
+            // hyper's own message is "client error (Connect)"; the cause (a refused
+            // certificate, a closed port) is in its sources.
+            HttpError::new(kind, std::io::Error::other(with_causes(&e)))
         })?;
         let (parts, body) = response.into_parts();
         let body = body.map_err(|e| HttpError::new(HttpErrorKind::Interrupted, e));
         Ok(HttpResponse::from_parts(parts, HttpResponseBody::new(body)))
     }
+}
+
+/// An error's message followed by those of its sources.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// SHA-256 digests and HMACs for SigV4; no RSA (GCP's service accounts), which S3 never asks.

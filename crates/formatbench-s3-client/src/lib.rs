@@ -1,6 +1,6 @@
 //! The S3 client every Rust worker of formatbench uses for `--storage s3`: object_store's
-//! `AmazonS3` for a job's [`ObjectTarget`], talking plain HTTP through hyper and signing with
-//! pure-Rust SHA-256/HMAC ([`http`]). Credentials are the standard `AWS_*` variables, which the
+//! `AmazonS3` for a job's [`ObjectTarget`], talking HTTP (HTTPS through rustls) through hyper
+//! and signing with pure-Rust SHA-256/HMAC ([`http`]). Credentials are the standard `AWS_*` variables, which the
 //! runner sets for its own server. Retries are kept short, so a server that died fails the
 //! sample in seconds, not minutes.
 
@@ -31,9 +31,10 @@ fn retries() -> RetryConfig {
 
 /// A client for the target's endpoint and bucket; the error is one line for the user.
 pub fn client(target: &ObjectTarget) -> Result<AmazonS3, String> {
-    if target.endpoint.starts_with("https://") {
+    let tls = target.endpoint.starts_with("https://");
+    if tls && !cfg!(feature = "tls") {
         return Err(format!(
-            "{}: formatbench's Rust workers speak plain HTTP to object stores (no TLS stack); \
+            "{}: this worker was built without TLS (formatbench-s3-client's feature `tls`); \
              use an http:// endpoint",
             target.endpoint
         ));
@@ -46,7 +47,7 @@ pub fn client(target: &ObjectTarget) -> Result<AmazonS3, String> {
         .with_allow_http(true)
         .with_virtual_hosted_style_request(false)
         .with_retry(retries())
-        .with_http_connector(http::PlainHttp)
+        .with_http_connector(http::Http { tls })
         .with_crypto_provider(Arc::new(http::PureRustCrypto))
         .with_access_key_id(credentials.key)
         .with_secret_access_key(credentials.secret);

@@ -4,7 +4,10 @@
 //!
 //! ```text
 //! formatbench __s3-server --root DIR --listen HOST:PORT --ready FILE [--rtt-ms MS]
+//!                         [--tls-cert PEM --tls-key PEM]
 //! ```
+//! With a certificate and key it serves HTTPS (rustls on ring), as a bucket of one's own behind
+//! TLS would.
 //! Credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`. Once it listens, it
 //! writes its address to `--ready`. `GET /__formatbench/traffic` returns the current window's
 //! [`formatbench_protocol::ObjectTraffic`] as JSON; `POST` returns it and starts a new window.
@@ -12,6 +15,7 @@
 mod delay;
 mod stats;
 mod suffix;
+mod tls;
 
 use hyper::body::Incoming;
 use hyper::service::service_fn;
@@ -38,11 +42,14 @@ struct Options {
     /// Fault injection for the runner's tests: exit (status 3) on the request after this many,
     /// once per `--root` (a restarted server serves on).
     exit_after: Option<u64>,
+    /// `--tls-cert` and `--tls-key`: serve HTTPS with this certificate chain and key.
+    tls: Option<(PathBuf, PathBuf)>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
     let mut args = args.iter().cloned();
     let (mut root, mut listen, mut ready, mut rtt_ms) = (None, None, None, 0.0);
+    let (mut tls_cert, mut tls_key) = (None, None);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
@@ -55,9 +62,16 @@ fn options(args: &[String]) -> Result<Options, String> {
                     .parse()
                     .map_err(|_| format!("--rtt-ms: '{text}' is not a number"))?;
             }
+            "--tls-cert" => tls_cert = Some(PathBuf::from(value()?)),
+            "--tls-key" => tls_key = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
+    let tls = match (tls_cert, tls_key) {
+        (Some(cert), Some(key)) => Some((cert, key)),
+        (None, None) => None,
+        _ => return Err("--tls-cert and --tls-key go together".into()),
+    };
     let env = |name: &str| std::env::var(name).map_err(|_| format!("{name} is not set"));
     Ok(Options {
         root: root.ok_or("--root is required")?,
@@ -69,6 +83,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         exit_after: std::env::var("FORMATBENCH_S3_EXIT_AFTER")
             .ok()
             .and_then(|v| v.parse().ok()),
+        tls,
     })
 }
 
@@ -100,6 +115,10 @@ async fn serve(options: Options) -> Result<(), String> {
         options.secret_key.clone(),
     ));
     let s3 = builder.build();
+    let acceptor = match &options.tls {
+        Some((cert, key)) => Some(tls::acceptor(cert, key)?),
+        None => None,
+    };
     let public = TcpListener::bind(&options.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
@@ -143,11 +162,18 @@ async fn serve(options: Options) -> Result<(), String> {
             }
             handle(request, s3, stats)
         });
-        let connection = http
-            .serve_connection(TokioIo::new(socket), service)
-            .into_owned();
+        let http = http.clone();
+        let acceptor = acceptor.clone();
         tokio::spawn(async move {
-            let _ = connection.await;
+            // A handshake that fails (a client that does not trust the certificate) ends
+            // that connection only.
+            let _ = match acceptor {
+                Some(acceptor) => match acceptor.accept(socket).await {
+                    Ok(stream) => http.serve_connection(TokioIo::new(stream), service).await,
+                    Err(_) => return,
+                },
+                None => http.serve_connection(TokioIo::new(socket), service).await,
+            };
         });
     }
 }

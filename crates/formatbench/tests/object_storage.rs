@@ -7,7 +7,7 @@ mod common;
 
 use common::{formatbench, run_dir, samples, stderr};
 use formatbench::results::SampleStatus;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn s3_run(backends: &str, ops: &str, extra: &[&str], out: &Path) -> Output {
@@ -121,16 +121,17 @@ fn every_read_and_write_is_counted_by_the_server() {
 }
 
 #[test]
-fn a_parquet_projection_fetches_a_fraction_of_what_a_full_read_fetches() {
-    // Large enough that the projected column chunks lie more than object_store's coalescing
-    // gap (1 MiB) apart: on small files the reader's merged ranges fetch nearly everything.
+fn a_projection_fetches_a_fraction_of_what_a_full_read_fetches() {
+    // Large enough that parquet's projected column chunks lie more than object_store's
+    // coalescing gap (1 MiB) apart: on small files the reader's merged ranges fetch nearly
+    // everything. IPC fetches only the projected columns' buffers of each block.
     let dir = tempfile::tempdir().unwrap();
     let out = formatbench(&[
         "run",
         "--storage",
         "s3",
         "--backends",
-        "parquet",
+        "parquet,ipc",
         "--profiles",
         "default",
         "--ops",
@@ -146,19 +147,22 @@ fn a_parquet_projection_fetches_a_fraction_of_what_a_full_read_fetches() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let samples = samples(&run_dir(dir.path()));
-    let fetched = |op: &str| -> u64 {
-        samples
-            .iter()
-            .find(|s| s.cell.op == op)
-            .and_then(|s| s.object_traffic.as_ref())
-            .map(|t| t.bytes_sent)
-            .expect("a sample with its traffic")
-    };
-    let (read, project) = (fetched("read"), fetched("project"));
-    assert!(
-        project * 2 < read,
-        "project fetched {project} bytes, read {read}"
-    );
+    for backend in ["parquet", "ipc"] {
+        let fetched = |op: &str| -> u64 {
+            samples
+                .iter()
+                .find(|s| s.cell.backend == backend && s.cell.op == op)
+                .filter(|s| s.status == SampleStatus::Ok)
+                .and_then(|s| s.object_traffic.as_ref())
+                .map(|t| t.bytes_sent)
+                .unwrap_or_else(|| panic!("{backend} {op}: a measured sample with its traffic"))
+        };
+        let (read, project) = (fetched("read"), fetched("project"));
+        assert!(
+            project * 2 < read,
+            "{backend}: project fetched {project} bytes, read {read}"
+        );
+    }
 }
 
 #[test]
@@ -422,6 +426,11 @@ struct OwnStore {
 const OWN_KEY: (&str, &str) = ("own-access-key", "own-secret-key");
 
 fn own_store() -> OwnStore {
+    own_store_with(None)
+}
+
+/// A store of one's own; with a certificate and key (PEM files), behind HTTPS.
+fn own_store_with(tls: Option<(&Path, &Path)>) -> OwnStore {
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("data/other")).unwrap();
     std::fs::write(root.path().join("data/other/keep.txt"), "not the run's").unwrap();
@@ -431,6 +440,14 @@ fn own_store() -> OwnStore {
         .arg(root.path())
         .arg("--ready")
         .arg(&ready)
+        .args(tls.map_or(Vec::new(), |(cert, key)| {
+            vec![
+                "--tls-cert".into(),
+                cert.as_os_str().to_owned(),
+                "--tls-key".into(),
+                key.as_os_str().to_owned(),
+            ]
+        }))
         .env("AWS_ACCESS_KEY_ID", OWN_KEY.0)
         .env("AWS_SECRET_ACCESS_KEY", OWN_KEY.1)
         .spawn()
@@ -438,7 +455,8 @@ fn own_store() -> OwnStore {
     for _ in 0..500 {
         if let Ok(address) = std::fs::read_to_string(&ready) {
             if !address.is_empty() {
-                let endpoint = format!("http://{address}");
+                let scheme = if tls.is_some() { "https" } else { "http" };
+                let endpoint = format!("{scheme}://{address}");
                 return OwnStore {
                     child,
                     endpoint,
@@ -461,6 +479,16 @@ impl Drop for OwnStore {
 }
 
 fn run_on(store: &OwnStore, url: &str, secret: &str, out: &Path) -> Output {
+    run_on_with(store, url, secret, &[], out)
+}
+
+fn run_on_with(
+    store: &OwnStore,
+    url: &str,
+    secret: &str,
+    extra_env: &[(&str, &Path)],
+    out: &Path,
+) -> Output {
     let env = [
         ("AWS_ACCESS_KEY_ID", OWN_KEY.0.to_string()),
         ("AWS_SECRET_ACCESS_KEY", secret.to_string()),
@@ -479,6 +507,9 @@ fn run_on(store: &OwnStore, url: &str, secret: &str, out: &Path) -> Output {
         .args(["--rounds", "1", "--samples", "2", "--out"])
         .arg(out);
     for (name, value) in env {
+        command.env(name, value);
+    }
+    for (name, value) in extra_env {
         command.env(name, value);
     }
     command.output().unwrap()
@@ -518,6 +549,108 @@ fn a_store_of_ones_own_is_used_under_its_prefix_and_emptied_afterwards() {
     let left = files_under(&store.root.path().join("data/bench"));
     assert!(left.is_empty(), "the run left {left:?}");
     assert!(store.root.path().join("data/other/keep.txt").exists());
+}
+
+/// A certificate authority and a server certificate for 127.0.0.1 it signed, made with the
+/// openssl program: (CA certificate, server certificate, server key), PEM files in `dir`.
+fn test_certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let [ca, ca_key, cert, key, request, extensions] = [
+        "ca.pem",
+        "ca.key",
+        "server.pem",
+        "server.key",
+        "server.csr",
+        "server.ext",
+    ]
+    .map(|name| dir.join(name));
+    std::fs::write(&extensions, "subjectAltName=IP:127.0.0.1\n").unwrap();
+    let openssl = |args: Vec<&std::ffi::OsStr>| {
+        let out = Command::new("openssl").args(args).output().unwrap();
+        assert!(out.status.success(), "openssl: {}", stderr(&out));
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("req"), os("-x509")];
+    args.extend(ec.map(os));
+    args.extend([
+        os("-keyout"),
+        ca_key.as_os_str(),
+        os("-out"),
+        ca.as_os_str(),
+    ]);
+    args.extend(["-days", "2", "-subj", "/CN=formatbench test CA"].map(os));
+    openssl(args);
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("req")];
+    args.extend(ec.map(os));
+    args.extend([
+        os("-keyout"),
+        key.as_os_str(),
+        os("-out"),
+        request.as_os_str(),
+    ]);
+    args.extend(["-subj", "/CN=127.0.0.1"].map(os));
+    openssl(args);
+    let mut args: Vec<&std::ffi::OsStr> = vec![os("x509"), os("-req"), os("-in")];
+    args.extend([request.as_os_str(), os("-CA"), ca.as_os_str(), os("-CAkey")]);
+    args.extend([ca_key.as_os_str(), os("-CAcreateserial"), os("-out")]);
+    args.extend([cert.as_os_str(), os("-days"), os("2"), os("-extfile")]);
+    args.push(extensions.as_os_str());
+    openssl(args);
+    (ca, cert, key)
+}
+
+#[test]
+fn a_store_behind_https_is_reached_through_tls_and_an_untrusted_one_refused() {
+    let has_openssl = Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !common::available(
+        "the openssl program (to make a test certificate)",
+        has_openssl,
+    ) {
+        return;
+    }
+    let certificates = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = test_certificates(certificates.path());
+    let store = own_store_with(Some((&cert, &key)));
+    assert!(store.endpoint.starts_with("https://"), "{}", store.endpoint);
+
+    let dir = tempfile::tempdir().unwrap();
+    let trusted = [("SSL_CERT_FILE", ca.as_path())];
+    let out = run_on_with(&store, "s3://data/bench", OWN_KEY.1, &trusted, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+    }
+    let left = files_under(&store.root.path().join("data/bench"));
+    assert!(left.is_empty(), "the run left {left:?}");
+
+    // Trusting no root (an empty SSL_CERT_FILE), the client refuses the server's
+    // certificate: one error line before any work.
+    let dir = tempfile::tempdir().unwrap();
+    let no_roots = certificates.path().join("no-roots.pem");
+    std::fs::write(&no_roots, "").unwrap();
+    let out = run_on_with(
+        &store,
+        "s3://data/bench",
+        OWN_KEY.1,
+        &[("SSL_CERT_FILE", no_roots.as_path())],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert_eq!(text.trim().lines().count(), 1, "{text}");
+    assert!(text.contains("certificate"), "{text}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 #[test]

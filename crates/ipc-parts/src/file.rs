@@ -40,6 +40,7 @@ impl Compression {
     }
 }
 
+mod columns;
 mod direct;
 
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
@@ -119,6 +120,30 @@ enum Body {
 pub trait RangeSource: Send + Sync {
     fn size(&self) -> u64;
     fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>>;
+    /// Several ranges (offset, length), in order; a source that can fetch them concurrently
+    /// should.
+    fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<Vec<u8>>> {
+        ranges
+            .iter()
+            .map(|&(offset, len)| self.read_range(offset, len))
+            .collect()
+    }
+}
+
+/// A decoder of some columns (all when `columns` is `None`), dictionaries loaded.
+pub struct Decoder {
+    inner: FileDecoder,
+    columns: Option<Vec<usize>>,
+}
+
+/// What a file read by ranges keeps of each block to fetch only a projection's buffers.
+struct RangedBlocks {
+    /// Each top-level column's buffer indices (`None`: a layout not mapped; whole blocks).
+    column_buffers: Option<Vec<std::ops::Range<usize>>>,
+    /// Each block's message header, as fetched at open.
+    headers: Vec<Vec<u8>>,
+    /// Each block's body buffers (offset, length).
+    buffers: Vec<columns::BodyBuffers>,
 }
 
 /// An open IPC file: its schema and the position and row count of each record batch, read from
@@ -133,6 +158,7 @@ pub struct IpcFile {
     rows: Vec<u64>,
     codec: String,
     trusted: bool,
+    ranged: Option<RangedBlocks>,
 }
 
 impl IpcFile {
@@ -220,6 +246,11 @@ impl IpcFile {
             .unwrap_or_default();
         let mut rows = Vec::with_capacity(blocks.len());
         let mut codec = String::from("none");
+        let mut ranged = matches!(body, Body::Ranged(_)).then(|| RangedBlocks {
+            column_buffers: columns::column_buffers(&schema),
+            headers: Vec::with_capacity(blocks.len()),
+            buffers: Vec::with_capacity(blocks.len()),
+        });
         for (i, block) in blocks.iter().enumerate() {
             let meta = read_at(block.offset() as u64, block.metaDataLength() as usize)?;
             // A message starts with the continuation marker and its length, or (legacy) the length.
@@ -233,6 +264,26 @@ impl IpcFile {
                 .header_as_record_batch()
                 .ok_or_else(|| invalid("a block is not a record batch".into()))?;
             rows.push(batch.length().max(0) as u64);
+            if let Some(ranged) = ranged.as_mut() {
+                let buffers: columns::BodyBuffers = batch
+                    .buffers()
+                    .map(|b| {
+                        b.iter()
+                            .map(|b| (b.offset().max(0) as u64, b.length().max(0) as u64))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                // A header listing other buffers than the schema maps is read whole.
+                let mapped = ranged
+                    .column_buffers
+                    .as_ref()
+                    .and_then(|spans| spans.last());
+                if mapped.is_some_and(|last| last.end != buffers.len()) {
+                    ranged.column_buffers = None;
+                }
+                ranged.buffers.push(buffers);
+                ranged.headers.push(meta.clone());
+            }
             if i == 0 {
                 if let Some(compression) = batch.compression() {
                     codec = format!("{:?}", compression.codec()).to_lowercase();
@@ -250,6 +301,7 @@ impl IpcFile {
             rows,
             codec,
             trusted: false,
+            ranged,
         })
     }
 
@@ -317,25 +369,85 @@ impl IpcFile {
     }
 
     /// A decoder of the given columns (all when `None`), dictionaries loaded.
-    pub fn decoder(&self, projection: Option<Vec<usize>>) -> Result<FileDecoder> {
+    pub fn decoder(&self, projection: Option<Vec<usize>>) -> Result<Decoder> {
         // A mapping must be aligned (the writer aligns to 64 bytes) so nothing is copied
         // silently; a buffer read into memory of its own may be realigned by arrow.
         let decoder = FileDecoder::new(self.schema.clone(), self.version)
             .with_require_alignment(self.is_mapped());
         // SAFETY: validation is skipped only for files declared trusted (`IpcFile::trusted`).
         let mut decoder = unsafe { decoder.with_skip_validation(self.trusted) };
-        if let Some(projection) = projection {
+        if let Some(projection) = projection.clone() {
             decoder = decoder.with_projection(projection);
         }
         for block in &self.dictionaries {
             decoder.read_dictionary(block, &self.block_bytes(block)?)?;
         }
-        Ok(decoder)
+        Ok(Decoder {
+            inner: decoder,
+            columns: projection,
+        })
     }
 
-    /// Decodes record batch `index` with `decoder`.
-    pub fn decode(&self, decoder: &FileDecoder, index: usize) -> Result<RecordBatch> {
-        self.decode_block(decoder, index, &self.block(index)?)
+    /// Decodes record batch `index` with `decoder`. Read by ranges, a projection fetches
+    /// only its columns' buffers.
+    pub fn decode(&self, decoder: &Decoder, index: usize) -> Result<RecordBatch> {
+        let projected = match &decoder.columns {
+            Some(columns) => self.projected_block(index, columns)?,
+            None => None,
+        };
+        let bytes = match projected {
+            Some(bytes) => bytes,
+            None => self.block(index)?,
+        };
+        self.decode_block(decoder, index, &bytes)
+    }
+
+    /// Block `index` with only `columns`' buffers fetched (the rest of its body zeros, never
+    /// decoded), or `None` where the file is not read by ranges or its layout is not mapped.
+    fn projected_block(&self, index: usize, columns: &[usize]) -> Result<Option<Buffer>> {
+        let (Body::Ranged(source), Some(ranged)) = (&self.body, &self.ranged) else {
+            return Ok(None);
+        };
+        let Some(spans) = &ranged.column_buffers else {
+            return Ok(None);
+        };
+        let block = self.block_at(index)?;
+        let (header, buffers) = match (ranged.headers.get(index), ranged.buffers.get(index)) {
+            (Some(header), Some(buffers)) => (header, buffers),
+            _ => return Ok(None),
+        };
+        let meta_len = block.metaDataLength().max(0) as usize;
+        let body_len = block.bodyLength().max(0) as u64;
+        let needed = columns::needed_ranges(spans, buffers, columns, body_len)
+            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
+        let body_start = block.offset() as u64 + meta_len as u64;
+        let requests: Vec<(u64, usize)> = needed
+            .iter()
+            .map(|&(offset, len)| (body_start + offset, len as usize))
+            .collect();
+        let fetched = source.read_ranges(&requests).map_err(at(&self.path))?;
+        // Zeroed memory of this size comes untouched from the allocator: pages no fetched
+        // range lands on are never written.
+        let mut bytes = vec![0u8; meta_len + body_len as usize];
+        let short = || {
+            StoreError::Corrupt(format!(
+                "{}: a fetched range is shorter than asked",
+                self.path.display()
+            ))
+        };
+        bytes
+            .get_mut(..meta_len)
+            .filter(|_| header.len() == meta_len)
+            .ok_or_else(short)?
+            .copy_from_slice(header);
+        for (&(offset, len), data) in needed.iter().zip(&fetched) {
+            let at = meta_len + offset as usize;
+            if data.len() != len as usize {
+                return Err(short());
+            }
+            bytes[at..at + data.len()].copy_from_slice(data);
+        }
+        Ok(Some(Buffer::from_vec(bytes)))
     }
 
     /// The bytes of record batch `index` (its header and body), read or fetched once for
@@ -347,11 +459,12 @@ impl IpcFile {
     /// Decodes record batch `index` from its bytes ([`IpcFile::block`]) with `decoder`.
     pub fn decode_block(
         &self,
-        decoder: &FileDecoder,
+        decoder: &Decoder,
         index: usize,
         bytes: &Buffer,
     ) -> Result<RecordBatch> {
         decoder
+            .inner
             .read_record_batch(self.block_at(index)?, bytes)?
             .ok_or_else(|| StoreError::Corrupt(format!("{}: an empty block", self.path.display())))
     }

@@ -1,0 +1,142 @@
+//! Where each column's buffers lie in a record batch's body, so a projection read by ranges
+//! (an object in a bucket) fetches only its own columns' bytes instead of whole blocks, as
+//! Arrow C++'s reader does with a column selection.
+
+use crate::error::{Result, StoreError};
+use arrow::datatypes::{DataType, Schema};
+use std::ops::Range;
+
+/// Fetched ranges closer than this are fetched as one: a request costs more than a few
+/// kilobytes of extra bytes (Arrow C++'s default hole size for its range cache).
+const COALESCE_GAP: u64 = 8 * 1024;
+
+/// How many IPC buffers a field of this type and its children take in a body, in the order
+/// the body lists them; `None` for layouts whose count varies by batch (views' variadic data
+/// buffers) or that this map does not cover (unions, run-end encoding, null columns).
+fn buffer_count(data_type: &DataType) -> Option<usize> {
+    Some(match data_type {
+        DataType::Boolean | DataType::FixedSizeBinary(_) | DataType::Dictionary(_, _) => 2,
+        t if t.is_primitive() => 2,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => 3,
+        DataType::List(child) | DataType::LargeList(child) | DataType::Map(child, _) => {
+            2 + buffer_count(child.data_type())?
+        }
+        DataType::FixedSizeList(child, _) => 1 + buffer_count(child.data_type())?,
+        DataType::Struct(children) => {
+            let mut total = 1;
+            for child in children {
+                total += buffer_count(child.data_type())?;
+            }
+            total
+        }
+        _ => return None,
+    })
+}
+
+/// The buffer indices of each top-level column, or `None` when some column's layout is not
+/// mapped (such files are read by whole blocks).
+pub(super) fn column_buffers(schema: &Schema) -> Option<Vec<Range<usize>>> {
+    let mut start = 0;
+    schema
+        .fields()
+        .iter()
+        .map(|field| {
+            let count = buffer_count(field.data_type())?;
+            let span = start..start + count;
+            start += count;
+            Some(span)
+        })
+        .collect()
+}
+
+/// One block's body buffers as (offset in the body, length), from its message header.
+pub(super) type BodyBuffers = Vec<(u64, u64)>;
+
+/// The byte ranges of the body (offset, length) that `columns` need, sorted and merged where
+/// they lie within [`COALESCE_GAP`] of each other. Errors when a buffer lies past the body or
+/// the header lists fewer buffers than the schema needs.
+pub(super) fn needed_ranges(
+    spans: &[Range<usize>],
+    buffers: &[(u64, u64)],
+    columns: &[usize],
+    body_len: u64,
+) -> Result<Vec<(u64, u64)>> {
+    let corrupt = |what: &str| StoreError::Corrupt(format!("a record batch's {what}"));
+    let mut ranges = Vec::new();
+    for &column in columns {
+        let span = spans
+            .get(column)
+            .ok_or_else(|| corrupt("projection names a column past the schema"))?;
+        let listed = buffers
+            .get(span.clone())
+            .ok_or_else(|| corrupt("header lists fewer buffers than its schema needs"))?;
+        for &(offset, len) in listed {
+            if offset.checked_add(len).is_none_or(|end| end > body_len) {
+                return Err(corrupt("buffer lies past its body"));
+            }
+            if len > 0 {
+                ranges.push((offset, len));
+            }
+        }
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (offset, len) in ranges {
+        match merged.last_mut() {
+            Some((start, merged_len)) if offset <= *start + *merged_len + COALESCE_GAP => {
+                *merged_len = (*merged_len).max(offset + len - *start);
+            }
+            _ => merged.push((offset, len)),
+        }
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::{Field, Fields};
+    use std::sync::Arc;
+
+    #[test]
+    fn each_type_takes_the_buffers_the_ipc_format_lists() {
+        let schema = Schema::new(vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new("s", DataType::Utf8, true),
+            Field::new(
+                "l",
+                DataType::List(Arc::new(Field::new("x", DataType::Float32, true))),
+                true,
+            ),
+            Field::new(
+                "st",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("a", DataType::Boolean, true),
+                    Field::new("b", DataType::LargeBinary, true),
+                ])),
+                true,
+            ),
+        ]);
+        assert_eq!(column_buffers(&schema), Some(vec![0..2, 2..5, 5..9, 9..15]));
+        let views = Schema::new(vec![Field::new("v", DataType::Utf8View, true)]);
+        assert_eq!(column_buffers(&views), None);
+    }
+
+    #[test]
+    fn nearby_ranges_merge_and_distant_ones_stay_apart() {
+        let spans = [0..2, 2..4, 4..6];
+        let far = 1 << 20;
+        let buffers: BodyBuffers =
+            vec![(0, 0), (0, 100), (100, 0), (200, 100), (far, 0), (far, 50)];
+        assert_eq!(
+            needed_ranges(&spans, &buffers, &[0, 1], far + 50).unwrap(),
+            vec![(0, 300)]
+        );
+        assert_eq!(
+            needed_ranges(&spans, &buffers, &[2, 0], far + 50).unwrap(),
+            vec![(0, 100), (far, 50)]
+        );
+        assert!(needed_ranges(&spans, &buffers, &[2], far).is_err());
+        assert!(needed_ranges(&spans, &buffers[..4], &[2], far + 50).is_err());
+    }
+}
