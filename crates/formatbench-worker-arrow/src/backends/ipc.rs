@@ -180,6 +180,10 @@ impl Backend for Ipc {
     ) -> Result<(Loaded, &'static str), WorkerError> {
         let path = data_file(dir, "arrow");
         let method = match (self.mmap, request) {
+            (_, Request::Columns(_)) if ctx.remote.is_some() => {
+                "ranged GETs: the footer, each block's header, then the columns' buffers \
+                 (whole blocks for layouts not mapped: views, unions)"
+            }
             _ if ctx.remote.is_some() => {
                 "ranged GETs: the footer, each block's header, then the blocks decoded"
             }

@@ -237,7 +237,7 @@ impl Backend for IpcParts {
             ),
             Request::Columns(names) if remote => (
                 self.select(ctx, dir, Rows::All, Some(names))?,
-                "table.json fetched, then every partition's blocks by ranges, the columns decoded",
+                "table.json fetched, then every partition's column buffers by ranges, decoded",
             ),
             Request::Columns(names) => (
                 self.select(ctx, dir, Rows::All, Some(names))?,
