@@ -136,16 +136,6 @@ pub struct Decoder {
     columns: Option<Vec<usize>>,
 }
 
-/// What a file read by ranges keeps of each block to fetch only a projection's buffers.
-struct RangedBlocks {
-    /// Each top-level column's buffer indices (`None`: a layout not mapped; whole blocks).
-    column_buffers: Option<Vec<std::ops::Range<usize>>>,
-    /// Each block's message header, as fetched at open.
-    headers: Vec<Vec<u8>>,
-    /// Each block's body buffers (offset, length).
-    buffers: Vec<columns::BodyBuffers>,
-}
-
 /// An open IPC file: its schema and the position and row count of each record batch, read from
 /// the footer and each block's message header (bodies stay unread until decoded).
 pub struct IpcFile {
@@ -158,7 +148,7 @@ pub struct IpcFile {
     rows: Vec<u64>,
     codec: String,
     trusted: bool,
-    ranged: Option<RangedBlocks>,
+    ranged: Option<columns::RangedBlocks>,
 }
 
 impl IpcFile {
@@ -246,7 +236,7 @@ impl IpcFile {
             .unwrap_or_default();
         let mut rows = Vec::with_capacity(blocks.len());
         let mut codec = String::from("none");
-        let mut ranged = matches!(body, Body::Ranged(_)).then(|| RangedBlocks {
+        let mut ranged = matches!(body, Body::Ranged(_)).then(|| columns::RangedBlocks {
             column_buffers: columns::column_buffers(&schema),
             headers: Vec::with_capacity(blocks.len()),
             buffers: Vec::with_capacity(blocks.len()),
@@ -400,54 +390,6 @@ impl IpcFile {
             None => self.block(index)?,
         };
         self.decode_block(decoder, index, &bytes)
-    }
-
-    /// Block `index` with only `columns`' buffers fetched (the rest of its body zeros, never
-    /// decoded), or `None` where the file is not read by ranges or its layout is not mapped.
-    fn projected_block(&self, index: usize, columns: &[usize]) -> Result<Option<Buffer>> {
-        let (Body::Ranged(source), Some(ranged)) = (&self.body, &self.ranged) else {
-            return Ok(None);
-        };
-        let Some(spans) = &ranged.column_buffers else {
-            return Ok(None);
-        };
-        let block = self.block_at(index)?;
-        let (header, buffers) = match (ranged.headers.get(index), ranged.buffers.get(index)) {
-            (Some(header), Some(buffers)) => (header, buffers),
-            _ => return Ok(None),
-        };
-        let meta_len = block.metaDataLength().max(0) as usize;
-        let body_len = block.bodyLength().max(0) as u64;
-        let needed = columns::needed_ranges(spans, buffers, columns, body_len)
-            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
-        let body_start = block.offset() as u64 + meta_len as u64;
-        let requests: Vec<(u64, usize)> = needed
-            .iter()
-            .map(|&(offset, len)| (body_start + offset, len as usize))
-            .collect();
-        let fetched = source.read_ranges(&requests).map_err(at(&self.path))?;
-        // Zeroed memory of this size comes untouched from the allocator: pages no fetched
-        // range lands on are never written.
-        let mut bytes = vec![0u8; meta_len + body_len as usize];
-        let short = || {
-            StoreError::Corrupt(format!(
-                "{}: a fetched range is shorter than asked",
-                self.path.display()
-            ))
-        };
-        bytes
-            .get_mut(..meta_len)
-            .filter(|_| header.len() == meta_len)
-            .ok_or_else(short)?
-            .copy_from_slice(header);
-        for (&(offset, len), data) in needed.iter().zip(&fetched) {
-            let at = meta_len + offset as usize;
-            if data.len() != len as usize {
-                return Err(short());
-            }
-            bytes[at..at + data.len()].copy_from_slice(data);
-        }
-        Ok(Some(Buffer::from_vec(bytes)))
     }
 
     /// The bytes of record batch `index` (its header and body), read or fetched once for

@@ -2,7 +2,9 @@
 //! (an object in a bucket) fetches only its own columns' bytes instead of whole blocks, as
 //! Arrow C++'s reader does with a column selection.
 
-use crate::error::{Result, StoreError};
+use super::{Body, IpcFile};
+use crate::error::{at, Result, StoreError};
+use arrow::buffer::Buffer;
 use arrow::datatypes::{DataType, Schema};
 use std::ops::Range;
 
@@ -90,6 +92,70 @@ pub(super) fn needed_ranges(
         }
     }
     Ok(merged)
+}
+
+/// What a file read by ranges keeps of each block to fetch only a projection's buffers.
+pub(super) struct RangedBlocks {
+    /// Each top-level column's buffer indices (`None`: a layout not mapped; whole blocks).
+    pub(super) column_buffers: Option<Vec<Range<usize>>>,
+    /// Each block's message header, as fetched at open.
+    pub(super) headers: Vec<Vec<u8>>,
+    /// Each block's body buffers (offset, length).
+    pub(super) buffers: Vec<BodyBuffers>,
+}
+
+impl IpcFile {
+    /// Block `index` with only `columns`' buffers fetched (the rest of its body zeros, never
+    /// decoded), or `None` where the file is not read by ranges or its layout is not mapped.
+    pub(super) fn projected_block(
+        &self,
+        index: usize,
+        columns: &[usize],
+    ) -> Result<Option<Buffer>> {
+        let (Body::Ranged(source), Some(ranged)) = (&self.body, &self.ranged) else {
+            return Ok(None);
+        };
+        let Some(spans) = &ranged.column_buffers else {
+            return Ok(None);
+        };
+        let block = self.block_at(index)?;
+        let (header, buffers) = match (ranged.headers.get(index), ranged.buffers.get(index)) {
+            (Some(header), Some(buffers)) => (header, buffers),
+            _ => return Ok(None),
+        };
+        let meta_len = block.metaDataLength().max(0) as usize;
+        let body_len = block.bodyLength().max(0) as u64;
+        let needed = needed_ranges(spans, buffers, columns, body_len)
+            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
+        let body_start = block.offset() as u64 + meta_len as u64;
+        let requests: Vec<(u64, usize)> = needed
+            .iter()
+            .map(|&(offset, len)| (body_start + offset, len as usize))
+            .collect();
+        let fetched = source.read_ranges(&requests).map_err(at(&self.path))?;
+        // Zeroed memory of this size comes untouched from the allocator: pages no fetched
+        // range lands on are never written.
+        let mut bytes = vec![0u8; meta_len + body_len as usize];
+        let short = || {
+            StoreError::Corrupt(format!(
+                "{}: a fetched range is shorter than asked",
+                self.path.display()
+            ))
+        };
+        bytes
+            .get_mut(..meta_len)
+            .filter(|_| header.len() == meta_len)
+            .ok_or_else(short)?
+            .copy_from_slice(header);
+        for (&(offset, len), data) in needed.iter().zip(&fetched) {
+            let at = meta_len + offset as usize;
+            if data.len() != len as usize {
+                return Err(short());
+            }
+            bytes[at..at + data.len()].copy_from_slice(data);
+        }
+        Ok(Some(Buffer::from_vec(bytes)))
+    }
 }
 
 #[cfg(test)]
