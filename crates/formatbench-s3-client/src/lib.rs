@@ -1,8 +1,8 @@
 //! The S3 client every Rust worker of formatbench uses for `--storage s3`: object_store's
 //! `AmazonS3` for a job's [`ObjectTarget`], talking HTTP (HTTPS through rustls) through hyper
-//! and signing with pure-Rust SHA-256/HMAC ([`http`]). Credentials are the standard `AWS_*` variables, which the
-//! runner sets for its own server. Retries are kept short, so a server that died fails the
-//! sample in seconds, not minutes.
+//! and signing with pure-Rust SHA-256/HMAC ([`http`]). Credentials are the standard `AWS_*`
+//! variables, which the runner sets for its own server. Retries are kept short, so a server
+//! that died fails the sample in seconds, not minutes.
 
 pub mod http;
 #[cfg(feature = "object-store-013")]

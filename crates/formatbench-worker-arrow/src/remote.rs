@@ -306,7 +306,7 @@ impl ipc_parts::file::RangeSource for ObjectRanges {
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
     /// The ranges of a projection, fetched [`CONCURRENT_RANGES`] at a time.
-    fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<Vec<u8>>> {
+    fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<Bytes>> {
         use futures::StreamExt;
         let (store, path) = (&self.remote.store, &self.path);
         let requests = ranges
@@ -316,7 +316,6 @@ impl ipc_parts::file::RangeSource for ObjectRanges {
             .block_on(
                 futures::stream::iter(requests)
                     .buffered(CONCURRENT_RANGES)
-                    .map_ok(|bytes| bytes.to_vec())
                     .try_collect(),
             )
             .map_err(|e| std::io::Error::other(e.to_string()))

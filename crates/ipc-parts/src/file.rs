@@ -120,12 +120,12 @@ enum Body {
 pub trait RangeSource: Send + Sync {
     fn size(&self) -> u64;
     fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>>;
-    /// Several ranges (offset, length), in order; a source that can fetch them concurrently
-    /// should.
-    fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<Vec<u8>>> {
+    /// Several ranges (offset, length), in order, as the source holds them (an object
+    /// store's response bodies, not copied); a source that can fetch them concurrently should.
+    fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<bytes::Bytes>> {
         ranges
             .iter()
-            .map(|&(offset, len)| self.read_range(offset, len))
+            .map(|&(offset, len)| self.read_range(offset, len).map(bytes::Bytes::from))
             .collect()
     }
 }
@@ -272,12 +272,15 @@ impl IpcFile {
                     ranged.column_buffers = None;
                 }
                 ranged.buffers.push(buffers);
-                ranged.headers.push(meta.clone());
             }
             if i == 0 {
                 if let Some(compression) = batch.compression() {
                     codec = format!("{:?}", compression.codec()).to_lowercase();
                 }
+            }
+            // The header is kept as fetched (moved, not copied) once nothing reads it here.
+            if let Some(ranged) = ranged.as_mut() {
+                ranged.headers.push(meta);
             }
         }
         let version = footer.version();
