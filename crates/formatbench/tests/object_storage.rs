@@ -352,6 +352,24 @@ fn python_peers_read_and_write_through_their_own_s3_clients() {
             "write" => assert!(traffic.bytes_received > 0, "{traffic:?}"),
             _ => assert!(traffic.bytes_sent > 0 && traffic.get_range + traffic.get > 0),
         }
+        // The peers whose readers hand batches over one by one mark the first, inside the
+        // call; those that return whole tables mark none.
+        let streams = matches!(
+            s.cell.backend.as_str(),
+            "py-pyarrow-parquet" | "py-lance" | "py-vortex"
+        );
+        let first = s.phases.get("first_batch").copied();
+        if s.cell.op == "write" || !streams {
+            assert_eq!(first, None, "{:?}: {:?}", s.cell, s.phases);
+        } else {
+            let call = s.warm_call_s.or(s.wall_s).unwrap_or(0.0);
+            assert!(
+                first.is_some_and(|f| f > 0.0 && f <= call),
+                "{:?}: {:?}",
+                s.cell,
+                s.phases
+            );
+        }
     }
     for peer in [
         "py-pyarrow-feather",

@@ -52,6 +52,28 @@ def add_phase(name, seconds):
     _PHASES[name] = _PHASES.get(name, 0.0) + seconds
 
 
+#: The phase a first-batch mark adds to, as the Rust protocol names it.
+FIRST_BATCH = "first_batch"
+
+#: When the call under way started, and whether its first batch is marked already (a mark
+#: outside a measurement finds it marked and is dropped).
+_CALL = {"start": 0.0, "marked": True}
+
+
+def _begin_call(start):
+    _CALL["start"] = start
+    _CALL["marked"] = False
+
+
+def first_batch():
+    """Marks the first batch the reader hands back in the call under way: the time since the
+    call started goes to the phase `first_batch` (time to first batch); later marks in the
+    same call are ignored."""
+    if not _CALL["marked"]:
+        _CALL["marked"] = True
+        add_phase(FIRST_BATCH, time.perf_counter() - _CALL["start"])
+
+
 def timed_phase(name, f):
     """Calls `f()`, its time added to the phase `name`; returns what it returns."""
     start = time.perf_counter()
@@ -122,6 +144,7 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     io_before = _io()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
+    _begin_call(start)
     value = op(1)
     first_call_s = time.perf_counter() - start
     first_call_phases = dict(_PHASES)
@@ -133,8 +156,10 @@ def measure(op, min_seconds, max_calls, min_calls=1):
             first_usage = resource.getrusage(resource.RUSAGE_SELF)
         value = None
         calls += 1
+        _begin_call(time.perf_counter())
         value = op(calls)
     elapsed = time.perf_counter() - start
+    _CALL["marked"] = True
     usage_after = resource.getrusage(resource.RUSAGE_SELF)
     io_after = _io()
     after = _status()

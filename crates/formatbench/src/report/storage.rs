@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded (readers that mark it: parquet, ipc, delta-kernel); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
+const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {

@@ -9,7 +9,7 @@ except ImportError:
     pa = None
 
 from ..layouts import ARRAY, FEATURES
-from .base import Backend, Unsupported, range_bounds, reorder
+from .base import Backend, Unsupported, range_bounds, read_batches, reorder
 from .pyarrow_formats import ArrowMatrices
 
 
@@ -56,16 +56,17 @@ class Vortex(ArrowMatrices, Backend):
 
         file = _open_vortex(directory, ctx)
         if request.kind in ("all", "columns"):
-            return file.to_arrow(request.columns).read_all(), "to_arrow(projection)"
+            return read_batches(file.to_arrow(request.columns)), "to_arrow(projection)"
         if request.kind == "range":
             column, lo, hi = range_bounds(request)
             if column is None:
                 indices = vortex.array(pa.array(range(lo, hi), pa.uint64()))
-                return file.to_arrow(indices=indices).read_all(), "to_arrow(indices=range)"
+                return read_batches(file.to_arrow(indices=indices)), "to_arrow(indices=range)"
             expr = (ve.column(column) >= lo) & (ve.column(column) < hi)
-            return file.to_arrow(expr=expr).read_all(), "to_arrow(expr=…): filter pushdown"
+            return read_batches(file.to_arrow(expr=expr)), "to_arrow(expr=…): filter pushdown"
         wanted = _sorted_unique(request.rows)
-        table = file.to_arrow(indices=vortex.array(pa.array(wanted, pa.uint64()))).read_all()
+        table = read_batches(
+            file.to_arrow(indices=vortex.array(pa.array(wanted, pa.uint64()))))
         # pyarrow has no take kernel for string_view: those columns become utf8 for the reorder.
         plain = pa.schema([f.with_type(pa.large_string()) if pa.types.is_string_view(f.type)
                            else f for f in table.schema])
@@ -80,7 +81,7 @@ class Vortex(ArrowMatrices, Backend):
 
     def _columns(self, directory, names, ctx):
         # The study's path: a full read, then the columns selected.
-        table = _open_vortex(directory, ctx).to_arrow().read_all()
+        table = read_batches(_open_vortex(directory, ctx).to_arrow())
         return table.select(names)
 
     def _take(self, directory, rows, names, ctx):
@@ -88,7 +89,7 @@ class Vortex(ArrowMatrices, Backend):
 
         file = _open_vortex(directory, ctx)
         indices = vortex.array(pa.array(rows, pa.uint64()))
-        return file.to_arrow(indices=indices).read_all().select(names)
+        return read_batches(file.to_arrow(indices=indices)).select(names)
 
 
 class Zarr(Backend):

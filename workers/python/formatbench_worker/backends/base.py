@@ -3,6 +3,8 @@
 import os
 from dataclasses import dataclass, field
 
+from ..measure import first_batch
+
 
 class Unsupported(Exception):
     """The backend cannot do this natively (or cannot store this data): recorded, not failed."""
@@ -166,3 +168,17 @@ def reorder(sorted_rows, rows):
     import numpy as np
 
     return np.searchsorted(np.asarray(sorted_rows), np.asarray(rows))
+
+
+def read_batches(reader):
+    """What `reader.read_all()` returns for a pyarrow RecordBatchReader, collected batch by
+    batch so that the first one is marked as it arrives (time to first batch): the library's
+    own read, with the same batches in the same order."""
+    import pyarrow as pa
+
+    batches = []
+    for batch in reader:
+        if not batches:
+            first_batch()
+        batches.append(batch)
+    return pa.Table.from_batches(batches, schema=reader.schema)

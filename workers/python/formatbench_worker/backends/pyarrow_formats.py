@@ -8,7 +8,7 @@ except ImportError:
     pa = pc = None
 
 from ..layouts import ARRAY, FEATURES, list_matrix, matrix_of
-from .base import Backend, Unsupported, data_file, range_bounds, reorder
+from .base import Backend, Unsupported, data_file, range_bounds, read_batches, reorder
 
 
 def _arrow(data):
@@ -43,6 +43,18 @@ def _open_feather(directory, ctx, memory_map):
     if fs is None:
         return path, memory_map
     return fs.open_input_file(path), False
+
+
+def _read_parquet(path, fs, columns, threads):
+    """What `pq.read_table(path, columns=…)` does (ParquetDataset's scan of the file's one
+    fragment, with its read options), as batches collected one by one, so that the first is
+    marked as it arrives."""
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    [fragment] = pq.ParquetDataset(path, filesystem=fs).fragments
+    return read_batches(ds.Scanner.from_fragment(fragment, columns=columns,
+                                                 use_threads=threads).to_reader())
 
 
 def _pandas_matrix(table):
@@ -148,8 +160,8 @@ class PyarrowParquet(ArrowMatrices, Backend):
                 return pd.read_parquet(path, engine="pyarrow", columns=request.columns,
                                        filesystem=fs), \
                     "pandas.read_parquet(engine='pyarrow')"
-            return pq.read_table(path, columns=request.columns, use_threads=threads,
-                                 filesystem=fs), "pq.read_table"
+            return _read_parquet(path, fs, request.columns, threads), \
+                "pq.read_table's scan (ParquetDataset), batches collected as they arrive"
         if request.kind == "range":
             column, lo, hi = range_bounds(request)
             if column is not None:
@@ -176,10 +188,8 @@ class PyarrowParquet(ArrowMatrices, Backend):
     take_method = "pyarrow.dataset take"
 
     def _columns(self, directory, names, ctx):
-        import pyarrow.parquet as pq
-
         path, fs = _located(directory, "parquet", ctx)
-        return pq.read_table(path, columns=names, use_threads=ctx.threads > 1, filesystem=fs)
+        return _read_parquet(path, fs, names, ctx.threads > 1)
 
     def _take(self, directory, rows, names, ctx):
         import pyarrow.dataset as ds

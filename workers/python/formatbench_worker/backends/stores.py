@@ -10,7 +10,7 @@ except ImportError:
     pa = pc = None
 
 from ..measure import timed_phase
-from .base import Backend, DeltaReader, Unsupported, range_bounds
+from .base import Backend, DeltaReader, Unsupported, range_bounds, read_batches
 from .pyarrow_formats import ArrowMatrices
 
 
@@ -150,7 +150,9 @@ class Lance(ArrowMatrices, Backend):
     def read(self, directory, request, ctx):
         dataset = self._dataset(directory, ctx)
         if request.kind in ("all", "columns"):
-            return dataset.to_table(columns=request.columns), "to_table"
+            # to_table is scanner(…).to_reader().read_all(): the same batches, collected here.
+            return read_batches(dataset.scanner(columns=request.columns).to_reader()), \
+                "scanner(columns).to_reader(), batches collected (what to_table does)"
         if request.kind == "range":
             column, lo, hi = range_bounds(request)
             if column is None:
@@ -212,12 +214,12 @@ class DeltaLake(DeltaReader):
                 stream = timed_phase(
                     "plan", lambda: QueryBuilder().register("t", table).execute(sql))
                 result = timed_phase(
-                    "execute", lambda: pa.RecordBatchReader.from_stream(stream).read_all())
+                    "execute", lambda: read_batches(pa.RecordBatchReader.from_stream(stream)))
             return result, f"DeltaTable once, then per query QueryBuilder.execute: {sql}"
         table = DeltaTable(location, storage_options=options)
         query = QueryBuilder().register("t", table)
         # The result streams through the Arrow C stream interface into a pyarrow table.
-        result = pa.RecordBatchReader.from_stream(query.execute(sql)).read_all()
+        result = read_batches(pa.RecordBatchReader.from_stream(query.execute(sql)))
         return result, sql
 
 
