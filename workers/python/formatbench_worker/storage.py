@@ -4,18 +4,26 @@ AWS_* variables, which the runner sets for its own server."""
 
 import os
 
-_FILESYSTEM = {}
+#: The process's clients, by what they reach.
+_CLIENTS = {}
+
+
+def _once(key, build):
+    """The process's client for `key`: built by the first call, inside its timer, as a program
+    opening the bucket pays for it once, then reused by the later calls. Only clients that
+    keep no data: a cached byte would be a request the server never sees."""
+    if key not in _CLIENTS:
+        _CLIENTS[key] = build()
+    return _CLIENTS[key]
 
 
 def filesystem(target):
-    """The process's pyarrow S3FileSystem for the target's endpoint: built by the first call,
-    inside its timer, as a program opening the bucket pays for it once."""
-    endpoint = target["endpoint"]
-    if endpoint not in _FILESYSTEM:
+    """The process's pyarrow S3FileSystem for the target's endpoint."""
+    def build():
         import pyarrow.fs as pafs
 
-        scheme, _, address = endpoint.partition("://")
-        _FILESYSTEM[endpoint] = pafs.S3FileSystem(
+        scheme, _, address = target["endpoint"].partition("://")
+        return pafs.S3FileSystem(
             access_key=os.environ.get("AWS_ACCESS_KEY_ID"),
             secret_key=os.environ.get("AWS_SECRET_ACCESS_KEY"),
             session_token=os.environ.get("AWS_SESSION_TOKEN") or None,
@@ -23,7 +31,8 @@ def filesystem(target):
             endpoint_override=address, scheme=scheme, allow_bucket_creation=False,
             # Short retries: a server that died fails the sample in seconds.
             retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=3))
-    return _FILESYSTEM[endpoint]
+
+    return _once(("pyarrow", target["endpoint"]), build)
 
 
 def path(target, relative=""):
@@ -80,12 +89,13 @@ def client_missing(module, route):
 
 
 def _obstore_s3(store_class, target, relative=""):
-    """An S3 store with obstore's API (vortex-data bundles its own copy of it) for the objects
-    under the artifact's key, or under `relative` inside it."""
+    """The process's S3 store with obstore's API (vortex-data bundles its own copy of it) for
+    the objects under the artifact's key, or under `relative` inside it."""
     config = {k: v for k, v in object_store_options(target).items() if k != "aws_allow_http"}
     prefix = "/".join(p for p in (target["key"].strip("/"), relative.strip("/")) if p)
-    return store_class(target["bucket"], prefix=prefix, config=config,
-                       client_options={"allow_http": True})
+    return _once((store_class, target["endpoint"], target["bucket"], prefix),
+                 lambda: store_class(target["bucket"], prefix=prefix, config=config,
+                                     client_options={"allow_http": True}))
 
 
 def vortex_store(target):
@@ -125,7 +135,9 @@ def fsspec_options(target):
 
 def tiledb_context(target):
     """A TileDB context whose virtual filesystem reaches the target (TileDB's own S3 client,
-    the AWS SDK for C++), path-style, over the endpoint's scheme."""
+    the AWS SDK for C++), path-style, over the endpoint's scheme. A new one each call: a
+    context's filesystem keeps a read-ahead cache, which would serve a later call's reads
+    without a request."""
     import tiledb
 
     scheme, _, address = target["endpoint"].partition("://")
