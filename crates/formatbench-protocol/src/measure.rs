@@ -305,14 +305,18 @@ mod tests {
             min_calls,
             max_calls,
         };
-        let (last, m) = measure_repeated(calls(0.02, 1, 1_000_000), || -> Result<u64, ()> {
+        // Each call sleeps at least 1 ms, so the minimum is reached within 50 calls; it
+        // stops being reached in one only if a call is delayed by 49 ms. The bounds hold on a
+        // loaded machine, where a call takes longer than its sleep.
+        let (last, m) = measure_repeated(calls(0.05, 1, 1_000_000), || -> Result<u64, ()> {
             n += 1;
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            std::thread::sleep(std::time::Duration::from_millis(1));
             Ok(n)
         })
         .unwrap();
         assert_eq!(last, m.calls);
-        assert!(m.calls >= 5 && m.seconds >= 0.02, "{m:?}");
+        assert!(m.seconds >= 0.05, "{m:?}");
+        assert!((2..=50).contains(&m.calls), "{m:?}");
         let (_, capped) = measure_repeated(calls(10.0, 1, 3), || Ok::<(), ()>(())).unwrap();
         assert_eq!(capped.calls, 3);
         // A slow operation still gets its second, warm call when two are asked for.
@@ -358,27 +362,28 @@ mod tests {
     #[test]
     fn setup_is_not_timed_and_runs_before_every_call() {
         let mut prepared = Vec::new();
+        // Each setup sleeps 60 ms, past the 50 ms minimum, and each call does next to nothing:
+        // were setups timed, the first call would end the sample and the time would be at
+        // least 60 ms a call (a sleep never ends early). Untimed, the calls stay under the
+        // minimum and run to the cap.
         let (last, m) = measure_each(
             Calls {
-                min_seconds: 0.01,
+                min_seconds: 0.05,
                 min_calls: 1,
-                max_calls: 100,
+                max_calls: 4,
             },
             |call| -> Result<u64, ()> {
-                std::thread::sleep(std::time::Duration::from_millis(5));
+                std::thread::sleep(std::time::Duration::from_millis(60));
                 prepared.push(call);
                 Ok(call)
             },
-            |state| -> Result<u64, ()> {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                Ok(state)
-            },
+            |state| -> Result<u64, ()> { Ok(std::hint::black_box(state)) },
         )
         .unwrap();
+        assert_eq!(m.calls, 4, "{m:?}");
         assert_eq!(prepared, (0..m.calls).collect::<Vec<_>>());
         assert_eq!(last + 1, m.calls);
-        // Only the 2 ms calls count: five of them reach 10 ms; the 5 ms setups do not count.
-        assert!(m.calls >= 5 && m.seconds < 0.005 * m.calls as f64, "{m:?}");
+        assert!(m.seconds < 0.06, "{m:?}");
     }
 
     #[test]
