@@ -3,10 +3,11 @@
 use formatbench_protocol::{measure, measure_repeated, Answer, Job};
 use std::hint::black_box;
 
-pub const BACKENDS: [&str; 7] = [
+pub const BACKENDS: [&str; 8] = [
     "selftest-noop",
     "selftest-alloc",
     "selftest-spin",
+    "selftest-sleep",
     "selftest-crash",
     "selftest-hang",
     "selftest-garbage",
@@ -21,6 +22,9 @@ pub fn profiles(backend: &str) -> &'static [&'static str] {
         // short-x1 whose first call does four times the work (lazy initialisation), so its
         // first and warm calls differ by a known factor.
         "selftest-spin" => &["x1", "x2", "short-x1", "short-x2", "short-lazy"],
+        // x1/x2: a fixed sleep, twice as long in x2: wall times whose ratio holds on a
+        // machine busy with other work, where CPU spins slow down.
+        "selftest-sleep" => &["x1", "x2"],
         "selftest-alloc" => &["256mib", "512mib"],
         _ => &["default"],
     }
@@ -36,6 +40,12 @@ fn spin_steps(job: &Job) -> u64 {
     let base = option_u64(job, "work", if short { 2 } else { 100 });
     let factor = if job.profile.ends_with("x2") { 2 } else { 1 };
     base * factor * 1_000_000
+}
+
+/// How long a sleep profile's call sleeps: option `ms` (default 20), twice that for x2.
+fn sleep_duration(job: &Job) -> std::time::Duration {
+    let factor = if job.profile.ends_with("x2") { 2 } else { 1 };
+    std::time::Duration::from_millis(option_u64(job, "ms", 20) * factor)
 }
 
 fn alloc_bytes(job: &Job) -> u64 {
@@ -103,6 +113,13 @@ pub fn run(job: &Job) -> Answer {
                 Ok(spin(work))
             })
         }
+        "selftest-sleep" => {
+            let wait = sleep_duration(job);
+            measure_repeated(job.calls(), || {
+                std::thread::sleep(wait);
+                Ok(0)
+            })
+        }
         "selftest-crash" => std::process::abort(),
         "selftest-hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -128,7 +145,7 @@ pub fn run(job: &Job) -> Answer {
         Ok((value, m)) => {
             let mut answer = Answer::ok().with_measurement(&m);
             answer.digest = Some(match job.backend.as_str() {
-                "selftest-spin" => expected_digest(job),
+                "selftest-spin" | "selftest-sleep" => expected_digest(job),
                 _ => format!("selftest:{value}"),
             });
             answer.rows = Some(0);
