@@ -1,25 +1,36 @@
 //! Statistics over samples: quantiles, per-cell summaries, paired ratios to the fastest with
-//! bootstrap intervals, geometric means.
+//! t intervals of honest coverage, the one ranking every view shows, geometric means, and the
+//! false-discovery control of comparisons.
 
 mod across;
-mod bootstrap;
 mod call;
 mod completeness;
+#[cfg(test)]
+mod coverage;
+mod discovery;
 mod growth;
+mod interval;
 mod model;
 mod quantiles;
+mod ranking;
+mod student;
 mod summary;
 mod traffic;
 
-pub use bootstrap::{
-    geometric_mean, paired_ratio, unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES,
-};
 pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
+pub use discovery::benjamini_hochberg;
 pub use growth::{crossing, growth_ratio, log_log_slope, slope_with_interval, Slope};
+pub use interval::{
+    geometric_mean, paired_estimate, paired_log_ratio, paired_ratio, unpaired_log_ratio,
+    unpaired_ratio, LogDifference, RatioInterval, BOOTSTRAP_SEED, CONFIDENCE, MIN_INTERVAL_SAMPLES,
+    RESAMPLES,
+};
 pub use model::{
     CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };
 pub use quantiles::{median, quantile, Summary};
+pub use ranking::fastest;
+pub use student::{t_cdf, t_quantile};
 pub use summary::{is_reference, summarize_run, summarize_run_as};
 pub use traffic::{egress_cost, DEFAULT_EGRESS_PRICE_PER_GB};

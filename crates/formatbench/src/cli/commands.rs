@@ -1,6 +1,7 @@
 //! What each subcommand does, in terms of the library's layers.
 
 mod calibrate;
+mod calibrate_coverage;
 mod compare;
 mod fidelity;
 mod pool;

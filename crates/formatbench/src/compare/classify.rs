@@ -1,77 +1,69 @@
-//! The rule that turns two runs' samples of one cell into a verdict. Runs are measured apart,
-//! so nothing pairs their samples: the ratio is NEW's median over BASE's, and its interval
-//! comes from resampling each run's samples on its own (95 % percentile bootstrap, fixed seed,
-//! so the same runs always give the same verdicts) when both have [`BOOTSTRAP_MIN`] samples.
-//! With fewer, a bootstrap of a median has a handful of distinct values and its interval is far
-//! too narrow, so the interval is the span of every NEW ÷ BASE pair instead: `slower` then
-//! means every NEW sample took more than (1 + t) times every BASE sample. Under no change, the
-//! chance that 3 samples against 3 separate completely in one direction is 1 in 20 before any
-//! threshold; the threshold's margin makes it smaller still.
+//! The rule that turns two runs' samples of one cell into a verdict, and the control of false
+//! calls across a comparison's cells. Runs are measured apart, so nothing pairs their samples:
+//! the ratio is NEW's geometric mean over BASE's, with the pooled t interval of the log times
+//! (`stats::unpaired_ratio`, valid from 2 samples a side; its coverage is simulated in
+//! tests/interval_coverage.rs). Each cell also gets the p-value of "its change is within the
+//! threshold" (`LogDifference::p_beyond`), and the cells of one comparison are called changed
+//! only as Benjamini–Hochberg discoveries at a false discovery rate of [`FALSE_DISCOVERY_RATE`]
+//! ([`control_false_discoveries`]): 57 cells tested at 5 % each would call something changed in
+//! most comparisons of identical runs.
 //!
-//! Let `t` be the threshold and `[lo, hi]` the interval of NEW ÷ BASE:
-//! - slower: `lo > 1 + t`, the whole interval beyond the threshold;
-//! - faster: `hi < 1 / (1 + t)`, the mirror image (a change of ×(1 + t) either way);
-//! - no change: the interval contains 1, or lies within `[1 / (1 + t), 1 + t]`;
-//! - uncertain: anything else (the interval excludes 1 but straddles a threshold).
+//! Let `t` be the threshold and `[lo, hi]` the 95 % interval of NEW ÷ BASE:
+//! - slower: a discovery whose estimate is above 1 (alone, `lo > 1 + t`);
+//! - faster: a discovery whose estimate is below 1 (alone, `hi < 1 / (1 + t)`);
+//! - no change: not a discovery, and the interval lies within `[1 / (1 + t), 1 + t]`: any
+//!   change is smaller than the threshold;
+//! - inconclusive: not a discovery, and the interval reaches past the threshold: the samples
+//!   cannot tell whether the cell changed by more than it (more samples can).
 //!
 //! A side with fewer than [`MIN_SAMPLES`] samples is not classified (no change, saying why).
 
-use super::model::{Verdict, BOOTSTRAP_MIN, MIN_SAMPLES};
-use crate::stats::median;
-use crate::stats::{unpaired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
+use super::model::{Verdict, MIN_SAMPLES};
+use crate::stats::{benjamini_hochberg, unpaired_log_ratio, LogDifference, RatioInterval};
 
-/// NEW ÷ BASE with its interval (see the module's rule); `None` without positive values.
-pub fn interval(base: &[f64], new: &[f64]) -> Option<RatioInterval> {
-    if base.len() >= BOOTSTRAP_MIN && new.len() >= BOOTSTRAP_MIN {
-        return unpaired_ratio(new, base, RESAMPLES, BOOTSTRAP_SEED);
-    }
-    pair_span(new, base)
-}
+/// The false discovery rate a comparison's changed cells are called at.
+pub const FALSE_DISCOVERY_RATE: f64 = 0.05;
 
-/// The ratio of medians a ÷ b, from the smallest to the largest ratio of any pair.
-fn pair_span(a: &[f64], b: &[f64]) -> Option<RatioInterval> {
-    if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|x| *x <= 0.0 || !x.is_finite()) {
-        return None;
-    }
-    let smallest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let largest = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-    Some(RatioInterval {
-        estimate: median(a)? / median(b)?,
-        lo: smallest(a) / largest(b),
-        hi: largest(a) / smallest(b),
-        rounds: a.len().min(b.len()),
-    })
+/// NEW ÷ BASE on the log scale; `None` without two positive values a side.
+pub fn difference(base: &[f64], new: &[f64]) -> Option<LogDifference> {
+    unpaired_log_ratio(new, base)
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Classified {
     pub verdict: Verdict,
     pub ratio: Option<RatioInterval>,
+    /// The p-value of "changed by no more than the threshold"; `None` when not classified.
+    pub p_value: Option<f64>,
     /// Why the cell was not classified.
     pub note: Option<String>,
 }
 
-/// The verdict of an interval under threshold `t` (see the module's rule).
-pub fn verdict_of(ratio: &RatioInterval, t: f64) -> Verdict {
+/// The verdict of an interval under threshold `t`, given whether the cell is a discovery
+/// (see the module's rule).
+pub fn verdict_of(ratio: &RatioInterval, t: f64, discovery: bool) -> Verdict {
     let (upper, lower) = (1.0 + t, 1.0 / (1.0 + t));
-    if ratio.lo > upper {
+    if discovery && ratio.estimate > 1.0 {
         Verdict::Slower
-    } else if ratio.hi < lower {
+    } else if discovery && ratio.estimate < 1.0 {
         Verdict::Faster
-    } else if ratio.contains_one() || (ratio.lo >= lower && ratio.hi <= upper) {
+    } else if ratio.lo >= lower && ratio.hi <= upper {
         Verdict::NoChange
     } else {
-        Verdict::Uncertain
+        Verdict::Inconclusive
     }
 }
 
-/// Classifies NEW's values against BASE's (seconds per call, or bytes of memory).
+/// Classifies NEW's values against BASE's (seconds per call, or bytes of memory) as if it were
+/// the comparison's only cell; [`control_false_discoveries`] then decides across cells.
 pub fn classify(base: &[f64], new: &[f64], threshold: f64) -> Classified {
-    let ratio = interval(base, new);
+    let difference = difference(base, new);
+    let ratio = difference.map(|d| d.interval());
     if base.len() < MIN_SAMPLES || new.len() < MIN_SAMPLES {
         return Classified {
             verdict: Verdict::NoChange,
             ratio,
+            p_value: None,
             note: Some(format!(
                 "too few samples to classify ({} in BASE, {} in NEW; {MIN_SAMPLES} needed)",
                 base.len(),
@@ -79,18 +71,34 @@ pub fn classify(base: &[f64], new: &[f64], threshold: f64) -> Classified {
             )),
         };
     }
-    match ratio {
-        Some(r) => Classified {
-            verdict: verdict_of(&r, threshold),
-            ratio,
-            note: None,
-        },
+    match difference {
+        Some(d) => {
+            let p = d.p_beyond(threshold);
+            Classified {
+                verdict: verdict_of(&d.interval(), threshold, p <= FALSE_DISCOVERY_RATE),
+                ratio,
+                p_value: Some(p),
+                note: None,
+            }
+        }
         None => Classified {
             verdict: Verdict::NoChange,
             ratio: None,
+            p_value: None,
             note: Some("no positive values to compare".into()),
         },
     }
+}
+
+/// Decides the verdicts of cells classified together: each `(ratio, p-value)` is a discovery
+/// when Benjamini–Hochberg at [`FALSE_DISCOVERY_RATE`] says so across all of them.
+pub fn control_false_discoveries(tested: &[(RatioInterval, f64)], threshold: f64) -> Vec<Verdict> {
+    let p_values: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
+    benjamini_hochberg(&p_values, FALSE_DISCOVERY_RATE)
+        .into_iter()
+        .zip(tested)
+        .map(|(discovery, (ratio, _))| verdict_of(ratio, threshold, discovery))
+        .collect()
 }
 
 #[cfg(test)]
@@ -141,42 +149,82 @@ mod tests {
 
     #[test]
     fn too_few_samples_are_not_classified() {
-        let c = classify(&BASE[..2], &scaled(2.0), 0.05);
+        let c = classify(&BASE[..1], &scaled(2.0), 0.05);
         assert_eq!(c.verdict, Verdict::NoChange);
         assert!(c.note.unwrap().starts_with("too few samples"));
-        assert!(c.ratio.is_some(), "the estimate is still shown");
         assert_eq!(classify(&[], &[], 0.05).verdict, Verdict::NoChange);
     }
 
     #[test]
-    fn a_few_samples_are_judged_by_the_span_of_their_pairs() {
-        let base = [1.00, 1.04, 0.97];
-        // Every NEW sample above every BASE sample by more than 5 %: slower.
-        let slower = classify(&base, &[1.2, 1.25, 1.3], 0.05);
-        assert_eq!(slower.verdict, Verdict::Slower, "{:?}", slower.ratio);
-        let r = slower.ratio.unwrap();
-        assert!((r.lo - 1.2 / 1.04).abs() < 1e-12 && (r.hi - 1.3 / 0.97).abs() < 1e-12);
-        // Overlapping samples, though NEW's median is higher: no change.
-        let overlap = classify(&base, &[1.03, 1.08, 0.99], 0.05);
-        assert_eq!(overlap.verdict, Verdict::NoChange, "{:?}", overlap.ratio);
-        // Separated, but by less than the threshold everywhere: not slower.
-        let close = classify(&base, &[1.05, 1.06, 1.07], 0.05);
-        assert_ne!(close.verdict, Verdict::Slower, "{:?}", close.ratio);
+    fn a_wide_interval_that_holds_1_is_inconclusive_not_no_change() {
+        // Three noisy samples a side, NEW about 1.3× BASE: the interval holds 1 and reaches far
+        // past 1.05, so the data cannot say there was no change.
+        let c = classify(&[1.0, 1.4, 0.8], &[1.2, 1.9, 1.1], 0.05);
+        let r = c.ratio.unwrap();
+        assert!(r.contains_one() && r.hi > 1.05, "{r:?}");
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        assert!(!c.verdict.is_regression());
     }
 
     #[test]
     fn the_rule_at_its_edges() {
-        let r = |lo, hi| RatioInterval {
-            estimate: (lo + hi) / 2.0,
+        let r = |lo: f64, hi: f64| RatioInterval {
+            estimate: (lo * hi).sqrt(),
             lo,
             hi,
             rounds: 5,
         };
-        assert_eq!(verdict_of(&r(1.06, 1.2), 0.05), Verdict::Slower);
-        assert_eq!(verdict_of(&r(1.04, 1.2), 0.05), Verdict::Uncertain);
-        assert_eq!(verdict_of(&r(0.99, 1.2), 0.05), Verdict::NoChange);
-        assert_eq!(verdict_of(&r(1.01, 1.04), 0.05), Verdict::NoChange);
-        assert_eq!(verdict_of(&r(0.5, 0.95), 0.05), Verdict::Faster);
-        assert_eq!(verdict_of(&r(0.5, 0.96), 0.05), Verdict::Uncertain);
+        assert_eq!(verdict_of(&r(1.06, 1.2), 0.05, true), Verdict::Slower);
+        assert_eq!(
+            verdict_of(&r(1.06, 1.2), 0.05, false),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict_of(&r(1.04, 1.2), 0.05, false),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict_of(&r(0.99, 1.2), 0.05, false),
+            Verdict::Inconclusive
+        );
+        assert_eq!(verdict_of(&r(0.99, 1.04), 0.05, false), Verdict::NoChange);
+        assert_eq!(verdict_of(&r(1.01, 1.04), 0.05, false), Verdict::NoChange);
+        assert_eq!(verdict_of(&r(0.5, 0.95), 0.05, true), Verdict::Faster);
+        assert_eq!(
+            verdict_of(&r(0.5, 0.96), 0.05, false),
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn a_lone_borderline_cell_is_not_a_discovery_among_many() {
+        // p = 0.03 passes alone; among 57 cells whose p-values are all 1, BH needs p ≤ 0.05/57.
+        let borderline = (
+            RatioInterval {
+                estimate: 1.3,
+                lo: 1.06,
+                hi: 1.6,
+                rounds: 8,
+            },
+            0.03,
+        );
+        let quiet = (
+            RatioInterval {
+                estimate: 1.0,
+                lo: 0.98,
+                hi: 1.02,
+                rounds: 8,
+            },
+            1.0,
+        );
+        assert_eq!(
+            control_false_discoveries(&[borderline], 0.05),
+            vec![Verdict::Slower]
+        );
+        let mut many = vec![quiet; 56];
+        many.insert(0, borderline);
+        let verdicts = control_false_discoveries(&many, 0.05);
+        assert_eq!(verdicts[0], Verdict::Inconclusive);
+        assert!(verdicts[1..].iter().all(|v| *v == Verdict::NoChange));
     }
 }

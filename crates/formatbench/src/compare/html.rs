@@ -26,13 +26,13 @@ th { background: var(--head); }
 .muted { color: var(--muted); }
 .v-slower, .v-failed { color: var(--slower); font-weight: 600; }
 .v-faster, .v-fixed { color: var(--faster); font-weight: 600; }
-.v-uncertain { color: var(--unsure); }
+.v-inconclusive { color: var(--unsure); }
 svg text { fill: var(--fg); font-size: 12px; }
 svg .axis { stroke: var(--muted); stroke-width: 1; }
 svg .band { fill: var(--band); }
 svg .m-slower { fill: var(--slower); stroke: var(--slower); }
 svg .m-faster { fill: var(--faster); stroke: var(--faster); }
-svg .m-uncertain { fill: var(--unsure); stroke: var(--unsure); }
+svg .m-inconclusive { fill: var(--unsure); stroke: var(--unsure); }
 svg .m-same { fill: var(--same); stroke: var(--same); }
 "#;
 
@@ -42,7 +42,7 @@ fn class(v: Verdict) -> &'static str {
         Verdict::FailedInNew => "v-failed",
         Verdict::Faster => "v-faster",
         Verdict::FixedInNew => "v-fixed",
-        Verdict::Uncertain => "v-uncertain",
+        Verdict::Inconclusive => "v-inconclusive",
         _ => "muted",
     }
 }
@@ -51,7 +51,7 @@ fn mark(v: Verdict) -> &'static str {
     match v {
         Verdict::Slower => "m-slower",
         Verdict::Faster => "m-faster",
-        Verdict::Uncertain => "m-uncertain",
+        Verdict::Inconclusive => "m-inconclusive",
         _ => "m-same",
     }
 }

@@ -49,11 +49,13 @@ fn cell(c: &CellComparison, label: &str) -> Value {
         "regression": c.verdict.is_regression(),
         "note": c.note,
         "ratio": interval(c.ratio.as_ref()),
+        "p_value": c.p_value,
         "base": side(c.base.as_ref()),
         "new": side(c.new.as_ref()),
         "memory": c.memory.map(|m| json!({
             "ratio": interval(Some(&m.ratio)),
             "verdict": m.verdict.key(),
+            "p_value": m.p_value,
         })),
     })
 }

@@ -172,6 +172,7 @@ mod tests {
                         hi: 1.1,
                         rounds: 8,
                     }),
+                    p_value: None,
                     memory: None,
                 })
                 .collect(),

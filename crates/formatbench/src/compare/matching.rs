@@ -2,7 +2,7 @@
 //! profile, layout, target, operation, threads, cache, storage, network), each pair given its
 //! verdict; artifacts matched the same way for their sizes.
 
-use super::classify::{classify, verdict_of};
+use super::classify::{classify, control_false_discoveries};
 use super::model::{CellComparison, MemoryChange, Side, SizeChange, Verdict};
 use crate::results::{CellKey, Record, SampleStatus};
 use crate::stats::{CellSummary, RunSummary};
@@ -63,7 +63,41 @@ pub fn compare_cells(
     for n in cells(new).filter(|c| !base_keys.contains(&c.cell)) {
         out.push(alone(n, Verdict::OnlyInNew));
     }
+    decide_together(&mut out, threshold);
     out
+}
+
+/// The verdicts of every classified cell, times and peak memory each as one family, decided
+/// together so that the comparison's false discovery rate holds (classify.rs).
+fn decide_together(cells: &mut [CellComparison], threshold: f64) {
+    let timed: Vec<usize> = (0..cells.len())
+        .filter(|&i| cells[i].p_value.is_some() && cells[i].ratio.is_some())
+        .collect();
+    let tested: Vec<_> = timed
+        .iter()
+        .filter_map(|&i| Some((cells[i].ratio?, cells[i].p_value?)))
+        .collect();
+    for (i, verdict) in timed
+        .iter()
+        .zip(control_false_discoveries(&tested, threshold))
+    {
+        cells[*i].verdict = verdict;
+    }
+    let with_memory: Vec<usize> = (0..cells.len())
+        .filter(|&i| cells[i].memory.is_some())
+        .collect();
+    let tested: Vec<_> = with_memory
+        .iter()
+        .filter_map(|&i| cells[i].memory.map(|m| (m.ratio, m.p_value)))
+        .collect();
+    for (i, verdict) in with_memory
+        .iter()
+        .zip(control_false_discoveries(&tested, threshold))
+    {
+        if let Some(memory) = cells[*i].memory.as_mut() {
+            memory.verdict = verdict;
+        }
+    }
 }
 
 fn alone(c: &CellSummary, verdict: Verdict) -> CellComparison {
@@ -84,6 +118,7 @@ fn alone(c: &CellSummary, verdict: Verdict) -> CellComparison {
         base,
         new,
         ratio: None,
+        p_value: None,
         memory: None,
     }
 }
@@ -107,6 +142,7 @@ fn pair(
         base: None,
         new: None,
         ratio: None,
+        p_value: None,
         memory: None,
     };
     match (base.ran(), new.ran()) {
@@ -115,9 +151,11 @@ fn pair(
             let classified = classify(&times(b), &times(n), threshold);
             out.verdict = classified.verdict;
             out.ratio = classified.ratio;
+            out.p_value = classified.p_value;
             out.note = classified.note;
             if below_resolution(b) || below_resolution(n) {
                 out.verdict = Verdict::NoChange;
+                out.p_value = None;
                 out.note = Some("a median below 100 clock ticks: not classified".into());
             }
             out.memory = memory;
@@ -146,10 +184,11 @@ fn memory(base: Option<&Vec<f64>>, new: Option<&Vec<f64>>, threshold: f64) -> Op
     if base.len() < super::model::MIN_SAMPLES || new.len() < super::model::MIN_SAMPLES {
         return None;
     }
-    let ratio = super::classify::interval(base, new)?;
+    let classified = classify(base, new, threshold);
     Some(MemoryChange {
-        ratio,
-        verdict: verdict_of(&ratio, threshold),
+        ratio: classified.ratio?,
+        verdict: classified.verdict,
+        p_value: classified.p_value?,
     })
 }
 

@@ -7,15 +7,9 @@ use crate::stats::{CallMode, RatioInterval, RunSummary};
 use crate::units::DASH;
 use std::path::PathBuf;
 
-/// Fewer measured samples than this on either side and a cell is not classified.
-pub const MIN_SAMPLES: usize = 3;
-
-/// From this many samples a side the interval is the percentile bootstrap's; below, the span
-/// of every pair (classify.rs). The bootstrap of a median from 3 samples has a handful of
-/// distinct values and its interval is far too narrow: comparing two quick default-suite runs
-/// of one debug build (2 or 3 samples a cell) by it called 4 of the 28 cells with 3 samples
-/// slower, faster or uncertain.
-pub const BOOTSTRAP_MIN: usize = 8;
+/// Fewer measured samples than this on either side and a cell is not classified: one sample
+/// has no spread, so no interval.
+pub const MIN_SAMPLES: usize = crate::stats::MIN_INTERVAL_SAMPLES;
 
 /// The default threshold of `compare`: changes within ±5 % are not called a change.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
@@ -25,17 +19,18 @@ pub const DEFAULT_THRESHOLD: f64 = 0.05;
 pub enum Verdict {
     /// Ran in BASE, failed (or no longer ran) in NEW: a regression of its own kind.
     FailedInNew,
-    /// The whole 95 % interval of NEW ÷ BASE lies above 1 + threshold.
+    /// A discovery (Benjamini–Hochberg across the comparison's cells) of NEW ÷ BASE above
+    /// 1 + threshold: alone, the whole 95 % interval lies above it.
     Slower,
-    /// The interval excludes 1 but reaches into the threshold band: a change may be there, but
-    /// neither its sign beyond the threshold nor its absence is shown.
-    Uncertain,
-    /// The whole interval lies below 1 ÷ (1 + threshold).
+    /// Not a discovery, and the interval reaches past the threshold band: the samples cannot
+    /// tell whether the cell changed by more than the threshold (it may have).
+    Inconclusive,
+    /// The mirror of `Slower`: below 1 ÷ (1 + threshold).
     Faster,
     /// Failed or did not run in BASE, runs in NEW.
     FixedInNew,
-    /// The interval contains 1 or lies inside the threshold band, or the cell could not be
-    /// classified (too few samples, below the clock's resolution): the note says which.
+    /// The interval lies inside the threshold band, or the cell could not be classified (too
+    /// few samples, below the clock's resolution): the note says which.
     NoChange,
     /// A cell of one run only (a backend, operation or dataset the other did not measure).
     OnlyInBase,
@@ -48,7 +43,7 @@ impl Verdict {
     pub const ALL: [Verdict; 9] = [
         Verdict::FailedInNew,
         Verdict::Slower,
-        Verdict::Uncertain,
+        Verdict::Inconclusive,
         Verdict::Faster,
         Verdict::FixedInNew,
         Verdict::NoChange,
@@ -61,7 +56,7 @@ impl Verdict {
         match self {
             Verdict::FailedInNew => "failed in NEW",
             Verdict::Slower => "slower",
-            Verdict::Uncertain => "uncertain",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Faster => "faster",
             Verdict::FixedInNew => "fixed in NEW",
             Verdict::NoChange => "no change",
@@ -76,7 +71,7 @@ impl Verdict {
         match self {
             Verdict::FailedInNew => "failed_in_new",
             Verdict::Slower => "slower",
-            Verdict::Uncertain => "uncertain",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Faster => "faster",
             Verdict::FixedInNew => "fixed_in_new",
             Verdict::NoChange => "no_change",
@@ -130,6 +125,7 @@ pub struct MemoryChange {
     pub ratio: RatioInterval,
     /// `Slower` here means more memory, `Faster` less.
     pub verdict: Verdict,
+    pub p_value: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -140,8 +136,10 @@ pub struct CellComparison {
     pub note: Option<String>,
     pub base: Option<Side>,
     pub new: Option<Side>,
-    /// NEW ÷ BASE of the medians with its 95 % unpaired bootstrap interval.
+    /// NEW ÷ BASE of the geometric means with its 95 % pooled t interval.
     pub ratio: Option<RatioInterval>,
+    /// The p-value of "changed by no more than the threshold" behind the verdict.
+    pub p_value: Option<f64>,
     pub memory: Option<MemoryChange>,
 }
 
@@ -261,14 +259,16 @@ impl Comparison {
     pub fn rule_text(&self) -> String {
         let t = self.threshold * 100.0;
         format!(
-            "NEW ÷ BASE of the median time per call ({} calls) with a 95 % bootstrap interval \
-             ({BOOTSTRAP_MIN}+ samples a side; with fewer, the span of every NEW ÷ BASE pair); \
-             slower when the whole interval is above {:.3}, faster when below {:.3} (±{t:.1} %), \
-             no change when it contains 1 or lies within those bounds, else uncertain; \
-             fewer than {MIN_SAMPLES} samples a side are not classified",
+            "NEW ÷ BASE of the geometric-mean time per call ({} calls) with a 95 % pooled t \
+             interval of the log times; slower when its interval lies above {:.3}, faster when \
+             below {:.3} (±{t:.1} %), as Benjamini–Hochberg discoveries at a {:.0} % false \
+             discovery rate across the cells; no change when the interval lies within those \
+             bounds, else inconclusive (it reaches past them); fewer than {MIN_SAMPLES} samples \
+             a side are not classified",
             self.call.name(),
             1.0 + self.threshold,
             1.0 / (1.0 + self.threshold),
+            super::classify::FALSE_DISCOVERY_RATE * 100.0,
         )
     }
 

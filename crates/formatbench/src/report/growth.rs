@@ -10,7 +10,7 @@ use super::sweep::{sweeps, GroupKey, Sweep};
 use super::{format, group_title, ran};
 use crate::stats::{
     crossing, growth_ratio, paired_ratio, slope_with_interval, CellSummary, OpGroup, RunSummary,
-    BOOTSTRAP_SEED, RESAMPLES,
+    BOOTSTRAP_SEED,
 };
 
 const SLOPE_LEGEND: &str = "per competitor, the least-squares slope of ln(median time) on ln(size) over the sizes it ran, with a 95 % bootstrap interval (each size's samples drawn again and the line refit): 1.0 = time grows in proportion to size, below 1 = slower than proportionally (fixed costs), above 1 = faster than proportionally; growth = time at the largest size ÷ time at the smallest";
@@ -120,7 +120,7 @@ fn slope_table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Option<Table> {
 /// holds 1).
 fn ratio_at(a: &CellSummary, b: &CellSummary) -> Option<(f64, Option<bool>)> {
     let estimate = a.ratio_over(b)?;
-    let side = paired_ratio(&a.rounds, &b.rounds, RESAMPLES, BOOTSTRAP_SEED)
+    let side = paired_ratio(&a.rounds, &b.rounds)
         .filter(|r| !r.contains_one())
         .map(|r| r.hi < 1.0);
     Some((estimate, side))

@@ -1,6 +1,8 @@
 //! The Pareto frontier of each dataset over size, write, read, project, take and peak memory:
 //! the competitors no other one beats on every count. A competitor that lacks a metric counts
-//! as the worst on it.
+//! as the worst on it. Times are compared by the tables' paired ratio to each group's fastest
+//! (`CellSummary::ratio_to_best`), never by raw medians, so the frontier, the balanced score and
+//! the recommendation agree with the tables' ranking.
 
 use super::format::{bytes, duration, ratio, DASH};
 use super::pick::{self, Id};
@@ -20,8 +22,11 @@ const BALANCED: [usize; 4] = [SIZE, WRITE, READ, PEAK];
 pub(super) struct Competitor {
     pub id: Id,
     pub label: String,
-    /// Lower is better on each; `None` where it was not measured.
+    /// As the tables show them (median times); `None` where it was not measured.
     pub metrics: [Option<f64>; 6],
+    /// What it is ranked by on each metric, lower better: sizes and memory as measured, a
+    /// time as its paired ratio to the group's fastest (the tables' `×best`).
+    pub scores: [Option<f64>; 6],
     /// Its geometric mean ratio to the fastest where the read (else write) group is keyed.
     pub geomean: Option<f64>,
     /// The geometric mean of its ratios to the best on size, write, read and peak memory.
@@ -47,7 +52,7 @@ pub(super) fn timed_op(m: usize) -> Option<&'static str> {
 
 impl Competitor {
     fn worst(&self, m: usize) -> f64 {
-        self.metrics[m].unwrap_or(f64::INFINITY)
+        self.scores[m].unwrap_or(f64::INFINITY)
     }
 
     /// At least as good on every metric and better on one.
@@ -97,6 +102,7 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
         .zip(labels)
         .map(|(id, label)| {
             let mut metrics = [None; 6];
+            let mut scores = [None; 6];
             let mut peak: Option<u64> = None;
             for (m, g) in groups.iter().enumerate() {
                 let Some(cell) =
@@ -105,6 +111,10 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
                     continue;
                 };
                 metrics[m + 1] = cell.wall.map(|w| w.median);
+                scores[m + 1] = cell.ratio_to_best.or_else(|| {
+                    let fastest = g.and_then(|g| pick::ran(&g.cells).find_map(|c| c.wall))?;
+                    Some(cell.wall?.median / fastest.median)
+                });
                 if metrics[SIZE].is_none() {
                     metrics[SIZE] = pick::size_of(summary, &cell.cell).map(|s| s as f64);
                 }
@@ -113,6 +123,8 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
                 }
             }
             metrics[PEAK] = peak.map(|p| p as f64);
+            scores[SIZE] = metrics[SIZE];
+            scores[PEAK] = metrics[PEAK];
             let geomean = key_group.and_then(|g| {
                 summary
                     .geomeans
@@ -128,6 +140,7 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
                 id,
                 label,
                 metrics,
+                scores,
                 geomean,
                 balance: f64::INFINITY,
             }
@@ -177,14 +190,14 @@ fn frontier(summary: &RunSummary, dataset: String) -> Option<Frontier> {
 fn balance(competitors: &mut [Competitor]) {
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); competitors.len()];
     for m in BALANCED {
-        let values: Vec<f64> = competitors.iter().filter_map(|c| c.metrics[m]).collect();
+        let values: Vec<f64> = competitors.iter().filter_map(|c| c.scores[m]).collect();
         let best = values.iter().copied().fold(f64::INFINITY, f64::min);
         if !(best > 0.0 && best.is_finite()) {
             continue;
         }
         let worst = values.iter().map(|v| v / best).fold(1.0, f64::max);
         for (c, r) in competitors.iter().zip(ratios.iter_mut()) {
-            r.push(c.metrics[m].map_or(worst, |v| v / best));
+            r.push(c.scores[m].map_or(worst, |v| v / best));
         }
     }
     for (c, r) in competitors.iter_mut().zip(ratios) {

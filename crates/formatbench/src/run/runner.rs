@@ -57,8 +57,13 @@ pub const PLAN_FILE: &str = "plan.json";
 pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Error> {
     let started = Instant::now();
     let worker_build = worker_build()?;
+    let call = options
+        .settings
+        .get("call")
+        .and_then(|c| crate::stats::CallMode::parse(c))
+        .unwrap_or_default();
     let resumed = match &options.resume {
-        Some(dir) => Some(read_resumed(dir, &worker_build)?),
+        Some(dir) => Some(read_resumed(dir, &worker_build, call)?),
         None => None,
     };
     let run_id = resumed
@@ -118,6 +123,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         resumed_walls: Vec::new(),
         reusable,
         reused: 0,
+        call,
         renditions: HashMap::new(),
         prepared: HashMap::new(),
         storage,
@@ -369,7 +375,7 @@ impl Runner<'_> {
         let mut slots = Vec::new();
         for (g, members) in groups.iter().enumerate() {
             let cap = self.plan.max_rounds.unwrap_or(u32::MAX);
-            for slot in crate::plan::slots(members.len(), self.plan.blocks)
+            for slot in crate::plan::slots(members.len(), self.blocks_of(members.len()))
                 .into_iter()
                 .filter(|s| s.round <= cap)
             {
@@ -383,6 +389,20 @@ impl Runner<'_> {
         }
         slots.sort_unstable();
         slots
+    }
+
+    /// Balanced blocks a group of `competitors` takes: the plan's, and for an adaptive plan as
+    /// many more as it needs to reach [`stopping::MIN_ROUNDS`] rounds (a block is 2n rounds,
+    /// so only a group of two competitors needs a second).
+    fn blocks_of(&self, competitors: usize) -> u32 {
+        let per_block = 2 * competitors.max(1) as u32;
+        match self.plan.stopping {
+            Some(_) => self
+                .plan
+                .blocks
+                .max(stopping::MIN_ROUNDS.div_ceil(per_block)),
+            None => self.plan.blocks,
+        }
     }
 
     /// The adaptive stopper of an adaptive plan, seeded with what a resumed run holds.
@@ -486,12 +506,17 @@ impl Runner<'_> {
                 record.reused_from = Some(record.run_id.clone());
                 record.run_id = self.run_id.clone();
                 self.reused += 1;
+                // A reused sample counts toward its group's precision like a new one; it cost
+                // this run nothing.
+                if let Some(stopper) = stopper.as_mut() {
+                    stopper.record(index, round, stopping::ranked_time(&record, self.call), 0.0);
+                }
                 self.results.append(&Record::Sample(Box::new(record)))?;
                 continue;
             }
             let mut record = self.take_sample(cell, round)?;
             if let Some(stopper) = stopper.as_mut() {
-                let wall = stopping::ranked_time(&record);
+                let wall = stopping::ranked_time(&record, self.call);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());
             }
             record.position = Some(position);

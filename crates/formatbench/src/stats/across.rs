@@ -1,7 +1,7 @@
 //! Summaries across groups: each competitor's geometric mean over operations, and what a cold
 //! cache costs it.
 
-use super::bootstrap::{geometric_mean, unpaired_ratio, BOOTSTRAP_SEED, RESAMPLES};
+use super::interval::{geometric_mean, unpaired_ratio};
 use super::model::{CacheRatio, CellSummary, GeoMean, OpGroup};
 use std::collections::BTreeMap;
 
@@ -90,7 +90,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
             let cold_walls: Vec<f64> = cold.rounds.values().copied().collect();
             let warm_walls: Vec<f64> = hot.rounds.values().copied().collect();
             if let (Some(ratio), Some(c), Some(w)) = (
-                unpaired_ratio(&cold_walls, &warm_walls, RESAMPLES, BOOTSTRAP_SEED),
+                unpaired_ratio(&cold_walls, &warm_walls),
                 cold.wall,
                 hot.wall,
             ) {

@@ -2,9 +2,9 @@
 //! other, geometric means and cache ratios across groups. `summary` fills these in from the
 //! records and `across` combines groups; both read the types from here.
 
-use super::bootstrap::{paired_ratio, RatioInterval, BOOTSTRAP_SEED, RESAMPLES};
 use super::call::CallMode;
 use super::completeness::Completeness;
+use super::interval::{paired_estimate, RatioInterval};
 use super::Summary;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, SampleStatus, ScheduleRecord,
@@ -38,7 +38,9 @@ pub struct CellSummary {
     /// means, exports): the paired estimate when rounds pair up, else the ratio of medians;
     /// `None` when it cannot be trusted. See [`CellSummary::ratio_over`].
     pub ratio_to_best: Option<f64>,
-    /// The paired ratio to the group's fastest, with its 95 % interval.
+    /// The paired ratio to the group's fastest with its 95 % t interval; `None` below two
+    /// paired rounds, where no interval holds its coverage (the estimate alone is
+    /// `ratio_to_best`).
     pub ratio: Option<RatioInterval>,
     /// The same for CPU time.
     pub cpu_ratio: Option<RatioInterval>,
@@ -120,8 +122,9 @@ pub struct GeoMean {
     pub ops: usize,
 }
 
-/// What a cold page cache costs one competitor on one operation: its cold median over its warm
-/// median, with an unpaired bootstrap interval (the two states are scheduled apart).
+/// What a cold page cache costs one competitor on one operation: its cold time over its warm
+/// time (the ratio of geometric means), with an unpaired t interval (the two states are
+/// scheduled apart).
 #[derive(Debug, Clone)]
 pub struct CacheRatio {
     pub dataset: String,
@@ -164,15 +167,13 @@ impl RunSummary {
 
 impl CellSummary {
     /// This cell's wall time over `base`'s, the way every view computes it: the paired
-    /// estimate over the rounds both ran, else the ratio of medians (unpaired schedules).
+    /// estimate (geometric mean of per-round ratios) over the rounds both ran, else the ratio
+    /// of medians (unpaired schedules).
     pub fn ratio_over(&self, base: &CellSummary) -> Option<f64> {
         let (median, base_median) = (self.wall?.median, base.wall?.median);
         if base_median <= 0.0 {
             return None;
         }
-        Some(
-            paired_ratio(&self.rounds, &base.rounds, RESAMPLES, BOOTSTRAP_SEED)
-                .map_or(median / base_median, |r| r.estimate),
-        )
+        Some(paired_estimate(&self.rounds, &base.rounds).unwrap_or(median / base_median))
     }
 }

@@ -1,6 +1,6 @@
-use super::bootstrap::{paired_ratio, BOOTSTRAP_SEED, RESAMPLES};
 use super::call::CallMode;
 use super::completeness::Completeness;
+use super::interval::paired_ratio;
 use super::model::{CellSummary, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT};
 use super::Summary;
 use crate::results::{CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
@@ -326,11 +326,59 @@ pub fn is_reference(backend: &str) -> bool {
 }
 
 /// Sorts a group fastest first (cells that did not run last), fills in ratios and intervals
-/// against the fastest format (a reference is never the base), and the group's warnings.
+/// against the fastest format (a reference is never the base), and the group's warnings. The
+/// fastest is [`super::fastest`]'s, and every cell is placed by its paired estimate to it, so
+/// the order, `×best` and everything built on them agree.
 fn rank(group: &mut OpGroup) {
+    // A ratio needs both sides well above the clock's resolution.
+    let trusted = |c: &CellSummary| !c.flags.iter().any(|f| f.contains("clock resolution"));
+    let best_index = {
+        let formats: Vec<&CellSummary> = group
+            .cells
+            .iter()
+            .filter(|c| rankable(c).is_some() && !is_reference(&c.cell.backend))
+            .collect();
+        let pool = if formats.is_empty() {
+            group
+                .cells
+                .iter()
+                .filter(|c| rankable(c).is_some())
+                .collect()
+        } else {
+            formats
+        };
+        let rounds: Vec<&BTreeMap<u32, f64>> = pool.iter().map(|c| &c.rounds).collect();
+        super::fastest(&rounds)
+            .and_then(|i| pool.get(i))
+            .or_else(|| {
+                pool.iter().min_by(|a, b| {
+                    let median = |c: &CellSummary| rankable(c).unwrap_or(f64::NAN);
+                    median(a).total_cmp(&median(b))
+                })
+            })
+            .map(|c| c.cell.clone())
+    };
+    let best = best_index.and_then(|key| group.cells.iter().find(|c| c.cell == key).cloned());
+    let base = best
+        .clone()
+        .filter(|b| trusted(b) && rankable(b).is_some_and(|m| m > 0.0));
+    if let Some(best) = &base {
+        for cell in &mut group.cells {
+            if rankable(cell).is_none() || !trusted(cell) {
+                continue;
+            }
+            cell.ratio = paired_ratio(&cell.rounds, &best.rounds);
+            cell.ratio_to_best = cell.ratio_over(best);
+            cell.cpu_ratio = paired_ratio(&cell.cpu_rounds, &best.cpu_rounds);
+        }
+    }
+    // Fastest first by the ratio every view shows; cells without one by their median.
+    let best_median = best.as_ref().and_then(rankable).unwrap_or(1.0);
+    let position =
+        |c: &CellSummary| rankable(c).map(|median| c.ratio_to_best.unwrap_or(median / best_median));
     group
         .cells
-        .sort_by(|a, b| match (rankable(a), rankable(b)) {
+        .sort_by(|a, b| match (position(a), position(b)) {
             (Some(x), Some(y)) => x.total_cmp(&y),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -338,35 +386,8 @@ fn rank(group: &mut OpGroup) {
                 (&a.cell.backend, &a.cell.profile).cmp(&(&b.cell.backend, &b.cell.profile))
             }
         });
-    let rankable_cells = || group.cells.iter().filter(|c| rankable(c).is_some());
-    let Some(best) = rankable_cells()
-        .find(|c| !is_reference(&c.cell.backend))
-        .or_else(|| rankable_cells().next())
-        .cloned()
-    else {
+    if base.is_none() {
         return;
-    };
-    let best_median = rankable(&best).unwrap_or(f64::NAN);
-    // A ratio needs both sides well above the clock's resolution.
-    let trusted = |c: &CellSummary| !c.flags.iter().any(|f| f.contains("clock resolution"));
-    if !trusted(&best) || best_median <= 0.0 {
-        return;
-    }
-    for cell in &mut group.cells {
-        let Some(median) = rankable(cell) else {
-            continue;
-        };
-        if !trusted(cell) {
-            continue;
-        }
-        cell.ratio = paired_ratio(&cell.rounds, &best.rounds, RESAMPLES, BOOTSTRAP_SEED);
-        cell.ratio_to_best = Some(cell.ratio.map_or(median / best_median, |r| r.estimate));
-        cell.cpu_ratio = paired_ratio(
-            &cell.cpu_rounds,
-            &best.cpu_rounds,
-            RESAMPLES,
-            BOOTSTRAP_SEED,
-        );
     }
     group.no_clear_winner = group
         .cells

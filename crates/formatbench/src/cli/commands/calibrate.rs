@@ -1,13 +1,14 @@
 //! `formatbench calibrate`: runs workers with known behaviour through the normal runner and
 //! checks that the measurements recover what is known: a 2× CPU-time ratio, for operations
 //! that run once per sample and for ones that repeat inside a sample (CPU is per call, like
-//! wall time), and 512 MiB.
+//! wall time), and 512 MiB; then that the printed 95 % intervals contain a known ratio in
+//! about 95 % of groups (calibrate_coverage.rs).
 
 use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::CacheState;
 use crate::plan::{Competitor, Plan};
 use crate::run::{execute_plan, install_interrupt_handler, RunOptions};
-use crate::stats::{paired_ratio, CellSummary, BOOTSTRAP_SEED, RESAMPLES};
+use crate::stats::{paired_ratio, CellSummary};
 use crate::Error;
 use formatbench_protocol::Op;
 use std::collections::BTreeMap;
@@ -111,15 +112,10 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
             "calibration cells are missing from the run".into(),
         ));
     };
-    let cpu = paired_ratio(&x2.cpu_rounds, &x1.cpu_rounds, RESAMPLES, BOOTSTRAP_SEED);
-    let wall = paired_ratio(&x2.rounds, &x1.rounds, RESAMPLES, BOOTSTRAP_SEED);
-    let short_cpu = paired_ratio(
-        &short2.cpu_rounds,
-        &short1.cpu_rounds,
-        RESAMPLES,
-        BOOTSTRAP_SEED,
-    );
-    let short_wall = paired_ratio(&short2.rounds, &short1.rounds, RESAMPLES, BOOTSTRAP_SEED);
+    let cpu = paired_ratio(&x2.cpu_rounds, &x1.cpu_rounds);
+    let wall = paired_ratio(&x2.rounds, &x1.rounds);
+    let short_cpu = paired_ratio(&short2.cpu_rounds, &short1.cpu_rounds);
+    let short_wall = paired_ratio(&short2.rounds, &short1.rounds);
     let memory = alloc.peak_rss_bytes.map(|b| b as f64);
     let twice = |r: Option<crate::stats::RatioInterval>| {
         r.is_some_and(|r| (r.estimate / 2.0 - 1.0).abs() <= TOLERANCE)
@@ -164,7 +160,21 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         noop.peak_rss_bytes.map_or(f64::NAN, |b| mib(b as f64)),
         noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
     );
-    Ok(if cpu_ok && short_cpu_ok && memory_ok {
+    let Some(coverage) = super::calibrate_coverage::measure(out)? else {
+        return Ok(130);
+    };
+    let coverage_ok = coverage.ok();
+    println!(
+        "  coverage  {} of {} groups' 95 % intervals of short spin x2 / x1 ({} rounds each) \
+         contain 2.00: {:.0} %, at least {:.0} % required: {}",
+        coverage.covered(),
+        super::calibrate_coverage::GROUPS,
+        coverage.intervals.first().map_or(0, |r| r.rounds),
+        coverage.share() * 100.0,
+        super::calibrate_coverage::REQUIRED_COVERAGE * 100.0,
+        verdict(coverage_ok)
+    );
+    Ok(if cpu_ok && short_cpu_ok && memory_ok && coverage_ok {
         0
     } else {
         1

@@ -25,7 +25,11 @@ fn slot_of(s: &SampleRecord) -> Option<ScheduleSlot> {
     })
 }
 
-pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error> {
+pub fn read_resumed(
+    run_dir: &Path,
+    worker_build: &str,
+    call: crate::stats::CallMode,
+) -> Result<Resumed, Error> {
     let records = crate::results::read_records(&run_dir.join(RESULTS_FILE))?;
     let mut resumed = Resumed {
         run_id: String::new(),
@@ -48,7 +52,7 @@ pub fn read_resumed(run_dir: &Path, worker_build: &str) -> Result<Resumed, Error
             Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
             Record::Sample(s) => {
                 if let Some(slot) = slot_of(s) {
-                    let ranked = super::stopping::ranked_time(s);
+                    let ranked = super::stopping::ranked_time(s, call);
                     resumed.walls.push((slot.clone(), ranked));
                     resumed.done.insert(slot);
                 }

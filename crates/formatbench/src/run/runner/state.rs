@@ -36,6 +36,8 @@ pub(super) struct Runner<'a> {
     /// Samples of earlier runs with identical keys (`--reuse`), and how many were taken.
     pub(super) reusable: HashMap<ScheduleSlot, SampleRecord>,
     pub(super) reused: usize,
+    /// The call the run ranks by (`--call`): the adaptive stopper decides on it too.
+    pub(super) call: crate::stats::CallMode,
     /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
     /// source cannot be rendered.
     pub(super) renditions: HashMap<PathBuf, Result<PathBuf, String>>,

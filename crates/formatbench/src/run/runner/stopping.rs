@@ -2,31 +2,33 @@
 //! one cache state) takes its balanced rounds in order; after each complete round, so that what
 //! was measured is still whole permutations, it stops once every competitor's paired ratio to
 //! the group's fastest has a 95 % interval within ±precision, or once its share of the time
-//! budget is spent. A cell whose samples cost far more than the group's is held to a few. Every
-//! group's outcome is written as a stop record, so reports say the stopping was adaptive and
-//! completeness counts only the rounds a group was to take.
+//! budget is spent, never before [`MIN_ROUNDS`] rounds. It decides on the figures the reports
+//! show: the call the run ranks by (`--call`), the fastest format by the reports' own rule
+//! ([`crate::stats::fastest`], the memory-copy floor never the base) and the same t intervals.
+//! A cell whose samples cost far more than the group's is held to [`MIN_ROUNDS`] samples.
+//! Every group's outcome is written as a stop record, so reports say the stopping was adaptive
+//! and completeness counts only the rounds a group was to take.
 
 use crate::plan::Stopping;
 use crate::results::{CappedCell, CellKey, SampleRecord, SampleStatus, StopRecord};
-use crate::stats::{median, paired_ratio, BOOTSTRAP_SEED, MIN_TICKS};
-use std::collections::{BTreeMap, HashMap};
+use crate::stats::{fastest, median, paired_ratio, CallMode, MIN_TICKS};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// Rounds a group takes before its intervals decide anything.
-pub(super) const MIN_ROUNDS: u32 = 3;
-/// Rounds a group takes before its budget can stop it: one paired difference has no interval.
-const MIN_BUDGET_ROUNDS: u32 = 2;
+/// Complete rounds every group of an adaptive run takes before its precision or its budget can
+/// stop it: enough paired rounds that a t interval is narrow enough to mean something (at 5
+/// rounds its half-width is 1.24 standard deviations of a round's log ratio), and the floor the
+/// default suite is designed to reach within its minute.
+pub const MIN_ROUNDS: u32 = 5;
 /// A cell whose sample costs this many times the group's median is capped…
 const COSTLY: f64 = 8.0;
-/// …at this many samples.
-pub(super) const CAPPED_SAMPLES: u32 = 3;
-/// Bootstrap resamples behind a stopping decision (the reports' own intervals use more).
-const RESAMPLES: usize = 2_000;
+/// …at this many samples: still enough for its interval.
+pub(super) const CAPPED_SAMPLES: u32 = MIN_ROUNDS;
 
-/// The time a sample decides by: the warm calls, as the reports rank by default; `None` for a
-/// sample that did not measure.
-pub(super) fn ranked_time(sample: &SampleRecord) -> Option<f64> {
+/// The time a sample decides by: the call the run ranks by, as the reports read it; `None` for
+/// a sample that did not measure.
+pub(super) fn ranked_time(sample: &SampleRecord, call: CallMode) -> Option<f64> {
     (sample.status == SampleStatus::Ok)
-        .then(|| crate::stats::CallMode::Warm.wall_of(sample))
+        .then(|| call.wall_of(sample))
         .flatten()
         .map(|(wall, _)| wall)
 }
@@ -53,6 +55,9 @@ pub(super) struct Stopper {
     rules: Stopping,
     groups: Vec<Group>,
     group_of: HashMap<usize, usize>,
+    /// Cells of reference backends (the memory-copy floor): shown against the fastest format,
+    /// never its base, as in the reports.
+    references: HashSet<usize>,
     /// Medians below this are too close to the clock's resolution to rank (the reports give
     /// them no ratio), so they neither decide nor serve as the base of a stop.
     min_median_s: f64,
@@ -67,6 +72,12 @@ impl Stopper {
         plans: Vec<GroupPlan>,
         clock_resolution_s: f64,
     ) -> Self {
+        let references = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| crate::stats::is_reference(&k.backend))
+            .map(|(i, _)| i)
+            .collect();
         let total: usize = plans.iter().map(|p| p.members.len()).sum();
         let mut group_of = HashMap::new();
         let groups = plans
@@ -97,6 +108,7 @@ impl Stopper {
             rules,
             groups,
             group_of,
+            references,
             min_median_s: MIN_TICKS * clock_resolution_s,
         }
     }
@@ -138,7 +150,7 @@ impl Stopper {
 
     /// Round `round` is complete in every group: the groups that stop after it, as records.
     pub fn after_round(&mut self, round: u32, keys: &[&CellKey], run_id: &str) -> Vec<StopRecord> {
-        let (rules, min_median_s) = (self.rules, self.min_median_s);
+        let (rules, min_median_s, references) = (self.rules, self.min_median_s, &self.references);
         let mut out = Vec::new();
         for group in &mut self.groups {
             if group.stopped_after.is_some() || round >= group.planned_rounds {
@@ -147,7 +159,7 @@ impl Stopper {
             if round == 1 {
                 group.cap_costly(keys);
             }
-            let reason = if group.known_to(rules.precision, round, min_median_s) {
+            let reason = if group.known_to(rules.precision, round, min_median_s, references) {
                 Some((
                     "precision",
                     format!(
@@ -157,7 +169,7 @@ impl Stopper {
                         percent(rules.precision)
                     ),
                 ))
-            } else if round >= MIN_BUDGET_ROUNDS
+            } else if round >= MIN_ROUNDS
                 && group.share_s.is_some_and(|share| group.spent_s >= share)
             {
                 Some((
@@ -240,34 +252,40 @@ impl Group {
 
     /// Whether every competitor's ratio to the fastest is known to ±`precision` after `round`
     /// (competitors whose median is under `min_median_s` are left out, as the reports leave
-    /// out their ratios).
-    fn known_to(&self, precision: f64, round: u32, min_median_s: f64) -> bool {
+    /// out their ratios). The fastest is the reports' ([`fastest`] over the formats).
+    fn known_to(
+        &self,
+        precision: f64,
+        round: u32,
+        min_median_s: f64,
+        references: &HashSet<usize>,
+    ) -> bool {
         if precision <= 0.0 || round < MIN_ROUNDS {
             return false;
         }
-        let measured: Vec<(usize, f64)> = self
+        let measured: Vec<(usize, &BTreeMap<u32, f64>)> = self
             .members
             .iter()
             .filter_map(|m| {
-                let walls: Vec<f64> = self.walls.get(m)?.values().copied().collect();
-                Some((*m, median(&walls)?))
+                let walls = self.walls.get(m)?;
+                let values: Vec<f64> = walls.values().copied().collect();
+                (median(&values)? >= min_median_s).then_some((*m, walls))
             })
-            .filter(|(_, median)| *median >= min_median_s)
             .collect();
-        let Some(&(fastest, _)) = measured.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+        let formats: Vec<&(usize, &BTreeMap<u32, f64>)> = measured
+            .iter()
+            .filter(|(m, _)| !references.contains(m))
+            .collect();
+        let pool: Vec<&BTreeMap<u32, f64>> = formats.iter().map(|(_, w)| *w).collect();
+        let Some(&&(best_cell, best)) = fastest(&pool).and_then(|i| formats.get(i)) else {
             return false;
         };
-        let Some(best) = self.walls.get(&fastest) else {
-            return false;
-        };
-        measured.iter().all(|&(cell, _)| {
-            if cell == fastest || self.capped.contains_key(&cell) {
+        // The formats decide; a reference is shown with whatever interval its rounds give.
+        formats.iter().all(|&&(cell, walls)| {
+            if cell == best_cell || self.capped.contains_key(&cell) {
                 return true;
             }
-            let Some(walls) = self.walls.get(&cell) else {
-                return false;
-            };
-            paired_ratio(walls, best, RESAMPLES, BOOTSTRAP_SEED).is_some_and(|r| {
+            paired_ratio(walls, best).is_some_and(|r| {
                 r.rounds >= MIN_ROUNDS as usize
                     && r.hi <= r.estimate * (1.0 + precision)
                     && r.lo >= r.estimate * (1.0 - precision)

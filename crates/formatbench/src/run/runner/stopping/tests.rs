@@ -105,22 +105,60 @@ fn noisy_ratios_run_the_whole_design_and_say_so() {
 }
 
 #[test]
-fn a_spent_budget_share_stops_the_group_after_two_rounds_at_least() {
+fn a_spent_budget_share_stops_the_group_after_the_minimum_rounds_only() {
     let (a, b) = (key("a"), key("b"));
     let keys = [&a, &b];
     let mut s = stopper(0.0, Some(1.0), &keys, 10);
-    s.record(0, 1, Some(0.01), 0.8);
-    s.record(1, 1, Some(0.02), 0.8);
-    assert!(
-        s.after_round(1, &keys, "run").is_empty(),
-        "one round has no interval"
-    );
-    s.record(0, 2, Some(0.01), 0.1);
-    s.record(1, 2, Some(0.02), 0.1);
-    let stopped = s.after_round(2, &keys, "run");
+    for round in 1..MIN_ROUNDS {
+        s.record(0, round, Some(0.01), 0.8);
+        s.record(1, round, Some(0.02), 0.8);
+        assert!(
+            s.after_round(round, &keys, "run").is_empty(),
+            "round {round}: the budget is spent, but {MIN_ROUNDS} rounds are the floor"
+        );
+    }
+    s.record(0, MIN_ROUNDS, Some(0.01), 0.1);
+    s.record(1, MIN_ROUNDS, Some(0.02), 0.1);
+    let stopped = s.after_round(MIN_ROUNDS, &keys, "run");
     assert_eq!(stopped.len(), 1);
     assert_eq!(stopped[0].reason, "budget");
-    assert!(s.skips(0, 3));
+    assert!(s.skips(0, MIN_ROUNDS + 1));
+}
+
+#[test]
+fn the_floor_is_never_the_base_of_a_stop() {
+    // The memory-copy floor is fastest and jitters against everything; the formats a and b
+    // hold exactly 2× in every round. The reports rank against a, where b is known exactly, so
+    // the group stops; measured against the floor it never would.
+    let (floor, a, b) = (
+        key(formatbench_worker_arrow::backends::FLOOR),
+        key("a"),
+        key("b"),
+    );
+    let keys = [&floor, &a, &b];
+    let mut s = stopper(0.05, None, &keys, 6);
+    let mut stopped = Vec::new();
+    for round in 1..=MIN_ROUNDS {
+        let jitter = if round % 2 == 0 { 1.3 } else { 0.7 };
+        s.record(0, round, Some(0.001 * jitter), 0.01);
+        s.record(1, round, Some(0.01 * wobble(round, 1)), 0.02);
+        s.record(2, round, Some(0.02 * wobble(round, 1)), 0.02);
+        stopped.extend(s.after_round(round, &keys, "run"));
+    }
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert_eq!(stopped[0].reason, "precision");
+}
+
+#[test]
+fn the_stopper_ranks_by_the_call_the_run_ranks_by() {
+    let mut sample = SampleRecord::bare("run", key("a"), Some(1), SampleStatus::Ok, None);
+    sample.first_call_s = Some(0.5);
+    sample.warm_call_s = Some(0.1);
+    sample.wall_s = Some(0.2);
+    assert_eq!(ranked_time(&sample, CallMode::First), Some(0.5));
+    assert_eq!(ranked_time(&sample, CallMode::Warm), Some(0.1));
+    sample.status = SampleStatus::Failed;
+    assert_eq!(ranked_time(&sample, CallMode::First), None);
 }
 
 #[test]
