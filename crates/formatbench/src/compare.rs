@@ -15,6 +15,8 @@ mod markdown;
 mod matching;
 mod model;
 mod rows;
+#[cfg(test)]
+mod simulation;
 mod terminal;
 
 pub use baseline::{
@@ -22,14 +24,12 @@ pub use baseline::{
     Baseline, BASELINES_DIR,
 };
 pub use build::{compare, load, LoadedRun};
-pub use classify::{
-    classify, control_false_discoveries, verdict_of, Classified, FALSE_DISCOVERY_RATE,
-};
+pub use classify::{classify, control_false_discoveries, verdict_of, Classified};
 pub use html::render as html;
 pub use json::{render as json, value as json_value, FORMAT_VERSION};
 pub use markdown::{render as markdown, ROWS as MARKDOWN_ROWS};
 pub use model::{
     CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
-    DEFAULT_THRESHOLD, MIN_SAMPLES,
+    DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_SAMPLES,
 };
 pub use terminal::render as terminal;

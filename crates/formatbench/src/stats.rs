@@ -6,7 +6,7 @@ mod across;
 mod call;
 mod completeness;
 #[cfg(test)]
-mod coverage;
+pub(crate) mod coverage;
 mod discovery;
 mod growth;
 mod interval;
@@ -20,11 +20,10 @@ mod traffic;
 pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
 pub use discovery::benjamini_hochberg;
-pub use growth::{crossing, growth_ratio, log_log_slope, slope_with_interval, Slope};
+pub use growth::{crossing, growth_ratio, log_log_slope, slope_fit, Slope, SlopeFit};
 pub use interval::{
     geometric_mean, paired_estimate, paired_log_ratio, paired_ratio, unpaired_log_ratio,
-    unpaired_ratio, LogDifference, RatioInterval, BOOTSTRAP_SEED, CONFIDENCE, MIN_INTERVAL_SAMPLES,
-    RESAMPLES,
+    unpaired_ratio, LogDifference, RatioInterval, CONFIDENCE, MIN_INTERVAL_SAMPLES,
 };
 pub use model::{
     CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,

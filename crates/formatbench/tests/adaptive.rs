@@ -60,7 +60,7 @@ fn a_group_stops_once_its_ratio_is_known_and_the_report_says_so() {
         (stop.reason.as_str(), stop.planned_rounds),
         ("precision", 12)
     );
-    assert!(stop.after_round >= 3 && stop.after_round < 12, "{stop:?}");
+    assert!(stop.after_round >= 5 && stop.after_round < 12, "{stop:?}");
     let ok: Vec<_> = samples(&dir)
         .into_iter()
         .filter(|s| s.status == SampleStatus::Ok)
@@ -129,16 +129,16 @@ fn a_bad_precision_or_budget_is_one_clear_error() {
 fn pooled_adaptive_runs_count_only_the_rounds_each_chose_to_take() {
     let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     for out in [&first, &second] {
-        // A budget spent at once stops each group after its second round, whatever the noise.
+        // A budget spent at once stops each group after the fewest rounds a group takes (5),
+        // whatever the noise; the sleeps' ratio may be known to ±5 % by then too.
         let ran = sleeps(out.path(), &["--rounds", "3", "--budget", "1ms"]);
         assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
     }
     let (a, b) = (run_dir(first.path()), run_dir(second.path()));
     for dir in [&a, &b] {
         let stop = &stops(dir)[0];
-        assert_eq!(
-            (stop.reason.as_str(), stop.after_round),
-            ("budget", 2),
+        assert!(
+            matches!(stop.reason.as_str(), "budget" | "precision") && stop.after_round == 5,
             "{stop:?}"
         );
     }

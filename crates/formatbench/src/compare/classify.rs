@@ -18,11 +18,8 @@
 //!
 //! A side with fewer than [`MIN_SAMPLES`] samples is not classified (no change, saying why).
 
-use super::model::{Verdict, MIN_SAMPLES};
+use super::model::{Verdict, FALSE_DISCOVERY_RATE, MIN_SAMPLES};
 use crate::stats::{benjamini_hochberg, unpaired_log_ratio, LogDifference, RatioInterval};
-
-/// The false discovery rate a comparison's changed cells are called at.
-pub const FALSE_DISCOVERY_RATE: f64 = 0.05;
 
 /// NEW ÷ BASE on the log scale; `None` without two positive values a side.
 pub fn difference(base: &[f64], new: &[f64]) -> Option<LogDifference> {

@@ -11,6 +11,9 @@ use std::path::PathBuf;
 /// has no spread, so no interval.
 pub const MIN_SAMPLES: usize = crate::stats::MIN_INTERVAL_SAMPLES;
 
+/// The false discovery rate a comparison's changed cells are called at (classify.rs).
+pub const FALSE_DISCOVERY_RATE: f64 = 0.05;
+
 /// The default threshold of `compare`: changes within ±5 % are not called a change.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 
@@ -268,7 +271,7 @@ impl Comparison {
             self.call.name(),
             1.0 + self.threshold,
             1.0 / (1.0 + self.threshold),
-            super::classify::FALSE_DISCOVERY_RATE * 100.0,
+            FALSE_DISCOVERY_RATE * 100.0,
         )
     }
 

@@ -37,6 +37,11 @@ pub struct Suite {
     /// Layouts to store each table in (`wide`, `array`, or "all").
     #[serde(default = "wide")]
     pub layouts: Vec<String>,
+    /// Competitors left out, as `backend/profile`, unless the command line names its own
+    /// `--backends` or `--profiles`: what would cost the suite its time budget (the default
+    /// suite's gzip CSV) is one flag away, never silently gone.
+    #[serde(default)]
+    pub exclude: Vec<String>,
     pub rounds: Option<u32>,
     /// At most this many measured samples per cell (`--samples`), for suites with many
     /// competitors, where a full balanced block (2n rounds) would take hours.
@@ -157,6 +162,15 @@ pub fn parse_suite(text: &str, origin: &str) -> Result<Suite, Error> {
     if suite.datasets.is_empty() {
         return Err(Error::Input(format!(
             "bad suite file {origin}: it names no datasets"
+        )));
+    }
+    if let Some(bad) = suite
+        .exclude
+        .iter()
+        .find(|e| e.split('/').filter(|part| !part.is_empty()).count() != 2)
+    {
+        return Err(Error::Input(format!(
+            "bad suite file {origin}: exclude = \"{bad}\" is not backend/profile"
         )));
     }
     if suite.datasets.iter().any(|d| d.rows.counts().is_empty()) {

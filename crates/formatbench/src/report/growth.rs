@@ -9,15 +9,11 @@ use super::pick::{self, Id};
 use super::sweep::{sweeps, GroupKey, Sweep};
 use super::{format, group_title, ran};
 use crate::stats::{
-    crossing, growth_ratio, paired_ratio, slope_with_interval, CellSummary, OpGroup, RunSummary,
-    BOOTSTRAP_SEED,
+    crossing, growth_ratio, paired_ratio, slope_fit, CellSummary, OpGroup, RunSummary, SlopeFit,
 };
 
-const SLOPE_LEGEND: &str = "per competitor, the least-squares slope of ln(median time) on ln(size) over the sizes it ran, with a 95 % bootstrap interval (each size's samples drawn again and the line refit): 1.0 = time grows in proportion to size, below 1 = slower than proportionally (fixed costs), above 1 = faster than proportionally; growth = time at the largest size ÷ time at the smallest";
+const SLOPE_LEGEND: &str = "per competitor, the least-squares slope of ln(time) on ln(size) over every sample at the sizes it ran, with a 95 % t interval from the samples' spread within sizes: 1.0 = time grows in proportion to size, below 1 = slower than proportionally (fixed costs), above 1 = faster than proportionally; from three sizes a lack-of-fit test checks the straight line, and a line that does not fit gets no slope ('curved', with the test's p-value: a fixed cost bends it); two sizes cannot show a bend ('2 sizes'); growth = time at the largest size ÷ time at the smallest";
 const CROSS_LEGEND: &str = "where two competitors' median times cross between two neighbouring sizes, interpolated on log-log axes; credible when, at both sizes, the paired ratio's 95 % interval leaves out 1, on opposite sides (else the lines may only be touching within their noise)";
-
-/// Bootstrap draws for a slope's interval: fewer than a ratio's, one refit each.
-const SLOPE_RESAMPLES: usize = 2_000;
 
 /// Each competitor's ran cell at each size of a sweep's groups (`None` where it did not run).
 fn series<'a>(groups: &[(u64, &'a OpGroup)]) -> Vec<(Id, Vec<Option<&'a CellSummary>>)> {
@@ -82,7 +78,7 @@ fn slope_table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Option<Table> {
             .collect();
         let with_samples: Vec<(f64, Vec<f64>)> =
             sized.iter().map(|(x, c)| (*x, samples(c))).collect();
-        let slope = slope_with_interval(&with_samples, SLOPE_RESAMPLES, BOOTSTRAP_SEED);
+        let slope = slope_fit(&with_samples);
         let (first, last) = (points.first(), points.last());
         rows.push(vec![
             label,
@@ -90,10 +86,7 @@ fn slope_table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Option<Table> {
             first.map_or_else(|| format::DASH.to_string(), |p| format::duration(p.1)),
             last.map_or_else(|| format::DASH.to_string(), |p| format::duration(p.1)),
             growth_ratio(&points).map_or_else(|| format::DASH.to_string(), format::ratio2),
-            slope.map_or_else(
-                || format::DASH.to_string(),
-                |s| format!("{:.2} [{:.2}–{:.2}]", s.estimate, s.lo, s.hi),
-            ),
+            slope.map_or_else(|| format::DASH.to_string(), slope_text),
         ]);
     }
     if rows.is_empty() {
@@ -114,6 +107,21 @@ fn slope_table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Option<Table> {
         text_columns: 1,
         rows,
     })
+}
+
+/// A slope as its table cell: the estimate and interval, or why there is none.
+fn slope_text(fit: SlopeFit) -> String {
+    match fit {
+        SlopeFit::Line { slope, sizes } => {
+            let note = if sizes == 2 { " (2 sizes)" } else { "" };
+            format!(
+                "{:.2} [{:.2}–{:.2}]{note}",
+                slope.estimate, slope.lo, slope.hi
+            )
+        }
+        SlopeFit::Curved { p_value } => format!("curved (lack of fit p {p_value:.1e})"),
+        SlopeFit::NoInterval { estimate } => format!("{estimate:.2} (1 sample a size)"),
+    }
 }
 
 /// The paired ratio A ÷ B at one size, and which side of 1 its interval is on (`None` when it

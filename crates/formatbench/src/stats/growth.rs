@@ -1,10 +1,7 @@
 //! How a competitor's time grows with the size of its data: the least-squares slope of
-//! ln(time) on ln(size) with a percentile-bootstrap interval (1.0 = linear), the layout study's
+//! ln(time) on ln(size) with a t interval and a lack-of-fit test (1.0 = linear), the layout study's
 //! growth ratio (time at the largest size ÷ time at the smallest), and where two competitors'
 //! lines cross, interpolated on log-log axes.
-
-use super::quantiles::{median, quantile};
-use crate::rng::Rng;
 
 /// A fitted log-log slope with its 95 % interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,39 +26,92 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-/// The slope through each size's median time, with a 95 % interval: each size's samples drawn
-/// again with replacement, their medians refit, `resamples` times. `sizes` holds each size with
-/// its samples' times.
-pub fn slope_with_interval(
-    sizes: &[(f64, Vec<f64>)],
-    resamples: usize,
-    seed: u64,
-) -> Option<Slope> {
-    let medians: Vec<(f64, f64)> = sizes
+/// What a sweep's times support about their growth (see [`slope_fit`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SlopeFit {
+    /// A straight line on log-log axes fits (or only two sizes were run, where any line does
+    /// and `sizes` says so): the slope with its 95 % t interval.
+    Line { slope: Slope, sizes: usize },
+    /// Three or more sizes whose mean log times stray from the best line by more than their
+    /// own noise allows (lack-of-fit F test, p below 5 %): no single slope describes them (a
+    /// fixed cost bends the line), so none is given.
+    Curved { p_value: f64 },
+    /// One sample at some size: the slope has no interval.
+    NoInterval { estimate: f64 },
+}
+
+/// The slope of ln(time) on ln(size) fitted to every sample (each size's mean log time,
+/// weighted by its samples), with a 95 % t interval from the samples' spread within sizes
+/// (pure error, N − k degrees of freedom), and a lack-of-fit test where three or more sizes
+/// allow one. `sizes` holds each size with its samples' times.
+pub fn slope_fit(sizes: &[(f64, Vec<f64>)]) -> Option<SlopeFit> {
+    let groups: Vec<(f64, Vec<f64>)> = sizes
         .iter()
-        .map(|(x, samples)| Some((*x, median(samples)?)))
+        .map(|(x, times)| {
+            let logs: Option<Vec<f64>> = times.iter().map(|t| (*t > 0.0).then(|| t.ln())).collect();
+            Some((x.ln(), logs.filter(|l| !l.is_empty())?))
+        })
         .collect::<Option<_>>()?;
-    let estimate = log_log_slope(&medians)?;
-    let mut rng = Rng::new(seed, sizes.len() as u64);
-    let mut slopes = Vec::with_capacity(resamples);
-    let mut points = medians;
-    let mut drawn = Vec::new();
-    for _ in 0..resamples {
-        for (point, (_, samples)) in points.iter_mut().zip(sizes) {
-            drawn.clear();
-            drawn.extend(
-                (0..samples.len()).map(|_| samples[rng.below(samples.len() as u64) as usize]),
-            );
-            point.1 = median(&drawn)?;
-        }
-        slopes.extend(log_log_slope(&points));
+    let k = groups.len();
+    let total: usize = groups.iter().map(|(_, y)| y.len()).sum();
+    let weight = |y: &Vec<f64>| y.len() as f64;
+    let mean = |y: &Vec<f64>| y.iter().sum::<f64>() / y.len() as f64;
+    let x_bar = groups.iter().map(|(x, y)| weight(y) * x).sum::<f64>() / total as f64;
+    let y_bar = groups.iter().map(|(_, y)| weight(y) * mean(y)).sum::<f64>() / total as f64;
+    let sxx: f64 = groups
+        .iter()
+        .map(|(x, y)| weight(y) * (x - x_bar).powi(2))
+        .sum();
+    if k < 2 || sxx <= 0.0 {
+        return None;
     }
-    slopes.sort_by(f64::total_cmp);
-    Some(Slope {
-        estimate,
-        lo: quantile(&slopes, 0.025)?,
-        hi: quantile(&slopes, 0.975)?,
+    let sxy: f64 = groups
+        .iter()
+        .map(|(x, y)| weight(y) * (x - x_bar) * (mean(y) - y_bar))
+        .sum();
+    let estimate = sxy / sxx;
+    let pure_error: f64 = groups
+        .iter()
+        .map(|(_, y)| {
+            let m = mean(y);
+            y.iter().map(|v| (v - m).powi(2)).sum::<f64>()
+        })
+        .sum();
+    let pure_df = (total - k) as f64;
+    if pure_df < 1.0 || groups.iter().any(|(_, y)| y.len() < 2) {
+        return Some(SlopeFit::NoInterval { estimate });
+    }
+    let sigma2 = pure_error / pure_df;
+    if k >= 3 {
+        let lack: f64 = groups
+            .iter()
+            .map(|(x, y)| weight(y) * (mean(y) - (y_bar + estimate * (x - x_bar))).powi(2))
+            .sum();
+        let lack_df = (k - 2) as f64;
+        let p_value = f_upper_tail(lack / lack_df, sigma2, lack_df, pure_df);
+        if p_value < 0.05 {
+            return Some(SlopeFit::Curved { p_value });
+        }
+    }
+    let half = super::t_quantile(0.975, pure_df) * (sigma2 / sxx).sqrt();
+    Some(SlopeFit::Line {
+        slope: Slope {
+            estimate,
+            lo: estimate - half,
+            hi: estimate + half,
+        },
+        sizes: k,
     })
+}
+
+/// P(F ≥ numerator ÷ denominator) for an F distribution with `d1` and `d2` degrees of freedom.
+fn f_upper_tail(numerator: f64, denominator: f64, d1: f64, d2: f64) -> f64 {
+    if denominator <= 0.0 {
+        return if numerator > 0.0 { 0.0 } else { 1.0 };
+    }
+    let f = numerator / denominator;
+    // F's CDF is I_{d1·f / (d1·f + d2)}(d1 / 2, d2 / 2); its upper tail the mirror image.
+    super::student::incomplete_beta(d2 / 2.0, d1 / 2.0, d2 / (d2 + d1 * f))
 }
 
 /// The time at the largest size ÷ the time at the smallest (`points` in any order).
@@ -103,17 +153,27 @@ mod tests {
         assert_eq!(log_log_slope(&[(1e5, 0.0), (1e6, 0.02)]), None);
     }
 
-    #[test]
-    fn the_interval_holds_the_slope_and_widens_with_noise() {
-        let steady: Vec<(f64, Vec<f64>)> = [1e5, 1e6, 1e7]
+    fn sweep(sizes: &[f64], cost: impl Fn(f64) -> f64) -> Vec<(f64, Vec<f64>)> {
+        let wobble = [0.97, 1.0, 1.03, 0.99, 1.01];
+        sizes
             .iter()
-            .map(|&x| (x, vec![x * 1e-7; 5]))
-            .collect();
-        let s = slope_with_interval(&steady, 2_000, 7).unwrap();
+            .map(|&x| (x, wobble.iter().map(|w| w * cost(x)).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_gets_its_slope_with_an_interval_that_holds_it() {
+        let fit = slope_fit(&sweep(&[1e5, 1e6, 1e7], |x| x * 1e-7)).unwrap();
+        let SlopeFit::Line { slope, sizes } = fit else {
+            panic!("{fit:?}")
+        };
+        assert_eq!(sizes, 3);
+        assert!((slope.estimate - 1.0).abs() < 1e-9, "{slope:?}");
         assert!(
-            (s.estimate - 1.0).abs() < 1e-9 && (s.hi - s.lo).abs() < 1e-9,
-            "{s:?}"
+            slope.lo < 1.0 && 1.0 < slope.hi && slope.hi - slope.lo < 0.05,
+            "{slope:?}"
         );
+        // Noisier samples, a wider interval.
         let noisy: Vec<(f64, Vec<f64>)> = [1e5, 1e6, 1e7]
             .iter()
             .map(|&x| {
@@ -126,11 +186,30 @@ mod tests {
                 )
             })
             .collect();
-        let n = slope_with_interval(&noisy, 2_000, 7).unwrap();
-        assert!(n.lo < n.estimate && n.estimate < n.hi, "{n:?}");
-        assert!(n.lo < 1.0 && 1.0 < n.hi, "{n:?}");
-        // The same seed gives the same interval.
-        assert_eq!(slope_with_interval(&noisy, 2_000, 7), Some(n));
+        let Some(SlopeFit::Line { slope: wide, .. }) = slope_fit(&noisy) else {
+            panic!("a noisy line is still a line")
+        };
+        assert!(wide.hi - wide.lo > slope.hi - slope.lo);
+    }
+
+    #[test]
+    fn a_fixed_cost_bends_the_line_and_gets_no_slope() {
+        // 50 ms of fixed cost and 10 ns a row: at 1e5, 1e6 and 1e7 rows the log-log points lie
+        // on a curve; a straight line's interval would be narrow and wrong.
+        let fit = slope_fit(&sweep(&[1e5, 1e6, 1e7], |x| 0.05 + x * 1e-8)).unwrap();
+        assert!(
+            matches!(fit, SlopeFit::Curved { p_value } if p_value < 0.001),
+            "{fit:?}"
+        );
+        // Two sizes cannot show curvature: the secant, and the table says it is two sizes.
+        let two = slope_fit(&sweep(&[1e5, 1e7], |x| 0.05 + x * 1e-8)).unwrap();
+        assert!(matches!(two, SlopeFit::Line { sizes: 2, .. }), "{two:?}");
+        // One sample a size has no spread to build an interval from.
+        let single = [(1e5, vec![0.01]), (1e6, vec![0.1])];
+        assert!(matches!(
+            slope_fit(&single),
+            Some(SlopeFit::NoInterval { .. })
+        ));
     }
 
     #[test]

@@ -20,11 +20,6 @@ use super::student::{t_cdf, t_quantile};
 
 use std::collections::BTreeMap;
 
-/// Resamples per bootstrap interval (growth slopes), and the fixed seed that makes them
-/// reproducible.
-pub const RESAMPLES: usize = 10_000;
-pub const BOOTSTRAP_SEED: u64 = 0xB007_5EED;
-
 /// The confidence every printed interval claims.
 pub const CONFIDENCE: f64 = 0.95;
 

@@ -46,6 +46,8 @@ pub struct CellSummary {
     pub cpu_ratio: Option<RatioInterval>,
     pub parallelism: Option<f64>,
     pub resident_fraction: Option<f64>,
+    /// Bytes fetched from storage per call (each sample's count ÷ its calls, the first call
+    /// included), the median over the ok samples.
     pub read_bytes: Option<u64>,
     /// Bytes fetched from storage ÷ Arrow bytes returned: for cold reads of local files (the
     /// kernel's count), and for every read from object storage (the S3 server's count).

@@ -63,7 +63,7 @@ fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
 }
 
 /// The regularised incomplete beta function I_x(a, b).
-fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+pub(super) fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
     }

@@ -214,10 +214,16 @@ fn summarize_cell(
         .iter()
         .filter_map(|s| Some((s.round?, wall_of(s)?)))
         .collect();
+    // A CPU reading of 0 is below the clock's resolution (R's clock ticks in milliseconds),
+    // not a time: it takes no part in CPU ratios, and the cell says so.
     let cpu_rounds: BTreeMap<u32, f64> = ok
         .iter()
-        .filter_map(|s| Some((s.round?, cpu_of(s)?.max(1e-9))))
+        .filter_map(|s| Some((s.round?, cpu_of(s).filter(|c| *c > 0.0)?)))
         .collect();
+    let cpu_below_clock = ok
+        .iter()
+        .filter(|s| cpu_of(s).is_some_and(|c| c <= 0.0))
+        .count();
     let verified = verification.is_some_and(|v| v.status == SampleStatus::Ok);
     let (status, reason) = if let Some(first) = not_ok.first() {
         (first.status, first.reason.clone())
@@ -239,6 +245,13 @@ fn summarize_cell(
         flags.insert(format!(
             "no {} call recorded (older results): the mean over every call of a sample",
             call.name()
+        ));
+    }
+    if cpu_below_clock > 0 {
+        flags.insert(format!(
+            "CPU time below the clock's resolution in {cpu_below_clock} of {} samples: no CPU \
+             ratio from them",
+            ok.len()
         ));
     }
     let first_calls: Vec<f64> = ok.iter().filter_map(|s| s.first_call_s).collect();
@@ -295,7 +308,12 @@ fn summarize_cell(
                 .filter_map(|s| s.resident_fraction)
                 .collect::<Vec<_>>(),
         ),
-        read_bytes: median_u64(ok.iter().filter_map(|s| s.read_bytes).collect()),
+        // Per call, as times are: a sample's count covers all its calls.
+        read_bytes: median_u64(
+            ok.iter()
+                .filter_map(|s| Some(s.read_bytes? / s.calls.unwrap_or(1).max(1)))
+                .collect(),
+        ),
         read_amplification: median_f64(&amplifications),
         object_traffic,
         phases,
@@ -423,3 +441,6 @@ fn rank(group: &mut OpGroup) {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -168,6 +168,11 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
         .clone()
         .or_else(|| suite.map(|s| s.layouts.clone()))
         .unwrap_or_else(|| vec!["wide".into()]);
+    // The suite's exclusions hold while the suite chooses the competitors.
+    let excluded: &[String] = match suite {
+        Some(s) if args.backends.is_none() && args.profiles.is_none() => &s.exclude,
+        _ => &[],
+    };
     let mut out = Vec::new();
     for name in names {
         let info = known.iter().find(|b| b.name == name).ok_or_else(|| {
@@ -196,6 +201,9 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
             .filter(|name| is_all(&wanted_layouts) || wanted_layouts.contains(name))
             .collect();
         for profile in &info.profiles {
+            if excluded.contains(&format!("{}/{profile}", info.name)) {
+                continue;
+            }
             if is_all(&profiles) || profiles.contains(profile) {
                 for layout in &layouts {
                     for target in &targets {
