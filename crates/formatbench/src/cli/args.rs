@@ -83,6 +83,10 @@ pub enum Command {
         /// Where the calibration run is written.
         #[arg(long, default_value = "formatbench-results")]
         out: PathBuf,
+        /// Check the network profiles instead (all shaped ones when none is named): round
+        /// trip, connection set-up and bandwidth of each, against what it names.
+        #[arg(long, value_name = "PROFILE", num_args = 0.., value_delimiter = ',')]
+        network: Option<Vec<String>>,
     },
 }
 

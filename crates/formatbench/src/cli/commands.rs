@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod calibrate_coverage;
+mod calibrate_network;
 mod compare;
 mod fidelity;
 mod pool;
@@ -61,9 +62,15 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             }
         },
         Command::Calibrate {
+            network: Some(profiles),
+            out,
+            ..
+        } => calibrate_network::calibrate(&profiles, &out),
+        Command::Calibrate {
             rounds,
             precision,
             out,
+            network: None,
         } => calibrate::calibrate(rounds, precision.as_deref(), &out),
         Command::Report {
             run_dirs,

@@ -270,6 +270,18 @@ mod tests {
     }
 
     #[test]
+    fn the_default_suite_leaves_gzip_csv_out_by_a_checked_exclusion() {
+        let suite = builtin_suite("default").unwrap().unwrap();
+        assert_eq!(suite.exclude, vec!["csv/compact".to_string()]);
+        let err = parse_suite(
+            "name = \"x\"\nexclude = [\"csv\"]\n[[datasets]]\nkind = \"mixed\"\nrows = 1\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("is not backend/profile"), "{err}");
+    }
+
+    #[test]
     fn a_bad_suite_names_the_problem() {
         let err = parse_suite("name = \"x\"\ndatasets = []\n", "t.toml").unwrap_err();
         assert!(err.to_string().contains("names no datasets"), "{err}");
