@@ -44,6 +44,7 @@ pub struct CellSummary {
     pub ratio: Option<RatioInterval>,
     /// The same for CPU time.
     pub cpu_ratio: Option<RatioInterval>,
+    /// CPU seconds ÷ wall seconds of the ranked call, the median over the ok samples.
     pub parallelism: Option<f64>,
     pub resident_fraction: Option<f64>,
     /// Bytes fetched from storage per call (each sample's count ÷ its calls, the first call

@@ -302,7 +302,16 @@ fn summarize_cell(
         ratio_to_best: None,
         ratio: None,
         cpu_ratio: None,
-        parallelism: median_f64(&ok.iter().filter_map(|s| s.parallelism).collect::<Vec<_>>()),
+        // CPU ÷ wall of the ranked call, like the times beside it; a record without per-call
+        // figures keeps its whole sample's.
+        parallelism: median_f64(
+            &ok.iter()
+                .filter_map(|s| match (call.wall_of(s), call.cpu_of(s)) {
+                    (Some((wall, true)), Some(cpu)) if wall > 0.0 => Some(cpu / wall),
+                    _ => s.parallelism,
+                })
+                .collect::<Vec<_>>(),
+        ),
         resident_fraction: median_f64(
             &ok.iter()
                 .filter_map(|s| s.resident_fraction)

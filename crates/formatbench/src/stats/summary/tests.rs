@@ -92,3 +92,22 @@ fn the_listed_best_is_never_beaten_in_its_own_table() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn parallelism_is_the_ranked_calls() {
+    // A first call on one core, warm calls on two: the warm ranking shows 2, the first 1.
+    let mut records = records(&[("a", &[(0.01, 0.02), (0.01, 0.02)])]);
+    for record in &mut records {
+        if let Record::Sample(s) = record {
+            s.first_call_s = Some(0.04);
+            s.first_call_cpu_s = Some(0.04);
+            s.warm_call_s = Some(0.01);
+            s.warm_call_cpu_s = Some(0.02);
+            s.parallelism = Some(1.1);
+        }
+    }
+    let warm = summarize_run_as(&records, Some(CallMode::Warm));
+    assert_eq!(warm.groups[0].cells[0].parallelism, Some(2.0));
+    let first = summarize_run_as(&records, Some(CallMode::First));
+    assert_eq!(first.groups[0].cells[0].parallelism, Some(1.0));
+}
