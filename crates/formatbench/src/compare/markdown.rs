@@ -61,7 +61,7 @@ pub fn render(cmp: &Comparison) -> String {
     let mut notes = Vec::new();
     if listing.unchanged_left_out > 0 {
         notes.push(format!(
-            "{} cells with no change not listed",
+            "{} cells with no change or inconclusive not listed (the counts above have each)",
             listing.unchanged_left_out
         ));
     }
@@ -194,7 +194,10 @@ mod tests {
                 Verdict::NoChange
             }
         }));
-        assert!(few.contains("62 cells with no change not listed"), "{few}");
+        assert!(
+            few.contains("62 cells with no change or inconclusive not listed"),
+            "{few}"
+        );
         assert_eq!(few.matches("| slower |").count(), 4);
         // A small comparison lists every cell.
         let small = render(&comparison(5, |_| Verdict::NoChange));

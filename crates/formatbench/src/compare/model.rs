@@ -89,9 +89,13 @@ impl Verdict {
         matches!(self, Verdict::FailedInNew | Verdict::Slower)
     }
 
-    /// Whether an export that lists only changes lists it.
+    /// Whether an export that lists only changes lists it: a cell the samples cannot decide
+    /// is counted, not listed, so that a long comparison of a busy machine stays short.
     pub fn is_change(self) -> bool {
-        !matches!(self, Verdict::NoChange | Verdict::NotMeasured)
+        !matches!(
+            self,
+            Verdict::NoChange | Verdict::Inconclusive | Verdict::NotMeasured
+        )
     }
 }
 
