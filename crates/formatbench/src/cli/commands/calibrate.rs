@@ -19,7 +19,56 @@ use std::time::Duration;
 const TOLERANCE: f64 = 0.05;
 const KNOWN_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
 
-fn competitor(backend: &str, profile: &str) -> Competitor {
+/// A 16-row (or so) mixed table: the self-test workers ignore its contents.
+pub(super) fn tiny_table(rows: u64) -> DatasetSpec {
+    DatasetSpec::Generated {
+        kind: DatasetKind::Mixed,
+        rows,
+        per_type: 1,
+        features: 0,
+        seed: 42,
+        shape: Default::default(),
+    }
+}
+
+/// The plan every calibration runs: self-test workers reading `datasets` warm, one thread,
+/// the run's default sample rule (short spins repeat to reach it, a different number of calls
+/// each, while x1 and x2 run once), one block and no competitors yet.
+pub(super) fn selftest_plan(suite: &str, datasets: Vec<DatasetSpec>) -> Plan {
+    Plan {
+        suite: suite.into(),
+        datasets,
+        competitors: Vec::new(),
+        ops: vec![Op::Read],
+        blocks: 1,
+        max_rounds: None,
+        stopping: None,
+        storage: crate::plan::Storage::Local,
+        caches: vec![CacheState::Warm],
+        min_sample_s: crate::plan::DEFAULT_MIN_SAMPLE_S,
+        warmup: 1,
+        threads: 1,
+        timeout: Duration::from_secs(120),
+        memory_limit: None,
+        seed: 42,
+        files: crate::plan::DEFAULT_FILES,
+        session_queries: crate::plan::DEFAULT_SESSION_QUERIES,
+        verify_only: false,
+    }
+}
+
+pub(super) fn run_options(suite: &str, out: &Path) -> RunOptions {
+    RunOptions {
+        out_dir: out.to_path_buf(),
+        resume: None,
+        reuse: false,
+        keep_artifacts: false,
+        settings: BTreeMap::from([("suite".into(), suite.into())]),
+        s3_listen: None,
+    }
+}
+
+pub(super) fn competitor(backend: &str, profile: &str) -> Competitor {
     Competitor {
         backend: backend.into(),
         profile: profile.into(),
@@ -42,50 +91,18 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
             "--rounds 0: calibration needs at least one block".into(),
         ));
     }
-    let plan = Plan {
-        suite: "calibrate".into(),
-        datasets: vec![DatasetSpec::Generated {
-            kind: DatasetKind::Mixed,
-            rows: 16,
-            per_type: 1,
-            features: 0,
-            seed: 42,
-            shape: Default::default(),
-        }],
-        competitors: vec![
-            competitor("selftest-spin", "x1"),
-            competitor("selftest-spin", "x2"),
-            competitor("selftest-spin", "short-x1"),
-            competitor("selftest-spin", "short-x2"),
-            competitor("selftest-alloc", "512mib"),
-            competitor("selftest-noop", "default"),
-        ],
-        ops: vec![Op::Read],
-        blocks,
-        max_rounds: None,
-        stopping,
-        storage: crate::plan::Storage::Local,
-        caches: vec![CacheState::Warm],
-        // The run's default sample rule: the short spins repeat to reach it, a different
-        // number of calls each, while x1 and x2 run once.
-        min_sample_s: crate::plan::DEFAULT_MIN_SAMPLE_S,
-        warmup: 1,
-        threads: 1,
-        timeout: Duration::from_secs(120),
-        memory_limit: None,
-        seed: 42,
-        files: crate::plan::DEFAULT_FILES,
-        session_queries: crate::plan::DEFAULT_SESSION_QUERIES,
-        verify_only: false,
-    };
-    let options = RunOptions {
-        out_dir: out.to_path_buf(),
-        resume: None,
-        reuse: false,
-        keep_artifacts: false,
-        settings: BTreeMap::from([("suite".into(), "calibrate".into())]),
-        s3_listen: None,
-    };
+    let mut plan = selftest_plan("calibrate", vec![tiny_table(16)]);
+    plan.competitors = vec![
+        competitor("selftest-spin", "x1"),
+        competitor("selftest-spin", "x2"),
+        competitor("selftest-spin", "short-x1"),
+        competitor("selftest-spin", "short-x2"),
+        competitor("selftest-alloc", "512mib"),
+        competitor("selftest-noop", "default"),
+    ];
+    plan.blocks = blocks;
+    plan.stopping = stopping;
+    let options = run_options("calibrate", out);
     install_interrupt_handler();
     let outcome = execute_plan(&plan, &options)?;
     if outcome.interrupted {

@@ -3,15 +3,11 @@
 //! The simulation in stats/coverage.rs shows the method's coverage under modelled noise; this
 //! shows it under the machine's own (process start, scheduling, frequency changes).
 
-use crate::datasets::{DatasetKind, DatasetSpec};
-use crate::plan::{CacheState, Competitor, Plan};
-use crate::run::{execute_plan, RunOptions};
+use super::calibrate::{competitor, run_options, selftest_plan, tiny_table};
+use crate::run::execute_plan;
 use crate::stats::{paired_ratio, RatioInterval};
 use crate::Error;
-use formatbench_protocol::Op;
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 /// Groups measured: each its own dataset (so its own group), 5 rounds, as the default suite's
 /// groups take at least.
@@ -46,56 +42,19 @@ impl Coverage {
     }
 }
 
-fn spin(profile: &str) -> Competitor {
-    Competitor {
-        backend: "selftest-spin".into(),
-        profile: profile.into(),
-        layout: "wide".into(),
-        target: "arrow".into(),
-    }
-}
-
 /// Runs the study's groups (short spins, repeated inside each sample like a short operation,
 /// the second doing exactly twice the work) and collects each group's printed interval.
 pub fn measure(out: &Path) -> Result<Option<Coverage>, Error> {
-    let plan = Plan {
-        suite: "calibrate-coverage".into(),
-        datasets: (0..GROUPS)
-            .map(|i| DatasetSpec::Generated {
-                kind: DatasetKind::Mixed,
-                // Distinct sizes give distinct dataset names, hence one group each.
-                rows: 16 + i as u64,
-                per_type: 1,
-                features: 0,
-                seed: 42,
-                shape: Default::default(),
-            })
-            .collect(),
-        competitors: vec![spin("short-x1"), spin("short-x2")],
-        ops: vec![Op::Read],
-        blocks: 2,
-        max_rounds: Some(ROUNDS),
-        stopping: None,
-        storage: crate::plan::Storage::Local,
-        caches: vec![CacheState::Warm],
-        min_sample_s: crate::plan::DEFAULT_MIN_SAMPLE_S,
-        warmup: 1,
-        threads: 1,
-        timeout: Duration::from_secs(120),
-        memory_limit: None,
-        seed: 42,
-        files: crate::plan::DEFAULT_FILES,
-        session_queries: crate::plan::DEFAULT_SESSION_QUERIES,
-        verify_only: false,
-    };
-    let options = RunOptions {
-        out_dir: out.to_path_buf(),
-        resume: None,
-        reuse: false,
-        keep_artifacts: false,
-        settings: BTreeMap::from([("suite".into(), "calibrate-coverage".into())]),
-        s3_listen: None,
-    };
+    // Distinct sizes give distinct dataset names, hence one group each.
+    let tables = (0..GROUPS).map(|i| tiny_table(16 + i as u64)).collect();
+    let mut plan = selftest_plan("calibrate-coverage", tables);
+    plan.competitors = vec![
+        competitor("selftest-spin", "short-x1"),
+        competitor("selftest-spin", "short-x2"),
+    ];
+    plan.blocks = 2;
+    plan.max_rounds = Some(ROUNDS);
+    let options = run_options("calibrate-coverage", out);
     let outcome = execute_plan(&plan, &options)?;
     if outcome.interrupted {
         return Ok(None);
