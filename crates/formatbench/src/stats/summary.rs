@@ -352,6 +352,24 @@ pub fn is_reference(backend: &str) -> bool {
     backend == formatbench_worker_arrow::backends::FLOOR
 }
 
+/// The cell a group ranks against: [`super::fastest`] among the formats that ran (the
+/// references only when no format did), by median where no rounds were recorded.
+fn fastest_cell(cells: &[CellSummary]) -> Option<CellSummary> {
+    let ran = || cells.iter().filter(|c| rankable(c).is_some());
+    let formats: Vec<&CellSummary> = ran().filter(|c| !is_reference(&c.cell.backend)).collect();
+    let pool = if formats.is_empty() {
+        ran().collect()
+    } else {
+        formats
+    };
+    let rounds: Vec<&BTreeMap<u32, f64>> = pool.iter().map(|c| &c.rounds).collect();
+    let median = |c: &CellSummary| rankable(c).unwrap_or(f64::NAN);
+    super::fastest(&rounds)
+        .and_then(|i| pool.get(i))
+        .or_else(|| pool.iter().min_by(|a, b| median(a).total_cmp(&median(b))))
+        .map(|c| (*c).clone())
+}
+
 /// Sorts a group fastest first (cells that did not run last), fills in ratios and intervals
 /// against the fastest format (a reference is never the base), and the group's warnings. The
 /// fastest is [`super::fastest`]'s, and every cell is placed by its paired estimate to it, so
@@ -359,33 +377,7 @@ pub fn is_reference(backend: &str) -> bool {
 fn rank(group: &mut OpGroup) {
     // A ratio needs both sides well above the clock's resolution.
     let trusted = |c: &CellSummary| !c.flags.iter().any(|f| f.contains("clock resolution"));
-    let best_index = {
-        let formats: Vec<&CellSummary> = group
-            .cells
-            .iter()
-            .filter(|c| rankable(c).is_some() && !is_reference(&c.cell.backend))
-            .collect();
-        let pool = if formats.is_empty() {
-            group
-                .cells
-                .iter()
-                .filter(|c| rankable(c).is_some())
-                .collect()
-        } else {
-            formats
-        };
-        let rounds: Vec<&BTreeMap<u32, f64>> = pool.iter().map(|c| &c.rounds).collect();
-        super::fastest(&rounds)
-            .and_then(|i| pool.get(i))
-            .or_else(|| {
-                pool.iter().min_by(|a, b| {
-                    let median = |c: &CellSummary| rankable(c).unwrap_or(f64::NAN);
-                    median(a).total_cmp(&median(b))
-                })
-            })
-            .map(|c| c.cell.clone())
-    };
-    let best = best_index.and_then(|key| group.cells.iter().find(|c| c.cell == key).cloned());
+    let best = fastest_cell(&group.cells);
     let base = best
         .clone()
         .filter(|b| trusted(b) && rankable(b).is_some_and(|m| m > 0.0));
