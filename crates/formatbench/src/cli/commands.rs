@@ -8,6 +8,7 @@ mod fidelity;
 mod pool;
 mod rerank;
 mod resolve;
+mod selftest_plan;
 
 pub use resolve::plan as plan_for;
 

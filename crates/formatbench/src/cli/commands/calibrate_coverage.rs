@@ -3,7 +3,7 @@
 //! The simulation in stats/coverage.rs shows the method's coverage under modelled noise; this
 //! shows it under the machine's own (process start, scheduling, frequency changes).
 
-use super::calibrate::{competitor, run_options, selftest_plan, tiny_table};
+use super::selftest_plan::{competitor, run_options, selftest_plan, tiny_table};
 use crate::run::execute_plan;
 use crate::stats::{paired_ratio, RatioInterval};
 use crate::Error;
