@@ -12,7 +12,10 @@
 //! writes its address to `--ready`. `GET /__formatbench/traffic` returns the current window's
 //! [`formatbench_protocol::ObjectTraffic`] as JSON; `POST` returns it and starts a new window.
 
+mod arrival;
+mod body;
 mod delay;
+mod pool;
 mod stats;
 mod suffix;
 mod tls;
@@ -133,8 +136,11 @@ async fn serve(options: Options) -> Result<(), String> {
         let inner_address = inner
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let one_way = Duration::from_secs_f64(options.rtt_ms / 2_000.0);
-        tokio::spawn(delay::serve(public, inner_address, one_way));
+        let rtt = Duration::from_secs_f64(options.rtt_ms / 1_000.0);
+        public
+            .into_std()
+            .and_then(|public| delay::start(public, inner_address, rtt))
+            .map_err(|e| format!("cannot start the delay line: {e}"))?;
         inner
     } else {
         public

@@ -1,9 +1,12 @@
-//! s3s-fs as formatbench serves it: every call goes to s3s-fs's file system, except one fix.
-//! s3s-fs 0.14.1 answers a suffix range longer than the object (`Range: bytes=-262144` on a
-//! 24 KiB file, as Polars asks for an IPC file's footer) with 500: it checks the range
-//! clamped, then seeks back the unclamped length, before the file's start. S3 serves the
-//! whole object then (RFC 9110 §14.1.2: a suffix longer than the representation selects all
-//! of it), so such a range is asked of s3s-fs as `bytes=0-`, which it serves.
+//! s3s-fs as formatbench serves it: every call goes to s3s-fs's file system, except two fixes
+//! to GET:
+//! - s3s-fs 0.14.1 answers a suffix range longer than the object (`Range: bytes=-262144` on a
+//!   24 KiB file, as Polars asks for an IPC file's footer) with 500: it checks the range
+//!   clamped, then seeks back the unclamped length, before the file's start. S3 serves the
+//!   whole object then (RFC 9110 §14.1.2: a suffix longer than the representation selects all
+//!   of it), so such a range is asked of s3s-fs as `bytes=0-`, which it serves;
+//! - the body s3s-fs answers with (4 KiB reads) is replaced by the same bytes read in large
+//!   chunks ([`crate::body`]); its headers (length, range, ETag, metadata) stay s3s-fs's.
 
 use s3s::dto::*;
 use s3s::{S3Request, S3Response, S3Result, S3};
@@ -19,16 +22,15 @@ impl Served {
         Served { fs, root }
     }
 
-    /// The object's length on disk, when its key is a plain relative path there.
-    fn object_len(&self, bucket: &str, key: &str) -> Option<u64> {
+    /// The object's file and its length, when its key is a plain relative path there.
+    fn object_file(&self, bucket: &str, key: &str) -> Option<(PathBuf, u64)> {
         let relative = std::path::Path::new(key);
         let plain = relative
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)));
-        plain
-            .then(|| std::fs::metadata(self.root.join(bucket).join(relative)).ok())
-            .flatten()
-            .map(|m| m.len())
+        let path = self.root.join(bucket).join(relative);
+        let len = std::fs::metadata(&path).ok()?.len();
+        plain.then_some((path, len))
     }
 }
 
@@ -72,15 +74,34 @@ served! {
         &self,
         mut req: S3Request<GetObjectInput>,
     ) -> S3Result<S3Response<GetObjectOutput>> {
+        let file = self.object_file(&req.input.bucket, &req.input.key);
         if let Some(Range::Suffix { length }) = req.input.range {
-            let len = self.object_len(&req.input.bucket, &req.input.key);
-            if len.is_some_and(|len| len > 0 && length > len) {
+            if file.as_ref().is_some_and(|(_, len)| *len > 0 && length > *len) {
                 req.input.range = Some(Range::Int {
                     first: 0,
                     last: None,
                 });
             }
         }
-        self.fs.get_object(req).await
+        let range = req.input.range;
+        let mut response = self.fs.get_object(req).await?;
+        let length = response
+            .output
+            .content_length
+            .and_then(|l| u64::try_from(l).ok());
+        if let (Some((path, len)), Some(length)) = (file, length) {
+            let start = match range {
+                None => Some(0),
+                Some(Range::Int { first, .. }) => Some(first),
+                Some(Range::Suffix { length }) => len.checked_sub(length),
+            };
+            // Where anything disagrees (the file changed), s3s-fs's own body stays.
+            if let Some(start) = start.filter(|s| s.checked_add(length).is_some_and(|end| end <= len)) {
+                if let Ok(body) = crate::body::FileBody::open(&path, start, length).await {
+                    response.output.body = Some(StreamingBlob::from(s3s::Body::http_body(body)));
+                }
+            }
+        }
+        Ok(response)
     }
 }

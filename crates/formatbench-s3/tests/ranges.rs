@@ -1,6 +1,7 @@
 //! Ranged GETs as S3 answers them, through formatbench's own S3 client against the server
 //! binary: a suffix longer than the object is the whole object (Polars asks an IPC file's
-//! footer as `bytes=-262144`, whatever the file's length).
+//! footer as `bytes=-262144`, whatever the file's length), and every kind of range is the
+//! file's bytes.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use formatbench_protocol::ObjectTarget;
@@ -74,4 +75,17 @@ fn suffix_ranges_longer_than_the_object_fetch_all_of_it() {
     assert_eq!(suffix(262_144), object);
     let whole = runtime.block_on(async { store.get(&path).await.unwrap().bytes().await.unwrap() });
     assert_eq!(whole.to_vec(), object);
+    // Bounded and open-ended ranges come from the file as they are (the server reads bodies
+    // itself, in large chunks).
+    let part = runtime.block_on(async { store.get_range(&path, 1_000..20_001).await.unwrap() });
+    assert_eq!(part.to_vec(), object[1_000..20_001]);
+    let options = GetOptions {
+        range: Some(GetRange::Offset(24_000)),
+        ..Default::default()
+    };
+    let tail = runtime.block_on(async {
+        let got = store.get_opts(&path, options).await.unwrap();
+        got.bytes().await.unwrap()
+    });
+    assert_eq!(tail.to_vec(), object[24_000..]);
 }

@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000";
+const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {
@@ -76,10 +76,15 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 continue;
             };
             let key = (cell.cell.dataset.clone(), cell.cell.network.clone());
+            // "lan (0.2 ms round trip, 10 Gbit/s each way)": what the profile stands for.
+            let network = match key.1.parse::<crate::plan::Network>() {
+                Ok(network) => format!("{} ({})", key.1, network.describe()),
+                Err(_) => key.1.clone(),
+            };
             let table = tables.entry(key.clone()).or_insert_with(|| Table {
                 title: format!(
-                    "{} · {} over network {} · threads {}",
-                    key.0, cell.cell.storage, key.1, group.threads
+                    "{} · {} over network {network} · threads {}",
+                    key.0, cell.cell.storage, group.threads
                 ),
                 legend: LEGEND,
                 headers: [
