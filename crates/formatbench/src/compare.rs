@@ -1,6 +1,6 @@
 //! `formatbench compare BASE NEW`: did it get slower? Two runs' cells matched by their keys,
-//! each NEW ÷ BASE with a 95 % unpaired bootstrap interval and a verdict by a documented rule
-//! (`classify`), sizes compared exactly, peak memory by the same rule, and what differs between
+//! each NEW ÷ BASE with a 95 % pooled t interval and a verdict by a documented rule, decided
+//! across the cells at a controlled false discovery rate (`classify`), sizes compared exactly, peak memory by the same rule, and what differs between
 //! the two environments first, because that is usually the cause. Named baselines
 //! (`baselines/NAME.json` under the results directory) spare CI scripts the run ids. Each
 //! output format has its own file; all render one [`Comparison`].
