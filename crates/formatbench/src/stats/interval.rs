@@ -193,14 +193,7 @@ pub fn geometric_mean(ratios: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rounds(values: &[f64]) -> BTreeMap<u32, f64> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u32 + 1, *v))
-            .collect()
-    }
+    use crate::stats::coverage::rounds;
 
     #[test]
     fn an_exact_factor_gives_a_point_interval() {

@@ -45,14 +45,7 @@ pub fn fastest(candidates: &[&BTreeMap<u32, f64>]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rounds(values: &[f64]) -> BTreeMap<u32, f64> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u32 + 1, *v))
-            .collect()
-    }
+    use crate::stats::coverage::rounds;
 
     #[test]
     fn the_best_is_never_beaten_by_the_paired_estimate() {
