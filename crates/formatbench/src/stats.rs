@@ -8,6 +8,8 @@ mod completeness;
 #[cfg(test)]
 pub(crate) mod coverage;
 mod discovery;
+#[cfg(test)]
+mod fixtures;
 mod growth;
 mod interval;
 mod model;

@@ -70,11 +70,6 @@ pub(crate) fn samples(rng: &mut Rng, model: Noise, n: usize, scale: f64) -> Vec<
         .collect()
 }
 
-/// Times by round, rounds numbered from 1 (for the stats modules' own tests too).
-pub(crate) fn rounds(values: &[f64]) -> BTreeMap<u32, f64> {
-    (1..).zip(values.iter().copied()).collect()
-}
-
 fn covers(r: &RatioInterval) -> bool {
     r.lo <= TRUE_RATIO && TRUE_RATIO <= r.hi
 }

@@ -193,7 +193,7 @@ pub fn geometric_mean(ratios: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::coverage::rounds;
+    use crate::stats::fixtures::rounds;
 
     #[test]
     fn an_exact_factor_gives_a_point_interval() {

@@ -45,7 +45,7 @@ pub fn fastest(candidates: &[&BTreeMap<u32, f64>]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::coverage::rounds;
+    use crate::stats::fixtures::rounds;
 
     #[test]
     fn the_best_is_never_beaten_by_the_paired_estimate() {
