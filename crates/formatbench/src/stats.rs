@@ -9,7 +9,7 @@ mod completeness;
 pub(crate) mod coverage;
 mod discovery;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod growth;
 mod interval;
 mod model;

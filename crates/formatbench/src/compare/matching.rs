@@ -5,7 +5,7 @@
 use super::classify::{classify, control_false_discoveries};
 use super::model::{CellComparison, MemoryChange, Side, SizeChange, Verdict};
 use crate::results::{CellKey, Record, SampleStatus};
-use crate::stats::{CellSummary, RunSummary};
+use crate::stats::{CellSummary, RatioInterval, RunSummary};
 use std::collections::BTreeMap;
 
 /// Each cell's peak resident memory per ok sample, for the memory comparison.
@@ -70,34 +70,29 @@ pub fn compare_cells(
 /// The verdicts of every classified cell, times and peak memory each as one family, decided
 /// together so that the comparison's false discovery rate holds (classify.rs).
 fn decide_together(cells: &mut [CellComparison], threshold: f64) {
-    let timed: Vec<usize> = (0..cells.len())
-        .filter(|&i| cells[i].p_value.is_some() && cells[i].ratio.is_some())
-        .collect();
-    let tested: Vec<_> = timed
-        .iter()
-        .filter_map(|&i| Some((cells[i].ratio?, cells[i].p_value?)))
-        .collect();
-    for (i, verdict) in timed
-        .iter()
-        .zip(control_false_discoveries(&tested, threshold))
-    {
-        cells[*i].verdict = verdict;
+    let timed: Vec<_> = cells.iter().map(|c| Some((c.ratio?, c.p_value?))).collect();
+    for (cell, verdict) in cells.iter_mut().zip(decided(&timed, threshold)) {
+        cell.verdict = verdict.unwrap_or(cell.verdict);
     }
-    let with_memory: Vec<usize> = (0..cells.len())
-        .filter(|&i| cells[i].memory.is_some())
-        .collect();
-    let tested: Vec<_> = with_memory
+    let memory: Vec<_> = cells
         .iter()
-        .filter_map(|&i| cells[i].memory.map(|m| (m.ratio, m.p_value)))
+        .map(|c| c.memory.map(|m| (m.ratio, m.p_value)))
         .collect();
-    for (i, verdict) in with_memory
-        .iter()
-        .zip(control_false_discoveries(&tested, threshold))
-    {
-        if let Some(memory) = cells[*i].memory.as_mut() {
-            memory.verdict = verdict;
+    for (cell, verdict) in cells.iter_mut().zip(decided(&memory, threshold)) {
+        if let (Some(m), Some(v)) = (cell.memory.as_mut(), verdict) {
+            m.verdict = v;
         }
     }
+}
+
+/// The verdict of each tested entry (`Some`) decided together; `None` where nothing was tested.
+fn decided(tested: &[Option<(RatioInterval, f64)>], threshold: f64) -> Vec<Option<Verdict>> {
+    let family: Vec<(RatioInterval, f64)> = tested.iter().flatten().copied().collect();
+    let mut verdicts = control_false_discoveries(&family, threshold).into_iter();
+    tested
+        .iter()
+        .map(|t| t.and_then(|_| verdicts.next()))
+        .collect()
 }
 
 fn alone(c: &CellSummary, verdict: Verdict) -> CellComparison {

@@ -1,21 +1,6 @@
 use super::*;
-use crate::results::{CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
-
-fn key(backend: &str) -> CellKey {
-    CellKey {
-        dataset: "d".into(),
-        dataset_fingerprint: "fp".into(),
-        backend: backend.into(),
-        profile: "default".into(),
-        layout: "wide".into(),
-        target: "arrow".into(),
-        op: "read".into(),
-        threads: 2,
-        cache: "warm".into(),
-        storage: "local".into(),
-        network: "n/a".into(),
-    }
-}
+use crate::results::{Record, SampleRecord, SampleStatus, VerificationRecord};
+use crate::stats::fixtures::key;
 
 /// Verified samples of each `(backend, [(wall, cpu)] by round)`, ten calls a sample reading
 /// 1,000 bytes in all.

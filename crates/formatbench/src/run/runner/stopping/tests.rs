@@ -1,20 +1,5 @@
 use super::*;
-
-fn key(backend: &str) -> CellKey {
-    CellKey {
-        dataset: "d".into(),
-        dataset_fingerprint: "xxh3:0".into(),
-        backend: backend.into(),
-        profile: "default".into(),
-        layout: "wide".into(),
-        target: "arrow".into(),
-        op: "read".into(),
-        threads: 2,
-        cache: "warm".into(),
-        storage: "local".into(),
-        network: "n/a".into(),
-    }
-}
+use crate::stats::fixtures::key;
 
 fn stopper(precision: f64, budget_s: Option<f64>, keys: &[&CellKey], rounds: u32) -> Stopper {
     let plan = GroupPlan {
