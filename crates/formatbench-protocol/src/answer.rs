@@ -77,6 +77,10 @@ pub struct Answer {
     pub first_call_cpu_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_call_cpu_s: Option<f64>,
+    /// When the first call ended, in Unix seconds, where later calls followed: the runner
+    /// splits an object store's count of the sample's traffic there (first call, warm calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_ended_unix_s: Option<f64>,
     /// Byte-weighted fraction of the artifact's pages resident in the page cache just before
     /// the timer started (mincore), the proof of the cache state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,6 +121,7 @@ impl Answer {
             warm_call_s: None,
             first_call_cpu_s: None,
             warm_call_cpu_s: None,
+            first_call_ended_unix_s: None,
             resident_fraction: None,
             result_bytes: None,
             settings: BTreeMap::new(),
@@ -152,6 +157,7 @@ impl Answer {
         self.counters = m.counters;
         self.first_call_s = Some(m.first_call_s);
         self.first_call_cpu_s = Some(m.first_cpu_s);
+        self.first_call_ended_unix_s = m.first_call_ended_unix_s.filter(|_| m.calls > 1);
         if m.calls > 1 {
             let later = (m.calls - 1) as f64;
             let cpu = m.counters.cpu_user_s + m.counters.cpu_sys_s;

@@ -22,7 +22,7 @@ pub use job::{
 pub use measure::{
     measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,
 };
-pub use object_storage::{ObjectTarget, ObjectTraffic};
+pub use object_storage::{ObjectTarget, ObjectTraffic, SplitTraffic};
 pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};
 

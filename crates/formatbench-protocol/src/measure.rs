@@ -152,6 +152,16 @@ pub struct Measured {
     pub phases: Vec<(String, f64)>,
     /// The same parts in the first call alone.
     pub first_call_phases: Vec<(String, f64)>,
+    /// When the first call ended (Unix seconds), where more calls followed: an object store's
+    /// server splits its count of the sample's traffic there.
+    pub first_call_ended_unix_s: Option<f64>,
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// Times `op` alone. The result is returned, not dropped, inside the timer: a read's object stays
@@ -192,6 +202,7 @@ pub fn measure_repeated<T, E>(
     // Where the first call's CPU ends: read once, and only when a second call follows, so the
     // loop of calls stays as it was and a one-call sample reads no extra counter.
     let first_usage = calls_wanted.more(calls, first_call_s).then(rusage_self);
+    let first_call_ended_unix_s = first_usage.is_some().then(unix_seconds);
     while calls_wanted.more(calls, start.elapsed().as_secs_f64()) {
         drop(value);
         crate::phases::begin_call();
@@ -216,6 +227,7 @@ pub fn measure_repeated<T, E>(
             peak_reset,
             phases: crate::phases::take(),
             first_call_phases,
+            first_call_ended_unix_s,
         },
     ))
 }
@@ -234,6 +246,7 @@ pub fn measure_each<S, T, E>(
     let mut first_call_s = 0.0;
     let mut first_cpu_s = 0.0;
     let mut first_call_phases = Vec::new();
+    let mut first_call_ended_unix_s = None;
     let mut calls = 0u64;
     let mut before = None;
     let mut peak: Option<u64> = None;
@@ -260,6 +273,7 @@ pub fn measure_each<S, T, E>(
             first_call_s = elapsed;
             first_cpu_s = c.cpu_user_s + c.cpu_sys_s;
             first_call_phases = crate::phases::snapshot();
+            first_call_ended_unix_s = Some(unix_seconds());
         }
         seconds += elapsed;
         calls += 1;
@@ -280,6 +294,7 @@ pub fn measure_each<S, T, E>(
                     peak_reset,
                     phases: crate::phases::take(),
                     first_call_phases,
+                    first_call_ended_unix_s: first_call_ended_unix_s.filter(|_| calls > 1),
                 },
             ));
         }

@@ -77,6 +77,15 @@ pub struct ObjectTraffic {
     pub busy_span_s: Option<f64>,
 }
 
+/// A sample's traffic split where its first call ended (`GET /__formatbench/traffic?split=S`):
+/// the first call's, the later calls' together, and all of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SplitTraffic {
+    pub first_call: ObjectTraffic,
+    pub later_calls: ObjectTraffic,
+    pub all: ObjectTraffic,
+}
+
 impl ObjectTraffic {
     /// Every request, whatever its kind.
     pub fn requests(&self) -> u64 {

@@ -106,6 +106,9 @@ mod tests {
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (server, _) = listener.accept().unwrap();
         enable(&server);
+        // The kernel switches receive stamping on from a work queue the first time a socket
+        // asks (`net_enable_timestamp`): a segment arriving before that is not stamped.
+        std::thread::sleep(Duration::from_millis(50));
         client.write_all(b"hello").unwrap();
         std::thread::sleep(Duration::from_millis(20));
         let mut buffer = [0u8; 16];

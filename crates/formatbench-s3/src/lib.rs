@@ -10,7 +10,9 @@
 //! TLS would.
 //! Credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`. Once it listens, it
 //! writes its address to `--ready`. `GET /__formatbench/traffic` returns the current window's
-//! [`formatbench_protocol::ObjectTraffic`] as JSON; `POST` returns it and starts a new window.
+//! [`formatbench_protocol::ObjectTraffic`] as JSON; `POST` returns it and starts a new window;
+//! `GET …?split=SECONDS` (Unix time) returns a [`formatbench_protocol::SplitTraffic`]: the
+//! counts up to then (a worker's first call), after it, and all.
 
 mod arrival;
 mod body;
@@ -194,7 +196,16 @@ async fn handle(
     let received = Instant::now();
     if request.uri().path() == TRAFFIC_PATH {
         let reset = request.method() == hyper::Method::POST;
-        let body = serde_json::to_vec(&stats.snapshot(reset)).unwrap_or_default();
+        let split = request
+            .uri()
+            .query()
+            .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("split=")))
+            .and_then(|at| at.parse::<f64>().ok());
+        let body = match split {
+            Some(at) => serde_json::to_vec(&stats.split(at)),
+            None => serde_json::to_vec(&stats.snapshot(reset)),
+        }
+        .unwrap_or_default();
         let reply = hyper::Response::new(Counted::response(
             s3s::Body::from(body),
             Stats::default(),
@@ -203,7 +214,7 @@ async fn handle(
         return Ok(reply);
     }
     let kind = classify(&request);
-    stats.request(kind, received);
+    stats.request(kind);
     let (parts, body) = request.into_parts();
     let body = s3s::Body::http_body(Counted::request(body, stats.clone()));
     let response = s3.call(hyper::Request::from_parts(parts, body)).await?;

@@ -1,7 +1,7 @@
 //! The server's own account of its traffic: requests by kind, body bytes each way and first-byte
 //! latency, counted in a window the runner resets before each sample and reads after it.
 
-use formatbench_protocol::ObjectTraffic;
+use formatbench_protocol::{ObjectTraffic, SplitTraffic};
 use hyper::body::{Body, Frame, SizeHint};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -47,13 +47,81 @@ pub fn classify<B>(request: &hyper::Request<B>) -> Kind {
     }
 }
 
+/// One thing the server counted, stamped with the wall clock (the worker's clock too, on the
+/// same machine), so a window can be split where a worker's first call ended.
+#[derive(Clone, Copy)]
+enum Event {
+    Request(Kind),
+    Error,
+    Received(u64),
+    /// Response bytes, with the seconds from the request's arrival to its first byte when these
+    /// are its first.
+    Sent(u64, Option<f64>),
+    Ended,
+}
+
 #[derive(Default)]
 struct Window {
-    traffic: ObjectTraffic,
-    first_byte_total_s: f64,
-    first_byte_count: u64,
-    first_request: Option<Instant>,
-    last_end: Option<Instant>,
+    events: Vec<(f64, Event)>,
+}
+
+/// Seconds since the Unix epoch, as workers report when their first call ended.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+impl Window {
+    /// The counts of the events after `since` and up to `until` (Unix seconds; open ends
+    /// when `None`).
+    fn count(&self, since: Option<f64>, until: Option<f64>) -> ObjectTraffic {
+        let mut t = ObjectTraffic::default();
+        let (mut first_byte_total_s, mut first_byte_count) = (0.0, 0u64);
+        let (mut first_request, mut last_end) = (None, None);
+        let within = self.events.iter().filter(|(at, _)| {
+            since.is_none_or(|since| *at > since) && until.is_none_or(|until| *at <= until)
+        });
+        for &(at, event) in within {
+            match event {
+                Event::Request(kind) => {
+                    *counter(&mut t, kind) += 1;
+                    first_request.get_or_insert(at);
+                }
+                Event::Error => t.errors += 1,
+                Event::Received(bytes) => t.bytes_received += bytes,
+                Event::Sent(bytes, first_byte) => {
+                    t.bytes_sent += bytes;
+                    if let Some(seconds) = first_byte {
+                        first_byte_total_s += seconds;
+                        first_byte_count += 1;
+                    }
+                }
+                Event::Ended => last_end = Some(at),
+            }
+        }
+        t.first_byte_latency_s =
+            (first_byte_count > 0).then(|| first_byte_total_s / first_byte_count as f64);
+        t.busy_span_s = match (first_request, last_end) {
+            (Some(first), Some(last)) if last > first => Some(last - first),
+            _ => None,
+        };
+        t
+    }
+}
+
+fn counter(t: &mut ObjectTraffic, kind: Kind) -> &mut u64 {
+    match kind {
+        Kind::Get => &mut t.get,
+        Kind::GetRange => &mut t.get_range,
+        Kind::Head => &mut t.head,
+        Kind::List => &mut t.list,
+        Kind::Put => &mut t.put,
+        Kind::Part => &mut t.part,
+        Kind::Multipart => &mut t.multipart,
+        Kind::Delete => &mut t.delete,
+        Kind::Other => &mut t.other,
+    }
 }
 
 /// The counters, shared by every connection.
@@ -61,72 +129,54 @@ struct Window {
 pub struct Stats(Arc<Mutex<Window>>);
 
 impl Stats {
-    fn with(&self, f: impl FnOnce(&mut Window)) {
-        // A poisoned lock only means another connection's task panicked mid-count; the counts
-        // are plain integers, still usable.
+    fn add(&self, event: Event) {
+        // A poisoned lock only means another connection's task panicked mid-count; the events
+        // are plain values, still usable. Stamped under the lock, so the log stays in order.
         let mut window = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut window);
+        window.events.push((unix_now(), event));
     }
 
-    pub fn request(&self, kind: Kind, at: Instant) {
-        self.with(|w| {
-            let t = &mut w.traffic;
-            let counter = match kind {
-                Kind::Get => &mut t.get,
-                Kind::GetRange => &mut t.get_range,
-                Kind::Head => &mut t.head,
-                Kind::List => &mut t.list,
-                Kind::Put => &mut t.put,
-                Kind::Part => &mut t.part,
-                Kind::Multipart => &mut t.multipart,
-                Kind::Delete => &mut t.delete,
-                Kind::Other => &mut t.other,
-            };
-            *counter += 1;
-            w.first_request.get_or_insert(at);
-        });
+    pub fn request(&self, kind: Kind) {
+        self.add(Event::Request(kind));
     }
 
     pub fn status(&self, status: hyper::StatusCode) {
         if status.is_client_error() || status.is_server_error() {
-            self.with(|w| w.traffic.errors += 1);
+            self.add(Event::Error);
         }
     }
 
     fn received(&self, bytes: u64) {
-        self.with(|w| w.traffic.bytes_received += bytes);
+        self.add(Event::Received(bytes));
     }
 
     fn sent(&self, bytes: u64, first_byte_after: Option<f64>) {
-        self.with(|w| {
-            w.traffic.bytes_sent += bytes;
-            if let Some(seconds) = first_byte_after {
-                w.first_byte_total_s += seconds;
-                w.first_byte_count += 1;
-            }
-        });
+        self.add(Event::Sent(bytes, first_byte_after));
     }
 
     fn ended(&self) {
-        self.with(|w| w.last_end = Some(Instant::now()));
+        self.add(Event::Ended);
     }
 
-    /// The window so far, as JSON; with `reset`, a new window starts.
+    /// The window's counts; with `reset`, a new window starts.
     pub fn snapshot(&self, reset: bool) -> ObjectTraffic {
-        let mut out = ObjectTraffic::default();
-        self.with(|w| {
-            out = w.traffic.clone();
-            out.first_byte_latency_s =
-                (w.first_byte_count > 0).then(|| w.first_byte_total_s / w.first_byte_count as f64);
-            out.busy_span_s = match (w.first_request, w.last_end) {
-                (Some(first), Some(last)) if last > first => Some((last - first).as_secs_f64()),
-                _ => None,
-            };
-            if reset {
-                *w = Window::default();
-            }
-        });
+        let mut window = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let out = window.count(None, None);
+        if reset {
+            *window = Window::default();
+        }
         out
+    }
+
+    /// The window's counts split at `at` (Unix seconds): up to it (a worker's first call),
+    /// after it (the later calls), and all.
+    pub fn split(&self, at: f64) -> SplitTraffic {
+        let window = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        SplitTraffic {
+            first_call: window.count(None, Some(at)),
+            later_calls: window.count(Some(at), None),
+            all: window.count(None, None),
+        }
     }
 }
 
@@ -239,8 +289,8 @@ mod tests {
     #[test]
     fn a_snapshot_with_reset_starts_a_new_window() {
         let stats = Stats::default();
-        stats.request(Kind::GetRange, Instant::now());
-        stats.request(Kind::Put, Instant::now());
+        stats.request(Kind::GetRange);
+        stats.request(Kind::Put);
         stats.received(100);
         stats.sent(40, Some(0.002));
         let first = stats.snapshot(true);
@@ -251,5 +301,31 @@ mod tests {
         assert_eq!(first.bytes_sent, 40);
         assert_eq!(first.first_byte_latency_s, Some(0.002));
         assert_eq!(stats.snapshot(false), ObjectTraffic::default());
+    }
+
+    #[test]
+    fn a_window_splits_where_a_first_call_ended() {
+        let stats = Stats::default();
+        stats.request(Kind::GetRange);
+        stats.sent(100, Some(0.001));
+        stats.ended();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let split = unix_now();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        stats.request(Kind::GetRange);
+        stats.request(Kind::Head);
+        stats.sent(50, Some(0.003));
+        let SplitTraffic {
+            first_call,
+            later_calls,
+            all,
+        } = stats.split(split);
+        let counts = |t: &ObjectTraffic| (t.get_range, t.head, t.bytes_sent);
+        assert_eq!(counts(&first_call), (1, 0, 100));
+        assert_eq!(first_call.first_byte_latency_s, Some(0.001));
+        assert_eq!(counts(&later_calls), (1, 1, 50));
+        assert_eq!(later_calls.first_byte_latency_s, Some(0.003));
+        assert_eq!(counts(&all), (2, 1, 150));
+        assert_eq!(all.first_byte_latency_s, Some(0.002));
     }
 }

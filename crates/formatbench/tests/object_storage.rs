@@ -33,12 +33,14 @@ fn s3_run_with(
             "--ops",
             ops,
         ])
-        .args(["--rows", "3000", "--rounds", "1", "--min-sample-ms", "0"])
+        .args(["--rows", "3000", "--rounds", "1"])
         .arg("--out")
         .arg(out)
         .args(extra);
-    if !extra.contains(&"--samples") {
-        command.args(["--samples", "2"]);
+    for (flag, default) in [("--samples", "2"), ("--min-sample-ms", "0")] {
+        if !extra.contains(&flag) {
+            command.args([flag, default]);
+        }
     }
     for (name, value) in env {
         command.env(name, value);
@@ -751,4 +753,36 @@ fn heavy_backends_read_through_their_own_s3_routes() {
         );
     }
     no_server_left(dir.path());
+}
+
+#[test]
+fn a_repeated_sample_counts_its_first_call_apart_from_its_warm_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    // 200 ms a sample: a 3,000-row read takes a few ms, so each sample makes many calls.
+    let out = s3_run(
+        "parquet,ipc",
+        "read",
+        &["--min-sample-ms", "200"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = samples(&run_dir(dir.path()));
+    assert!(!samples.is_empty());
+    for s in &samples {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+        let calls = s.calls.unwrap();
+        assert!(calls > 1, "{:?} made one call", s.cell);
+        let first = s.first_call_object_traffic.as_ref().expect("first call's");
+        let warm = s.warm_call_object_traffic.as_ref().expect("warm calls'");
+        let mean = s.object_traffic.as_ref().expect("mean");
+        assert!(first.bytes_sent > 0 && warm.bytes_sent > 0, "{:?}", s.cell);
+        // The parts add up to the whole (each per-call figure is rounded up).
+        let parts = first.bytes_sent + warm.bytes_sent * (calls - 1);
+        let whole = mean.bytes_sent * calls;
+        assert!(
+            parts <= whole + calls && whole <= parts + calls,
+            "{:?}: first {first:?} + {calls} calls of {warm:?} vs {mean:?}",
+            s.cell
+        );
+    }
 }

@@ -85,7 +85,8 @@ def timed_phase(name, f):
 
 class Measured:
     def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset,
-                 first_cpu_s=None, phases=None, first_call_phases=None):
+                 first_cpu_s=None, phases=None, first_call_phases=None,
+                 first_call_ended_unix_s=None):
         self.seconds = seconds
         self.calls = calls
         self.first_call_s = first_call_s
@@ -96,6 +97,8 @@ class Measured:
         self.peak_reset = peak_reset
         self.phases = phases or {}
         self.first_call_phases = first_call_phases or {}
+        # When the first call ended (Unix seconds): the object store's count splits there.
+        self.first_call_ended_unix_s = first_call_ended_unix_s
 
     def answer_fields(self):
         fields = {
@@ -116,6 +119,8 @@ class Measured:
         if self.calls > 1:
             later = self.calls - 1
             fields["warm_call_s"] = max((self.seconds - self.first_call_s) / later, 0.0)
+            if self.first_call_ended_unix_s is not None:
+                fields["first_call_ended_unix_s"] = self.first_call_ended_unix_s
             if self.first_cpu_s is not None:
                 fields["warm_call_cpu_s"] = max((cpu - self.first_cpu_s) / later, 0.0)
         for key, field in (
@@ -150,10 +155,12 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     first_call_phases = dict(_PHASES)
     calls = 1
     first_usage = None
+    first_call_ended_unix_s = None
     while calls < max(max_calls, 1) and (
             calls < min_calls or time.perf_counter() - start < min_seconds):
         if first_usage is None:
             first_usage = resource.getrusage(resource.RUSAGE_SELF)
+            first_call_ended_unix_s = time.time()
         value = None
         calls += 1
         _begin_call(time.perf_counter())
@@ -178,7 +185,8 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     phases = dict(_PHASES)
     _PHASES.clear()
     return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset,
-                           max(first_cpu_s, 0.0), phases, first_call_phases)
+                           max(first_cpu_s, 0.0), phases, first_call_phases,
+                           first_call_ended_unix_s)
 
 
 def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
@@ -186,6 +194,7 @@ def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
     needs the table as it was). Counters sum the timed parts; the peak is the calls' highest."""
     total, seconds, first_call_s, first_cpu_s, calls = {}, 0.0, 0.0, 0.0, 0
     before, after, peak_reset, peak, phases, first_phases = None, None, True, None, {}, {}
+    first_ended = None
     while True:
         state = setup(calls)
         value = None
@@ -201,13 +210,14 @@ def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
             peak = max(peak or 0, m.after["VmHWM"])
         if calls == 0:
             first_call_s, first_cpu_s, first_phases = m.seconds, m.first_cpu_s, m.phases
+            first_ended = time.time()
         seconds += m.seconds
         calls += 1
         if calls >= max(max_calls, 1) or (calls >= min_calls and seconds >= min_seconds):
             if peak is not None:
                 after = {**after, "VmHWM": peak}
             return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset,
-                                   first_cpu_s, phases, first_phases)
+                                   first_cpu_s, phases, first_phases, first_ended)
 
 
 def files_under(path):

@@ -64,8 +64,13 @@ measure <- function(op, min_seconds, max_calls, min_calls = 1L) {
   first_call_s <- now() - start
   calls <- 1L
   first_cpu <- NULL
+  first_ended <- NULL
   while (calls < max(max_calls, 1L) && (calls < min_calls || now() - start < min_seconds)) {
-    if (is.null(first_cpu)) first_cpu <- cpu_now()
+    if (is.null(first_cpu)) {
+      first_cpu <- cpu_now()
+      # When the first call ended (Unix seconds): the object store's count splits there.
+      first_ended <- now()
+    }
     value <- NULL
     calls <- calls + 1L
     value <- op(calls)
@@ -92,6 +97,7 @@ measure <- function(op, min_seconds, max_calls, min_calls = 1L) {
   if (calls > 1L) {
     fields$warm_call_s <- max((elapsed - first_call_s) / (calls - 1L), 0)
     fields$warm_call_cpu_s <- max((cpu_end - cpu_start - first_cpu_s) / (calls - 1L), 0)
+    fields$first_call_ended_unix_s <- first_ended
   }
   list(value = value, fields = fields)
 }

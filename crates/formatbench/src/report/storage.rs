@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use (one call of the operation), as the S3 server counted it: requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
+const LEGEND: &str = "per use: one call of the operation, the call the run ranks (`--call`: warm = a call after the first in the same worker, first = a fresh worker's first), as the S3 server counted it, split where the worker said its first call ended (~ marks a cell whose worker did not say: the mean over its calls); requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {
@@ -118,7 +118,10 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 cell.cell.profile.clone(),
                 cell.cell.layout.clone(),
                 cell.cell.op.clone(),
-                requests_text(traffic),
+                match cell.object_traffic_is_mean {
+                    true => format!("~ {}", requests_text(traffic)),
+                    false => requests_text(traffic),
+                },
                 time.map_or_else(|| format::DASH.into(), format::duration),
                 traffic
                     .first_byte_latency_s

@@ -262,6 +262,12 @@ pub struct SampleRecord {
     /// Object storage: what the S3 server served for this sample, per call (`storage` s3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_traffic: Option<formatbench_protocol::ObjectTraffic>,
+    /// The same count for the sample's first call alone, and per call for the calls after it,
+    /// where the worker said when its first call ended (a one-call sample has only the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_call_object_traffic: Option<formatbench_protocol::ObjectTraffic>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_call_object_traffic: Option<formatbench_protocol::ObjectTraffic>,
     pub round: Option<u32>,
     /// 0-based position of the sample within its round.
     #[serde(default)]
@@ -420,6 +426,8 @@ impl SampleRecord {
             run_id: run_id.to_string(),
             cell,
             object_traffic: None,
+            first_call_object_traffic: None,
+            warm_call_object_traffic: None,
             round,
             position: None,
             status,

@@ -9,8 +9,16 @@ mod server;
 
 use crate::plan::{Storage, UserStore};
 use crate::Error;
-use formatbench_protocol::{ObjectTarget, ObjectTraffic};
+use formatbench_protocol::{ObjectTarget, ObjectTraffic, SplitTraffic};
 use std::path::Path;
+
+/// What the server counted during a sample: split at the end of the worker's first call when
+/// the worker said when that was (and made more calls), else whole.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SampleTraffic {
+    Whole(ObjectTraffic),
+    Split(Box<SplitTraffic>),
+}
 
 /// The target of `relative` (a path below the scratch) under `base`'s key: a short name of
 /// the path (12 hex digits of its hash), not the path itself. s3s-fs keeps each object's
@@ -117,10 +125,14 @@ impl ObjectStorage {
     }
 
     /// After a sample: the server's count of its traffic (`None` for a store of the user's
-    /// own), or why the sample failed (the server died during it).
-    pub fn end_sample(&mut self) -> Result<Option<ObjectTraffic>, String> {
+    /// own), split where the worker's first call ended when it said, or why the sample failed
+    /// (the server died during it).
+    pub fn end_sample(
+        &mut self,
+        first_call_ended: Option<f64>,
+    ) -> Result<Option<SampleTraffic>, String> {
         match self {
-            ObjectStorage::Server(server) => server.end_sample().map(Some),
+            ObjectStorage::Server(server) => server.end_sample(first_call_ended).map(Some),
             ObjectStorage::Store { .. } => Ok(None),
         }
     }

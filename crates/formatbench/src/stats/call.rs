@@ -75,4 +75,23 @@ impl CallMode {
             CallMode::Warm => s.warm_call_cpu_s.or_else(per_call),
         }
     }
+
+    /// The object store's count per call, for the same call as [`CallMode::wall_of`], and
+    /// whether it is that call's own: a sample whose worker did not say when its first call
+    /// ended has only the mean over all its calls.
+    pub fn traffic_of(
+        self,
+        s: &SampleRecord,
+    ) -> Option<(&formatbench_protocol::ObjectTraffic, bool)> {
+        let own = match self {
+            CallMode::First => s.first_call_object_traffic.as_ref(),
+            CallMode::Warm => s.warm_call_object_traffic.as_ref(),
+        };
+        match own {
+            Some(traffic) => Some((traffic, true)),
+            None => self
+                .wall_of(s)
+                .and_then(|(_, own)| Some((s.object_traffic.as_ref()?, own))),
+        }
+    }
 }

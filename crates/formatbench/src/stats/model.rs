@@ -53,9 +53,12 @@ pub struct CellSummary {
     /// Bytes fetched from storage ÷ Arrow bytes returned: for cold reads of local files (the
     /// kernel's count), and for every read from object storage (the S3 server's count).
     pub read_amplification: Option<f64>,
-    /// Object storage: the S3 server's count per call, the median of each field over the ok
-    /// samples.
+    /// Object storage: the S3 server's count per call of the ranked call (first or warm), the
+    /// median of each field over the ok samples.
     pub object_traffic: Option<formatbench_protocol::ObjectTraffic>,
+    /// Whether some sample's count is the mean over all its calls instead (its worker did not
+    /// say when its first call ended).
+    pub object_traffic_is_mean: bool,
     /// Seconds per call of each part the worker timed inside the operation (`first_batch`, a
     /// session's `init`, `plan`, `execute`), the median over the ok samples that have it.
     pub phases: BTreeMap<String, f64>,

@@ -267,8 +267,8 @@ fn summarize_cell(
     let amplifications: Vec<f64> = ok
         .iter()
         .filter_map(|s| {
-            let fetched = match &s.object_traffic {
-                Some(traffic) if s.cell.op != "write" => traffic.bytes_sent,
+            let fetched = match call.traffic_of(s) {
+                Some((traffic, _)) if s.cell.op != "write" => traffic.bytes_sent,
                 Some(_) => return None,
                 None if s.cell.cache == "cold" => s.read_bytes?,
                 None => return None,
@@ -276,7 +276,7 @@ fn summarize_cell(
             Some(fetched as f64 / s.result_bytes.filter(|b| *b > 0)? as f64)
         })
         .collect();
-    let object_traffic = super::traffic::median_traffic(&ok);
+    let traffic = super::traffic::median_traffic(&ok, call);
     let names: BTreeSet<&String> = ok.iter().flat_map(|s| call.phases_of(s).keys()).collect();
     let phases = names
         .into_iter()
@@ -324,7 +324,8 @@ fn summarize_cell(
                 .collect(),
         ),
         read_amplification: median_f64(&amplifications),
-        object_traffic,
+        object_traffic_is_mean: traffic.as_ref().is_some_and(|(_, own)| !own),
+        object_traffic: traffic.map(|(t, _)| t),
         phases,
         session_queries: ok.iter().find_map(|s| s.session_queries),
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),

@@ -1,6 +1,7 @@
 //! Object-storage traffic of a cell: the median over its samples of each of the S3 server's
 //! counts, and what egress at a list price costs.
 
+use super::CallMode;
 use crate::results::SampleRecord;
 use formatbench_protocol::ObjectTraffic;
 
@@ -22,17 +23,19 @@ fn median_f64(mut values: Vec<f64>) -> Option<f64> {
     values.get(values.len() / 2).copied()
 }
 
-/// Each count's median over the samples that have one; `None` when none does.
-pub fn median_traffic(samples: &[&SampleRecord]) -> Option<ObjectTraffic> {
-    let counted: Vec<&ObjectTraffic> = samples
-        .iter()
-        .filter_map(|s| s.object_traffic.as_ref())
-        .collect();
-    if counted.is_empty() {
+/// Each count's median over the samples that have one, for the ranked `call`, and whether
+/// every one was that call's own (not a mean over all a sample's calls); `None` when no sample
+/// has a count.
+pub fn median_traffic(samples: &[&SampleRecord], call: CallMode) -> Option<(ObjectTraffic, bool)> {
+    let of_call: Vec<(&ObjectTraffic, bool)> =
+        samples.iter().filter_map(|s| call.traffic_of(s)).collect();
+    if of_call.is_empty() {
         return None;
     }
+    let own = of_call.iter().all(|(_, own)| *own);
+    let counted: Vec<&ObjectTraffic> = of_call.into_iter().map(|(t, _)| t).collect();
     let of = |f: fn(&ObjectTraffic) -> u64| median(counted.iter().map(|t| f(t)).collect());
-    Some(ObjectTraffic {
+    let median = ObjectTraffic {
         get: of(|t| t.get),
         get_range: of(|t| t.get_range),
         head: of(|t| t.head),
@@ -52,7 +55,8 @@ pub fn median_traffic(samples: &[&SampleRecord]) -> Option<ObjectTraffic> {
                 .collect(),
         ),
         busy_span_s: median_f64(counted.iter().filter_map(|t| t.busy_span_s).collect()),
-    })
+    };
+    Some((median, own))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use crate::catalog::BackendInfo;
 use crate::datasets::Source;
 use crate::plan::{Competitor, OpInputs};
 use crate::results::{ArtifactRecord, Record, SampleRecord, SampleStatus, VerificationRecord};
+use crate::run::storage::SampleTraffic;
 use crate::run::SampleOutcome;
 use crate::verify::{verify_output, RowOrder};
 use crate::Error;
@@ -312,32 +313,47 @@ pub fn check_returned(
     })
 }
 
-/// The S3 server's count of a sample's traffic, per call; a server that died during the
-/// sample fails it (the worker may have been told nothing clearer), and so does an ok answer
-/// for which the server served nothing: the worker read or wrote local files instead (an
-/// out-of-tree worker that ignores the job's `storage`), and its time is not an object
-/// store's.
+/// The S3 server's count of a sample's traffic, per call: the first call's and the warm
+/// calls' apart where the worker said when its first call ended, and the mean over every call.
+/// A server that died during the sample fails it (the worker may have been told nothing
+/// clearer), and so does an ok answer for which the server served nothing: the worker read or
+/// wrote local files instead (an out-of-tree worker that ignores the job's `storage`), and its
+/// time is not an object store's.
 pub fn add_traffic(
     record: &mut SampleRecord,
-    traffic: Option<Result<Option<formatbench_protocol::ObjectTraffic>, String>>,
+    traffic: Option<Result<Option<SampleTraffic>, String>>,
 ) {
     match traffic {
-        Some(Ok(Some(traffic)))
-            if record.status == SampleStatus::Ok
-                && traffic.bytes_sent == 0
-                && traffic.bytes_received == 0 =>
-        {
-            record.status = SampleStatus::Failed;
-            record.wall_s = None;
-            record.reason = Some(format!(
-                "{} answered ok, but the S3 server served it nothing during the sample: it did \
-                 not use object storage (a worker must read the job's `storage` or answer \
-                 unsupported)",
-                record.cell.backend
-            ));
-        }
         Some(Ok(Some(traffic))) if record.status == SampleStatus::Ok => {
-            record.object_traffic = Some(traffic.per_call(record.calls.unwrap_or(1)));
+            let all = match &traffic {
+                SampleTraffic::Whole(all) => all,
+                SampleTraffic::Split(split) => &split.all,
+            };
+            if all.bytes_sent == 0 && all.bytes_received == 0 {
+                record.status = SampleStatus::Failed;
+                record.wall_s = None;
+                record.reason = Some(format!(
+                    "{} answered ok, but the S3 server served it nothing during the sample: it \
+                     did not use object storage (a worker must read the job's `storage` or \
+                     answer unsupported)",
+                    record.cell.backend
+                ));
+                return;
+            }
+            let calls = record.calls.unwrap_or(1).max(1);
+            record.object_traffic = Some(all.per_call(calls));
+            match traffic {
+                SampleTraffic::Split(split) if calls > 1 => {
+                    let split = *split;
+                    record.first_call_object_traffic = Some(split.first_call);
+                    record.warm_call_object_traffic = Some(split.later_calls.per_call(calls - 1));
+                }
+                // One call: it is the first.
+                SampleTraffic::Whole(all) if calls == 1 => {
+                    record.first_call_object_traffic = Some(all);
+                }
+                _ => {}
+            }
         }
         None | Some(Ok(_)) => {}
         Some(Err(reason)) => {

@@ -40,7 +40,15 @@ impl Runner<'_> {
         });
         job.verify_out = returned.clone();
         let outcome = self.spawn(cell.info.worker, job)?;
-        let traffic = self.storage.as_mut().map(|s| s.end_sample());
+        let first_call_ended = outcome
+            .answer
+            .as_ref()
+            .ok()
+            .and_then(|a| a.first_call_ended_unix_s.filter(|_| a.calls > 1));
+        let traffic = self
+            .storage
+            .as_mut()
+            .map(|s| s.end_sample(first_call_ended));
         self.cleanup_write(cell, &artifact);
         let checked = match &returned {
             Some(path) => Some(cells::check_returned(cell, &outcome, path)?),

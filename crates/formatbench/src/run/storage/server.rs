@@ -3,6 +3,7 @@
 //! left by a crash is removed by the next run), and its count of each sample's traffic.
 
 use super::netns;
+use super::SampleTraffic;
 use crate::plan::Network;
 use crate::Error;
 use formatbench_protocol::{ObjectTarget, ObjectTraffic};
@@ -108,17 +109,28 @@ impl Server {
         Ok(restarted)
     }
 
-    /// The traffic since `begin_sample`, or why there is none (the server died mid-sample).
-    pub fn end_sample(&mut self) -> Result<ObjectTraffic, String> {
+    /// The traffic since `begin_sample`, split where the worker's first call ended when it
+    /// said (`first_call_ended`, Unix seconds), or why there is none (the server died
+    /// mid-sample).
+    pub fn end_sample(&mut self, first_call_ended: Option<f64>) -> Result<SampleTraffic, String> {
         if let Ok(Some(status)) = self.server.try_wait() {
             return Err(format!("the S3 server exited during the sample ({status})"));
         }
-        self.traffic(false).map_err(|e| e.to_string())
+        let counts = match first_call_ended {
+            Some(at) => self
+                .ask("GET", &format!("?split={at}"))
+                .map(|split| SampleTraffic::Split(Box::new(split))),
+            None => self.ask("GET", "").map(SampleTraffic::Whole),
+        };
+        counts.map_err(|e| e.to_string())
     }
 
     /// The server's window, as JSON over one plain HTTP request; `reset` starts a new one.
     fn traffic(&self, reset: bool) -> Result<ObjectTraffic, Error> {
-        let method = if reset { "POST" } else { "GET" };
+        self.ask(if reset { "POST" } else { "GET" }, "")
+    }
+
+    fn ask<T: serde::de::DeserializeOwned>(&self, method: &str, query: &str) -> Result<T, Error> {
         let fail =
             |e: std::io::Error| Error::Io(format!("cannot ask the S3 server for its counts: {e}"));
         let mut stream =
@@ -128,7 +140,7 @@ impl Server {
             .map_err(fail)?;
         write!(
             stream,
-            "{method} /__formatbench/traffic HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            "{method} /__formatbench/traffic{query} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
             self.address
         )
         .map_err(fail)?;
