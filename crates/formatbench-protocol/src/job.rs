@@ -298,6 +298,11 @@ pub struct Job {
     /// reads (e.g. `ipc-mmap`) still writes its format then.
     #[serde(default)]
     pub prepare: bool,
+    /// Set on a cell's verification run, whose result is checked against the source (every
+    /// measured sample's is then checked against it). A worker behaves the same either way;
+    /// only self-test backends that misbehave on purpose read it.
+    #[serde(default)]
+    pub verification: bool,
     /// Repeat the operation inside one sample until it has lasted this long (seconds), so short
     /// operations are not lost in the clock's resolution; `op_s` is then per call.
     #[serde(default)]

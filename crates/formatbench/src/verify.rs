@@ -4,6 +4,7 @@
 //! are allowed and recorded; floats get a tolerance only where the format is lossy.
 
 mod compare;
+pub mod digest;
 mod expected;
 mod oracle;
 mod unordered;

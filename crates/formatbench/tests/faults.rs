@@ -246,7 +246,7 @@ fn hang_job(line: &str) -> bool {
     let Ok(job) = serde_json::from_str::<serde_json::Value>(&text) else {
         return false;
     };
-    job["backend"] == "selftest-hang" && job["prepare"] == false && job["verify_out"].is_null()
+    job["backend"] == "selftest-hang" && job["prepare"] == false && job["verification"] == false
 }
 
 #[test]

@@ -165,7 +165,13 @@ fn a_small_default_matrix_verifies_every_cell() {
     // only (no range, no take).
     assert_eq!(unsupported.len(), 9);
     assert!(samples.iter().all(|s| s.status != SampleStatus::Failed));
+    // Every ok sample's result was digested by the runner from the file it wrote, and equals
+    // the digest of its cell's verified result.
+    let verified = verified_digests(&run_dir(out.path()));
     for s in samples.iter().filter(|s| s.status == SampleStatus::Ok) {
+        let digest = s.digest.as_deref().expect("a checked digest");
+        assert!(digest.starts_with("rd1:"), "{digest}");
+        assert_eq!(Some(digest), verified.get(&s.cell).map(String::as_str));
         assert!(
             s.wall_s.unwrap() > 0.0 && s.peak_rss_bytes.unwrap() > 0 && s.size_bytes.unwrap() > 0
         );
@@ -178,6 +184,20 @@ fn a_small_default_matrix_verifies_every_cell() {
     for op in ["write", "read", "scan", "project", "range", "take"] {
         assert!(table.contains(&format!("· {op} ·")), "summary has {op}");
     }
+}
+
+/// Each cell's verified digest, from results.jsonl's verification records.
+fn verified_digests(
+    run: &std::path::Path,
+) -> std::collections::HashMap<formatbench::results::CellKey, String> {
+    let text = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<formatbench::results::Record>(line).ok())
+        .filter_map(|record| match record {
+            formatbench::results::Record::Verification(v) => Some((v.cell, v.digest?)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn assert_input_error(args: &[&str], expect: &str) {

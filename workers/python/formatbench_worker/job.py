@@ -1,9 +1,8 @@
 """One job: check it, load what the operation needs before the timer, time only the operation,
-then digest, verify output and answer (docs/protocol.md §3–6)."""
+then the result output the runner checks, and the answer (docs/protocol.md §3–6)."""
 
 import dataclasses
 import gc
-import hashlib
 import json
 import os
 import platform
@@ -140,18 +139,6 @@ def _request(job, backend, ctx, source_table):
     return request
 
 
-def _files_digest(directory):
-    from .measure import files_under
-
-    h = hashlib.blake2b(digest_size=8)
-    for path in files_under(directory):
-        h.update(os.path.relpath(path, directory).encode())
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    return "files-blake2b:" + h.hexdigest()
-
-
 def execute(job, cap):
     from .backends import find
     from .backends.base import Context, Unsupported
@@ -245,17 +232,13 @@ def execute(job, cap):
         answer = {"status": "ok", **measured.answer_fields(), "rows": rows, "columns": columns,
                   "size_bytes": sum(os.path.getsize(p) for p in files_under(artifact))}
         answer["phases"].insert(0, {"name": "load", "seconds": load_s})
-        answer["digest"] = _files_digest(artifact) if backend.deterministic_files else None
         result = None
-        if job.get("verify_out") or not backend.deterministic_files:
-            # Read back from the local copy of what was written: the bytes uploaded.
+        if job.get("verify_out"):
+            # Read back from the local copy of what was written (the bytes uploaded), for the
+            # runner to check.
             local = dataclasses.replace(ctx, storage=None)
             table = _read_back(backend, artifact, local, layout_ops)
-            if not backend.deterministic_files:
-                # Files differ run to run (ids, timestamps): what they hold is digested instead.
-                answer["digest"] = "read-back:" + tables.digest(table)
-            if job.get("verify_out"):
-                tables.write_ipc(job["verify_out"], table)
+            tables.write_ipc(job["verify_out"], table)
         answer["settings"] = _settings(backend, ctx, "write")
         return answer
 
@@ -281,7 +264,7 @@ def execute(job, cap):
         table = tables.canonical_order(table, (job.get("params") or {}).get("order_by"))
     answer = {"status": "ok", **measured.answer_fields(), "rows": rows,
               "columns": table.num_columns, "resident_fraction": resident,
-              "result_bytes": table.nbytes, "digest": tables.digest(table)}
+              "result_bytes": table.nbytes}
     answer["settings"] = _settings(backend, ctx, method)
     if folded is not None:
         answer["settings"]["scan_fold"] = f"{folded:016x}"
@@ -329,7 +312,7 @@ def _matrix(job, backend, ctx, min_s, max_calls, min_calls):
     table = plan.result_table(result)
     answer = {"status": "ok", **measured.answer_fields(), "rows": table.num_rows,
               "columns": table.num_columns, "resident_fraction": resident,
-              "result_bytes": table.nbytes, "digest": tables.digest(table)}
+              "result_bytes": table.nbytes}
     answer["settings"] = _settings(backend, ctx, method)
     if job.get("verify_out"):
         tables.write_ipc(job["verify_out"], table)
@@ -370,7 +353,7 @@ def _change_inputs(job, ctx, source):
 
 def _change(job, backend, ctx, source_table, min_s, max_calls, min_calls):
     """Times one change per call on a table written (untimed) without it, then reads the
-    last changed table back for the digest and verification."""
+    last changed table back for the runner to check."""
     from . import tables
     from .backends.base import Request
     from .measure import measure_each
@@ -411,7 +394,7 @@ def _change(job, backend, ctx, source_table, min_s, max_calls, min_calls):
     result, _ = backend.read(last, Request("all"), ctx)
     table = tables.to_arrow(result)
     answer = {"status": "ok", **measured.answer_fields(), "rows": table.num_rows,
-              "columns": table.num_columns, "digest": tables.digest(table)}
+              "columns": table.num_columns}
     answer["settings"] = _settings(backend, ctx, method)
     if job.get("verify_out"):
         tables.write_ipc(job["verify_out"], table)

@@ -1,7 +1,6 @@
 """Moving tables between the canonical Arrow source, the three in-memory targets (Arrow,
-pandas, Polars), and what the runner checks: an Arrow IPC file, a digest and a scan fold."""
+pandas, Polars), and what the runner checks: an Arrow IPC file and a scan fold."""
 
-import hashlib
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -65,16 +64,6 @@ def canonical_order(table, lead):
 def write_ipc(path, table):
     with ipc.new_file(str(path), table.schema) as writer:
         writer.write_table(table)
-
-
-def digest(table):
-    """A digest of the values, independent of chunking: each column combined, then the IPC
-    stream of the result hashed."""
-    combined = table.combine_chunks()
-    sink = pa.BufferOutputStream()
-    with ipc.new_stream(sink, combined.schema) as writer:
-        writer.write_table(combined)
-    return "blake2b:" + hashlib.blake2b(sink.getvalue().to_pybytes(), digest_size=8).hexdigest()
 
 
 def _fold_buffers(array, acc):

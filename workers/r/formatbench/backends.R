@@ -4,13 +4,11 @@
 
 NOT_PACKAGED <- " (it is not packaged for Debian 12; install it from CRAN to use it)"
 
-# `varying_profiles`: profiles whose files differ from write to write (a creation time in a
-# header), so a write is digested by what it reads back instead.
 r_backend <- function(name, packages, about, ops, target, write, read, profiles = "default",
-                      lossy = FALSE, varying_profiles = character(), install_hint = "") {
+                      lossy = FALSE, install_hint = "") {
   list(name = name, packages = packages, about = about, ops = ops, target = target,
        write = write, read = read, profiles = profiles, lossy = lossy,
-       varying_profiles = varying_profiles, install_hint = install_hint)
+       install_hint = install_hint)
 }
 
 unsupported <- function(...) {
@@ -103,7 +101,7 @@ BACKENDS <- list(
     "r-data.table", c("data.table", "bit64"),
     "data.table fwrite/fread CSV; profile yaml adds fwrite's YAML header of column types",
     ops = c("write", "read", "scan", "project", "range"), target = "data.table",
-    profiles = c("default", "yaml"), lossy = TRUE, varying_profiles = "yaml",
+    profiles = c("default", "yaml"), lossy = TRUE,
     write = function(df, dir, ctx) {
       data.table::fwrite(df, csv_file(dir), nThread = ctx$threads, yaml = need_yaml(ctx),
                          dateTimeAs = "ISO", showProgress = FALSE)

@@ -131,28 +131,6 @@ write_returned <- function(returned, path, threads) {
   writeLines(to_json(list(columns = schema)), paste0(path, ".schema.json"), useBytes = TRUE)
 }
 
-# A digest of a result's values, bit for bit, so two samples agree exactly when their values
-# do: each column materialized (a lazy ALTREP column is read in full) with its classes; factors
-# by their labels.
-digest_values <- function(df) {
-  if (!installed("rlang")) return(NULL)
-  columns <- lapply(df, function(x) {
-    if (is.factor(x)) x <- as.character(x)
-    classes <- class(x)
-    x <- unclass(x)
-    attributes(x) <- NULL
-    list(classes, x[seq_along(x)])
-  })
-  paste0("rlang-xxh128:", rlang::hash(list(names(df), columns)))
-}
-
-digest_files <- function(directory) {
-  if (!installed("rlang")) return(NULL)
-  files <- files_under(directory)
-  relative <- substring(files, nchar(directory) + 2L)
-  paste0("files-xxh128:", rlang::hash(list(relative, unname(rlang::hash_file(files)))))
-}
-
 # A cheap fold over every value, so a scan cannot skip materializing lazy (ALTREP) columns.
 fold_values <- function(df) {
   total <- 0

@@ -1,5 +1,5 @@
 # One job: check it, load what the operation needs before the timer, time only the operation,
-# then digest, write the verification output and answer (docs/protocol.md §3–6).
+# then write the result the runner checks, and answer (docs/protocol.md §3–6).
 
 REPEAT_PREFIX <- ".repeat-"
 
@@ -122,8 +122,7 @@ execute <- function(job) {
   result <- measured$value
   answer <- c(list(status = "ok"), measured$fields,
               list(rows = nrow(result$value), columns = ncol(result$value),
-                   result_bytes = as.numeric(utils::object.size(result$value)),
-                   digest = digest_values(result$value)))
+                   result_bytes = as.numeric(utils::object.size(result$value))))
   settings$method <- result$method
   if (scan) settings$scan_fold <- sprintf("%.17g", result$fold)
   answer$settings <- settings
@@ -162,14 +161,10 @@ execute_write <- function(job, backend, ctx, settings, min_s, max_calls, min_cal
               list(rows = nrow(data), columns = ncol(data),
                    size_bytes = sum(file.size(files_under(artifact)))))
   rm(data)
-  varying <- ctx$profile %in% backend$varying_profiles
-  answer$digest <- if (varying) NULL else digest_files(artifact)
-  if (!is.null(job$verify_out) || varying) {
+  # What the write left, read back after the timer for the runner to check.
+  if (!is.null(job$verify_out)) {
     back <- backend$read(artifact, list(kind = "all"), ctx)$value
-    if (varying) answer$digest <- paste0("read-back:", digest_values(back))
-    if (!is.null(job$verify_out)) {
-      write_returned(returned_columns(back), job$verify_out, ctx$threads)
-    }
+    write_returned(returned_columns(back), job$verify_out, ctx$threads)
   }
   settings$method <- "write"
   answer$settings <- settings

@@ -326,7 +326,6 @@ class TileDB(Backend):
     `profile` × `feature` with one attribute `value`; the metadata columns and the feature
     names in `array.meta` (JSON)."""
 
-    deterministic_files = False
     name = "py-tiledb"
     about = ("TileDB: the layout study's dense arrays through the array API (wide: an attribute "
              "per feature; array: a 2-D domain; metadata in array.meta), and tables through "

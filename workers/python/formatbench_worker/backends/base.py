@@ -52,9 +52,6 @@ class Backend:
     #: The in-memory objects it reads into and writes from; the first is its own.
     targets = ("arrow",)
     lossy = False
-    #: Whether two writes of the same data give the same bytes; if not, a write's digest is
-    #: taken from what it reads back.
-    deterministic_files = True
 
     #: Whether ranges and takes are asked by index label (Request.labels), computed from the
     #: source before the timer.
@@ -65,7 +62,7 @@ class Backend:
     #: the tables delta-kernel writes).
     artifact_from = None
     #: Its reads keep no row order: the result is sorted after the timer (by the job's
-    #: order_by column, else by every column) before the digest and verification output.
+    #: order_by column, else by every column) before the result is written for the runner.
     unordered = False
     #: Profiles whose tables have rows deleted after writing.
     deletion_profiles = ()

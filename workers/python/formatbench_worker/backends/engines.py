@@ -75,7 +75,6 @@ class DuckdbBase(Backend):
 
 
 class Duckdb(DuckdbBase):
-    deterministic_files = False
     name = "py-duckdb"
     about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes; FLOAT[D] arrays)"
 
@@ -187,7 +186,6 @@ BACKENDS = [Duckdb(), DuckdbParquet()]
 
 
 class Daft(Backend):
-    deterministic_files = False
     name = "py-daft"
     about = "Daft: write_parquet / read_parquet into Arrow (native runner)"
     dists = ("daft",)

@@ -36,7 +36,6 @@ class FeatherStore(Backend):
     """FeatherStore 0.2.1: index-labelled rows; ranges as {'between': [a, b]} (inclusive), takes
     as label lists; no mmap argument (it memory-maps on Linux), so no plain-read profile."""
 
-    deterministic_files = False
     needs_labels = True
     name = "py-featherstore"
     ops = ("write", "read", "scan", "project", "range", "take", "range_before", "range_after",
@@ -123,7 +122,6 @@ class FeatherStore(Backend):
 
 
 class Lance(ArrowMatrices, Backend):
-    deterministic_files = False
     name = "py-lance"
     about = "pylance: Lance dataset (to_table with filter / offset+limit, take)"
     modules = ("lance",)

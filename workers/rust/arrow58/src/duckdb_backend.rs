@@ -112,10 +112,6 @@ impl Backend for DuckDb {
     fn array_form(&self) -> Option<ArrayForm> {
         Some(ArrayForm::FixedList)
     }
-    /// A database file's header and blocks change from write to write.
-    fn deterministic_files(&self) -> bool {
-        false
-    }
     fn version(&self) -> String {
         Connection::open_in_memory()
             .and_then(|c| c.query_row("SELECT version()", [], |row| row.get::<_, String>(0)))

@@ -156,10 +156,6 @@ impl Backend for Lance {
     fn array_form(&self) -> Option<ArrayForm> {
         Some(ArrayForm::FixedList)
     }
-    /// Lance manifests carry ids and times.
-    fn deterministic_files(&self) -> bool {
-        false
-    }
     fn version(&self) -> String {
         "14.0.2".into()
     }

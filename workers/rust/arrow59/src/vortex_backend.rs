@@ -402,10 +402,6 @@ impl Backend for Vortex {
     fn array_form(&self) -> Option<ArrayForm> {
         Some(ArrayForm::FixedList)
     }
-    /// Not shown byte-stable from write to write; checked by reading back.
-    fn deterministic_files(&self) -> bool {
-        false
-    }
     fn version(&self) -> String {
         VERSION.into()
     }

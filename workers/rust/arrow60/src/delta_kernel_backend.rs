@@ -156,11 +156,6 @@ impl Backend for DeltaKernel {
         Ok(())
     }
 
-    /// A Delta log's commits carry their times.
-    fn deterministic_files(&self) -> bool {
-        false
-    }
-
     fn version(&self) -> String {
         DeltaLibrary::version(self)
     }

@@ -115,10 +115,6 @@ impl Backend for Zarr {
     fn array_form(&self) -> Option<ArrayForm> {
         Some(ArrayForm::FixedList)
     }
-    /// Not shown byte-stable from write to write; checked by reading back.
-    fn deterministic_files(&self) -> bool {
-        false
-    }
     fn version(&self) -> String {
         "0.23.14".into()
     }

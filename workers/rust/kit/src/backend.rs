@@ -191,17 +191,12 @@ pub trait Backend: Sync {
     fn lossy(&self) -> bool {
         false
     }
-    /// Whether two writes of the same data give the same bytes. Files that carry ids or times
-    /// (databases, table formats) do not: a write's digest is then of what it reads back.
-    fn deterministic_files(&self) -> bool {
-        true
-    }
     /// `Err(reason)` when the format cannot store a column of this schema.
     fn can_store(&self, _schema: &Schema) -> Result<(), String> {
         Ok(())
     }
     /// Whether its reads keep no row order: results are then sorted by the job's `order_by`
-    /// column after the timer, before the digest and the verification output.
+    /// column after the timer, before the result is written for the runner.
     fn unordered(&self) -> bool {
         false
     }

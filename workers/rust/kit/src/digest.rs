@@ -1,6 +1,6 @@
 //! A logical digest of a table: equal for equal values whatever the batch splits and string
 //! representation (Utf8, LargeUtf8, Utf8View and dictionary-encoded strings hash alike).
-//! Used for the dataset fingerprint and for each sample's result digest.
+//! Used for the dataset fingerprint (results are digested by the runner's own oracle).
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::compute::cast;

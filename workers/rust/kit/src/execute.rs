@@ -1,5 +1,5 @@
 //! The job runner: checks a job against its backend, then runs the untimed preparation, the
-//! timed operation, and the untimed digest and verification output. A worker supplies its
+//! timed operation, and the untimed result output the runner checks. A worker supplies its
 //! backends; this runs the job.
 
 mod change;

@@ -2,7 +2,7 @@
 //! and each heavy one. A worker is its backends (each implements [`Backend`]) and a `main` that
 //! calls [`worker_main`]; the kit reads the canonical IPC source, puts it in the job's layout,
 //! runs the untimed preparation, the timed operation (reads, label reads, changes, matrix
-//! operations) and the untimed digest and verification output. It compiles against the
+//! operations) and the untimed result output the runner checks. It compiles against the
 //! worker's own Arrow major, chosen by exactly one feature (`arrow-58`, `arrow-59`, `arrow-60`),
 //! because record batches of different majors are different types: data crosses between
 //! workers only as Arrow IPC files. docs/adding-a-backend.md shows a backend written on it.

@@ -8,6 +8,7 @@ use crate::plan::{Competitor, OpInputs};
 use crate::results::{ArtifactRecord, Record, SampleRecord, SampleStatus, VerificationRecord};
 use crate::run::storage::SampleTraffic;
 use crate::run::SampleOutcome;
+use crate::verify::digest::{file_digest, Rows};
 use crate::verify::{verify_output, RowOrder};
 use crate::Error;
 use formatbench_protocol::{Answer, AnswerStatus, Job, Op};
@@ -242,7 +243,7 @@ pub fn verification_record(
             record.status = answer_status(answer);
             record.reason = answer.reason.clone();
         }
-        Ok(answer) => {
+        Ok(_) => {
             // A layout that keeps only the matrix (the .npy floor) cannot give the table back:
             // its write is checked on the matrix it holds.
             let holds_only_matrix = cell.op == Op::Write
@@ -266,14 +267,59 @@ pub fn verification_record(
             record.rows = Some(verdict.rows);
             record.representation = verdict.representation;
             if verdict.ok {
-                record.status = SampleStatus::Ok;
-                record.digest = answer.digest.clone();
+                // The runner's own digest of what was verified: every later sample's result
+                // must digest alike.
+                match file_digest(verify_out, digest_rows(&cell.info)) {
+                    Ok(digest) => {
+                        record.status = SampleStatus::Ok;
+                        record.digest = Some(digest);
+                    }
+                    Err(e) => record.reason = Some(format!("verification failed: {e}")),
+                }
             } else {
                 record.reason = verdict.reason.map(|r| format!("verification failed: {r}"));
             }
         }
     }
     Ok(record)
+}
+
+/// Whether row order is part of a backend's digest: not for one that keeps no row order.
+fn digest_rows(info: &BackendInfo) -> Rows {
+    match row_order(info) {
+        RowOrder::Defined => Rows::Ordered,
+        RowOrder::Any => Rows::AnyOrder,
+    }
+}
+
+/// Checks a measured sample's result (the file it wrote after its timer) by the runner's
+/// digest against the verified one; `Ok(None)` when the worker did not answer ok (its record
+/// says why). The file is removed.
+pub fn check_digest(
+    cell: &Cell,
+    outcome: &SampleOutcome,
+    returned: &Path,
+) -> Result<Option<String>, String> {
+    if !matches!(&outcome.answer, Ok(a) if a.status == AnswerStatus::Ok) {
+        let _ = std::fs::remove_file(returned);
+        return Ok(None);
+    }
+    let checked = digest_check(cell.digest.as_deref(), digest_rows(&cell.info), returned);
+    let _ = std::fs::remove_file(returned);
+    checked.map(Some)
+}
+
+/// The runner's digest of the result file at `returned` when it equals `verified`, else why
+/// not: a missing or unreadable file, another digest, or no verified one to compare with.
+fn digest_check(verified: Option<&str>, rows: Rows, returned: &Path) -> Result<String, String> {
+    let digest = file_digest(returned, rows).map_err(|e| e.to_string())?;
+    match verified {
+        Some(verified) if verified == digest => Ok(digest),
+        Some(verified) => Err(format!(
+            "its result digest {digest} differs from the verified {verified}"
+        )),
+        None => Err("the cell has no verified digest to check it against".into()),
+    }
 }
 
 /// How a backend's results are compared with the source: as sets of rows when it keeps no
@@ -292,9 +338,10 @@ pub fn check_returned(
     cell: &Cell,
     outcome: &SampleOutcome,
     returned: &Path,
-) -> Result<Result<(), String>, Error> {
+) -> Result<Result<Option<String>, String>, Error> {
     if !matches!(&outcome.answer, Ok(a) if a.status == AnswerStatus::Ok) {
-        return Ok(Ok(()));
+        let _ = std::fs::remove_file(returned);
+        return Ok(Ok(None));
     }
     let verdict = verify_output(
         &cell.source_path,
@@ -307,7 +354,7 @@ pub fn check_returned(
     .or_else(unreadable_fails)?;
     let _ = std::fs::remove_file(returned);
     Ok(if verdict.ok {
-        Ok(())
+        Ok(None)
     } else {
         Err(verdict.reason.unwrap_or_default())
     })
@@ -368,14 +415,15 @@ pub fn add_traffic(
     }
 }
 
-/// A measured sample: ok only when the worker answered ok with the verified digest, or, where
-/// each sample's result is `checked` against the source instead, when that check passed.
+/// A measured sample: ok only when the worker answered ok and what it returned was `checked`:
+/// its digest equals the verified one, or, where each sample's result is verified against
+/// the source instead, that check passed.
 pub fn sample_record(
     run_id: &str,
     cell: &Cell,
     round: u32,
     outcome: &SampleOutcome,
-    checked: Option<Result<(), String>>,
+    checked: Result<Option<String>, String>,
 ) -> SampleRecord {
     let mut record = SampleRecord::bare(
         run_id,
@@ -424,7 +472,6 @@ pub fn sample_record(
     record.rows_returned = answer.rows;
     record.columns_returned = answer.columns;
     record.method = answer.settings.get("method").cloned();
-    record.digest = answer.digest.clone();
     record.first_call_s = answer.first_call_s;
     record.warm_call_s = answer.warm_call_s;
     record.first_call_cpu_s = answer.first_call_cpu_s;
@@ -463,18 +510,14 @@ pub fn sample_record(
     if cell.op == Op::Write {
         record.size_bytes = answer.size_bytes.or(cell.size_bytes);
     }
-    if let Some(Err(reason)) = checked {
-        record.status = SampleStatus::Failed;
-        record.reason = Some(format!(
-            "this sample's result failed verification: {reason}"
-        ));
-    } else if checked.is_none() && answer.digest != cell.digest {
-        record.status = SampleStatus::Failed;
-        record.reason = Some(format!(
-            "result digest {} differs from the verified {}",
-            answer.digest.as_deref().unwrap_or("(none)"),
-            cell.digest.as_deref().unwrap_or("(none)")
-        ));
+    match checked {
+        Ok(digest) => record.digest = digest,
+        Err(reason) => {
+            record.status = SampleStatus::Failed;
+            record.reason = Some(format!(
+                "this sample's result failed verification: {reason}"
+            ));
+        }
     }
     record
 }

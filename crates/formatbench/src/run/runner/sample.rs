@@ -30,16 +30,14 @@ impl Runner<'_> {
             say(&format!("{} round {round}: {note}", cell.label()));
         }
         let mut job = self.job(cell, &artifact, None, false, cell.op);
-        // A reader that keeps no row order may return another valid first row each time:
-        // each such sample's row is verified against the source (after its timer) instead
-        // of compared with the first one's digest.
-        let returned = (cell.op == Op::FirstRow && cell.info.table.unordered).then(|| {
-            self.scratch
-                .join("verify")
-                .join(format!("{}-r{round}.arrow", cell.slug()))
-        });
-        job.verify_out = returned.clone();
-        let outcome = self.spawn(cell.info.worker, job)?;
+        // Every sample writes what it returned after its timer: the runner checks it (a
+        // worker's word for its result is not a check). A reader that keeps no row order may
+        // return another valid first row each time: such a sample's row is verified against
+        // the source; every other result must digest as the verified one did.
+        let (returned, verify_out) = self.result_paths(cell, &format!("{}-r{round}", cell.slug()));
+        job.verify_out = Some(returned.clone());
+        let mut outcome = self.spawn(cell.info.worker, job)?;
+        super::verification::collect_returned(&mut outcome, &returned, &verify_out);
         let first_call_ended = outcome
             .answer
             .as_ref()
@@ -50,9 +48,10 @@ impl Runner<'_> {
             .as_mut()
             .map(|s| s.end_sample(first_call_ended));
         self.cleanup_write(cell, &artifact);
-        let checked = match &returned {
-            Some(path) => Some(cells::check_returned(cell, &outcome, path)?),
-            None => None,
+        let checked = if cell.op == Op::FirstRow && cell.info.table.unordered {
+            cells::check_returned(cell, &outcome, &verify_out)?
+        } else {
+            cells::check_digest(cell, &outcome, &verify_out)
         };
         let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
         cells::add_traffic(&mut record, traffic);

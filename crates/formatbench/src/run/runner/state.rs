@@ -77,6 +77,7 @@ impl Runner<'_> {
             artifact: artifact.to_path_buf(),
             storage: self.object_target(artifact),
             answer: PathBuf::new(),
+            verification: verify_out.is_some() && !prepare,
             verify_out,
             source_text: None,
             params: cell.params.clone(),

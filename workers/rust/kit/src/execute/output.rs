@@ -1,15 +1,15 @@
-//! What a job reports after its timer: the result's size and digest, the written files' size
-//! and digest, and the verification output (a table in the source's shape).
+//! What a job reports after its timer: the result's size, the written files' size, and the
+//! result itself (a table in the source's shape), which the runner digests and checks.
 
 use crate::backend::{Loaded, Matrix, MatrixData};
-use crate::{digest, layout, source, KitError};
+use crate::{layout, source, KitError};
 use arrow::array::{ArrayRef, Float32Array, Float64Array, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use formatbench_protocol::Answer;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The result's rows, columns, in-memory bytes and logical digest.
+/// The result's rows, columns and in-memory bytes.
 pub(super) fn describe_result(
     answer: &mut Answer,
     schema: &SchemaRef,
@@ -26,7 +26,6 @@ pub(super) fn describe_result(
     );
     answer.rows = Some(batches.iter().map(|b| b.num_rows() as u64).sum());
     answer.columns = Some(schema.fields().len() as u64);
-    answer.digest = Some(digest::digest_batches(schema, batches)?);
     Ok(())
 }
 
@@ -113,17 +112,4 @@ pub fn dir_size(dir: &Path) -> Result<u64, KitError> {
         total += std::fs::metadata(&path)?.len();
     }
     Ok(total)
-}
-
-/// A digest of the written bytes: equal for every sample of a deterministic writer.
-pub(super) fn files_digest(dir: &Path) -> Result<String, KitError> {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for path in files(dir)? {
-        let relative = path.strip_prefix(dir).unwrap_or(&path);
-        hasher.update(relative.to_string_lossy().as_bytes());
-        let bytes = std::fs::read(&path)?;
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
-        hasher.update(&bytes);
-    }
-    Ok(format!("files-xxh3:{:016x}", hasher.digest()))
 }

@@ -1,5 +1,5 @@
 //! Read-type jobs: a table read (`read`, `scan`, `project`, `range`, `take`, `first_row`,
-//! `session`, the label reads) and the matrix operations, each timed alone and digested after the timer.
+//! `session`, the label reads) and the matrix operations, each timed alone; the result is written for the runner after the timer.
 
 use super::output::{self, to_batches};
 use super::{context, labels, resident, stored_schema};
@@ -80,7 +80,7 @@ pub(super) fn read<E: BackendError>(
 }
 
 /// A matrix operation: planned before the timer, run inside it, its result converted to a
-/// table (for the digest and verification) after.
+/// table (for the runner to check) after.
 pub(super) fn matrix<E: BackendError>(
     job: &Job,
     backend: &dyn Backend<Error = E>,

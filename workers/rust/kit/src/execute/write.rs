@@ -1,12 +1,12 @@
 //! Write jobs: the source loaded (and put in the layout) before the timer, each call writing
-//! fresh files, staged commits timed after it, then the size and digest of what was written.
+//! fresh files, staged commits timed after it, then the size of what was written and, for the runner, what it reads back.
 
 use super::output::{self, to_batches};
 use super::read::in_order;
 use super::{context, run_commits, stored_schema};
 use crate::backend::{Backend, BackendError, Commit, Request, Uploader};
 use crate::layout::{self, ArrayForm};
-use crate::{digest, source, KitError};
+use crate::{source, KitError};
 use formatbench_protocol::{measure_repeated, Answer, Job, Phase};
 use std::path::Path;
 use std::time::Instant;
@@ -127,20 +127,11 @@ pub(super) fn write<E: BackendError>(
     answer.rows = Some(rows as u64);
     answer.columns = Some(schema.fields().len() as u64);
     answer.size_bytes = Some(output::dir_size(&job.artifact)?);
-    // What the write produced is checked by reading it back with the same backend: for the
-    // verification output, and for the digest of a backend whose files are stamped.
-    let read_back = match (!backend.deterministic_files(), &job.verify_out) {
-        (false, None) => None,
-        _ => {
-            let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
-            Some(in_order(backend, job, to_batches(loaded)?)?)
-        }
-    };
-    answer.digest = Some(match (&read_back, !backend.deterministic_files()) {
-        (Some(batches), true) => format!("read-back:{}", digest::digest_batches(&schema, batches)?),
-        _ => output::files_digest(&job.artifact)?,
-    });
-    if let (Some(out), Some(batches)) = (&job.verify_out, read_back) {
+    // What the write produced is read back with the same backend, after the timer, for the
+    // runner to check.
+    if let Some(out) = &job.verify_out {
+        let (loaded, _) = backend.read(&ctx, &job.artifact, Request::All)?;
+        let batches = in_order(backend, job, to_batches(loaded)?)?;
         let wide = form.map(|_| source_schema.as_ref());
         output::write_verify_output(out, &schema, batches, wide)?;
     }

@@ -1,7 +1,8 @@
-use super::add_traffic;
+use super::{add_traffic, digest_check};
 use crate::results::{CellKey, SampleRecord, SampleStatus};
 use crate::run::storage::SampleTraffic;
 use crate::stats::CallMode;
+use crate::verify::digest::{file_digest, Rows};
 use formatbench_protocol::{ObjectTraffic, SplitTraffic};
 
 fn sample() -> SampleRecord {
@@ -99,4 +100,35 @@ fn a_one_call_sample_counts_its_only_call_as_the_first() {
     );
     assert_eq!(CallMode::First.traffic_of(&s), Some((&traffic, true)));
     assert!(s.warm_call_object_traffic.is_none());
+}
+
+/// A one-column result file of `values`.
+fn result_file(dir: &std::path::Path, name: &str, values: Vec<Option<i64>>) -> std::path::PathBuf {
+    use arrow::array::{ArrayRef, Int64Array, RecordBatch};
+    let column: ArrayRef = std::sync::Arc::new(Int64Array::from(values));
+    let batch = RecordBatch::try_from_iter([("id", column)]).unwrap();
+    let path = dir.join(name);
+    formatbench_worker_arrow::source::write_ipc(&path, &batch.schema(), &[batch]).unwrap();
+    path
+}
+
+#[test]
+fn a_sample_passes_only_with_a_result_file_that_digests_as_the_verified_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let verified_file = result_file(dir.path(), "verified.arrow", vec![Some(1), None, Some(3)]);
+    let verified = file_digest(&verified_file, Rows::Ordered).unwrap();
+    let same = result_file(dir.path(), "same.arrow", vec![Some(1), None, Some(3)]);
+    assert_eq!(
+        digest_check(Some(&verified), Rows::Ordered, &same),
+        Ok(verified.clone())
+    );
+    // The null read as a value, in a later sample.
+    let wrong = result_file(dir.path(), "wrong.arrow", vec![Some(1), Some(0), Some(3)]);
+    let why = digest_check(Some(&verified), Rows::Ordered, &wrong).unwrap_err();
+    assert!(why.contains("differs from the verified"), "{why}");
+    // No file, or no verified digest, is never a pass (the old None == None).
+    let missing = dir.path().join("missing.arrow");
+    let why = digest_check(Some(&verified), Rows::Ordered, &missing).unwrap_err();
+    assert!(why.contains("no result file"), "{why}");
+    assert!(digest_check(None, Rows::Ordered, &same).is_err());
 }

@@ -1,0 +1,167 @@
+//! The result digest (docs/protocol.md, "Result digest"): what the runner computes from the
+//! file every measured sample writes, to check it holds the values the cell's verified run
+//! returned. It is over typed values, not bytes: a value's logical type, its nulls out of band
+//! (a tag byte before every value, so no value can pass for a null), floats by their bits (−0.0
+//! and NaN payloads are values), nested values by structure. Representations that hold the
+//! same values digest alike: batch splits, string and list offset widths, view types,
+//! dictionary encoding, whatever lies under a null slot, and equivalent zone names.
+
+mod encode;
+mod vector;
+
+pub use vector::{flat_test_vector, test_vector, FLAT_TEST_VECTOR_DIGEST, TEST_VECTOR_DIGEST};
+
+use crate::Error;
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field, Schema};
+use std::path::Path;
+use xxhash_rust::xxh3::Xxh3;
+
+/// The first bytes hashed: the digest's name and version, so a changed definition never
+/// matches an old digest.
+const DOMAIN: &[u8] = b"formatbench result digest 1\n";
+
+/// What digests begin with, naming the definition.
+pub const PREFIX: &str = "rd1:";
+
+/// Whether row order is part of the value (it is, except for readers that keep none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    Ordered,
+    /// A multiset of rows: the sum of each row's own hash (mod 2^128).
+    AnyOrder,
+}
+
+/// The digest of the Arrow IPC file at `path`; an error when it is missing or unreadable.
+pub fn file_digest(path: &Path, rows: Rows) -> Result<String, Error> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::Io(format!("the worker wrote no result file: {e}")))?;
+    let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
+        .map_err(|e| Error::Io(format!("unreadable result file: {e}")))?;
+    let schema = reader.schema();
+    digest(&schema, reader.map(|b| b.map_err(Error::from)), rows)
+}
+
+/// The digest of `batches`, all of `schema`.
+pub fn digest(
+    schema: &Schema,
+    batches: impl Iterator<Item = Result<RecordBatch, Error>>,
+    rows: Rows,
+) -> Result<String, Error> {
+    for field in schema.fields() {
+        encode::check_supported(field.data_type())
+            .map_err(|t| Error::Input(format!("cannot digest column '{}': {t}", field.name())))?;
+    }
+    let mut columns: Vec<Xxh3> = schema.fields().iter().map(|_| Xxh3::new()).collect();
+    let mut row_sum: u128 = 0;
+    let mut count: u64 = 0;
+    let mut buffer = Vec::new();
+    for batch in batches {
+        let batch = batch?;
+        count += batch.num_rows() as u64;
+        let plain = batch
+            .columns()
+            .iter()
+            .map(encode::without_dictionaries)
+            .collect::<Result<Vec<_>, _>>()?;
+        match rows {
+            Rows::Ordered => {
+                for (hasher, column) in columns.iter_mut().zip(&plain) {
+                    buffer.clear();
+                    encode::values(column.as_ref(), 0..column.len(), &mut buffer)?;
+                    hasher.update(&buffer);
+                }
+            }
+            Rows::AnyOrder => {
+                for row in 0..batch.num_rows() {
+                    buffer.clear();
+                    for column in &plain {
+                        encode::values(column.as_ref(), row..row + 1, &mut buffer)?;
+                    }
+                    row_sum = row_sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(&buffer));
+                }
+            }
+        }
+    }
+    let mut whole = Xxh3::new();
+    whole.update(DOMAIN);
+    whole.update(match rows {
+        Rows::Ordered => b"ordered\n",
+        Rows::AnyOrder => b"any order",
+    });
+    for (field, column) in schema.fields().iter().zip(&columns) {
+        length_prefixed(&mut whole, field.name().as_bytes());
+        length_prefixed(&mut whole, logical_type(field).as_bytes());
+        if rows == Rows::Ordered {
+            whole.update(&column.digest128().to_le_bytes());
+        }
+    }
+    if rows == Rows::AnyOrder {
+        whole.update(&row_sum.to_le_bytes());
+    }
+    whole.update(&count.to_le_bytes());
+    Ok(format!("{PREFIX}{:032x}", whole.digest128()))
+}
+
+fn length_prefixed(hasher: &mut Xxh3, bytes: &[u8]) {
+    hasher.update(&(bytes.len() as u64).to_le_bytes());
+    hasher.update(bytes);
+}
+
+/// A field's logical type as the digest names it: one name for the representations of the
+/// same values (`integer` for every width and sign, `utf8` for Utf8, LargeUtf8 and Utf8View; `list<…>` for every list; a
+/// dictionary as its values; UTC by one name), nested types by their children's.
+pub fn logical_type(field: &Field) -> String {
+    type_name(field.data_type())
+}
+
+fn type_name(data_type: &DataType) -> String {
+    use DataType as T;
+    match data_type {
+        T::Int8 | T::Int16 | T::Int32 | T::Int64 => "integer".into(),
+        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => "integer".into(),
+        T::Utf8 | T::LargeUtf8 | T::Utf8View => "utf8".into(),
+        T::Binary | T::LargeBinary | T::BinaryView => "binary".into(),
+        T::FixedSizeBinary(n) => format!("fixed_binary[{n}]"),
+        T::List(item) | T::LargeList(item) | T::ListView(item) | T::LargeListView(item) => {
+            format!("list<{}>", type_name(item.data_type()))
+        }
+        T::FixedSizeList(item, n) => format!("fixed_list[{n}]<{}>", type_name(item.data_type())),
+        T::Struct(fields) => {
+            let children: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{}: {}", f.name(), type_name(f.data_type())))
+                .collect();
+            format!("struct<{}>", children.join(", "))
+        }
+        T::Map(entries, _) => match entries.data_type() {
+            T::Struct(kv) if kv.len() == 2 => format!(
+                "map<{}, {}>",
+                type_name(kv[0].data_type()),
+                type_name(kv[1].data_type())
+            ),
+            other => format!("map<{}>", type_name(other)),
+        },
+        T::Dictionary(_, values) => type_name(values),
+        T::RunEndEncoded(_, values) => type_name(values.data_type()),
+        T::Timestamp(unit, zone) => match zone {
+            Some(zone) => format!("timestamp[{unit:?}, {}]", canonical_zone(zone)),
+            None => format!("timestamp[{unit:?}]"),
+        },
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+/// One name for the zone names that all mean UTC.
+pub fn canonical_zone(zone: &str) -> &str {
+    match zone {
+        "UTC" | "Etc/UTC" | "Etc/UCT" | "UCT" | "Etc/Universal" | "Universal" | "Etc/Zulu"
+        | "Zulu" | "Z" | "+00:00" | "+0000" | "+00" | "GMT" | "Etc/GMT" | "Etc/GMT0"
+        | "Etc/GMT+0" | "Etc/GMT-0" | "GMT0" | "Etc/Greenwich" | "Greenwich" => "UTC",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;
