@@ -312,7 +312,10 @@ pub fn check_digest(
 /// The runner's digest of the result file at `returned` when it equals `verified`, else why
 /// not: a missing or unreadable file, another digest, or no verified one to compare with.
 fn digest_check(verified: Option<&str>, rows: Rows, returned: &Path) -> Result<String, String> {
-    let digest = file_digest(returned, rows).map_err(|e| e.to_string())?;
+    // A corrupt file must fail the sample with a line, not panic the runner in arrow's reader.
+    let what = format!("result file {}", returned.display());
+    let digest = crate::error::reading(&what, || file_digest(returned, rows))
+        .map_err(|e| e.to_string())?;
     match verified {
         Some(verified) if verified == digest => Ok(digest),
         Some(verified) => Err(format!(
