@@ -3,7 +3,9 @@
 use formatbench_protocol::{measure, measure_repeated, Answer, Job};
 use std::hint::black_box;
 
-pub const BACKENDS: [&str; 8] = [
+pub mod mutant;
+
+pub const BACKENDS: [&str; 9] = [
     "selftest-noop",
     "selftest-alloc",
     "selftest-spin",
@@ -12,6 +14,7 @@ pub const BACKENDS: [&str; 8] = [
     "selftest-hang",
     "selftest-garbage",
     "selftest-truncated",
+    mutant::BACKEND,
 ];
 
 /// Profiles of each self-test backend; calibration compares them.
@@ -26,6 +29,7 @@ pub fn profiles(backend: &str) -> &'static [&'static str] {
         // machine busy with other work, where CPU spins slow down.
         "selftest-sleep" => &["x1", "x2"],
         "selftest-alloc" => &["256mib", "512mib"],
+        mutant::BACKEND => mutant::profiles(),
         _ => &["default"],
     }
 }
@@ -89,7 +93,21 @@ fn spin(steps: u64) -> u64 {
     black_box(x)
 }
 
+/// The operations each self-test backend does: the table operations, and for the mutant the
+/// matrix operations too (it has wrong answers for them).
+pub fn ops(backend: &str) -> Vec<formatbench_protocol::Op> {
+    match backend {
+        mutant::BACKEND => mutant::ops(),
+        _ => formatbench_protocol::ALL_OPS.to_vec(),
+    }
+}
+
 pub fn run(job: &Job) -> Answer {
+    // The mutant answers every job itself, preparation and verification included: its
+    // misbehaviour is the point, wherever it is checked.
+    if job.backend == mutant::BACKEND {
+        return mutant::run(job);
+    }
     // Preparing and verifying behave: misbehaviour is for measured samples, where the runner
     // must record it and carry on.
     if job.prepare {
@@ -189,7 +207,7 @@ pub fn describe() -> serde_json::Value {
             serde_json::json!({
                 "name": name,
                 "profiles": profiles(name),
-                "ops": formatbench_protocol::ALL_OPS.iter().map(|op| op.name()).collect::<Vec<_>>(),
+                "ops": ops(name).iter().map(|op| op.name()).collect::<Vec<_>>(),
                 "lossy": false,
                 "about": "self-test worker with known behaviour",
             })
