@@ -18,8 +18,12 @@ fn verified(
     dir: &Path,
 ) -> Vec<VerificationRecord> {
     let input = dir.join("vector.arrow");
-    formatbench_worker_arrow::source::write_ipc(&input, &vector.schema(), &[vector.clone()])
-        .unwrap();
+    formatbench_worker_arrow::source::write_ipc(
+        &input,
+        &vector.schema(),
+        std::slice::from_ref(vector),
+    )
+    .unwrap();
     let out = dir.join("out");
     let result = formatbench(&[
         "run",

@@ -161,17 +161,16 @@ impl Backend for Parquet {
     }
 
     fn write(&self, ctx: &Context, batches: &[RecordBatch], dir: &Path) -> Result<(), WorkerError> {
-        let props = properties(ctx.profile, ctx.schema, batches, ctx.threads)?;
+        // Inside the timer, as any writer of such data to Parquet must do it.
+        let (schema, converted) = write::with_parquet_units(ctx.schema, batches)?;
+        let batches = converted.as_deref().unwrap_or(batches);
+        let props = properties(ctx.profile, &schema, batches, ctx.threads)?;
         let file = File::create(data_file(dir, "parquet"))?;
-        let flat = !ctx
-            .schema
-            .fields()
-            .iter()
-            .any(|f| f.data_type().is_nested());
+        let flat = !schema.fields().iter().any(|f| f.data_type().is_nested());
         if ctx.threads > 1 && flat {
-            return write::write_columns_in_parallel(file, ctx.schema, batches, props, ctx.threads);
+            return write::write_columns_in_parallel(file, &schema, batches, props, ctx.threads);
         }
-        let mut writer = ArrowWriter::try_new(file, ctx.schema.clone(), Some(props))?;
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props))?;
         for batch in batches {
             writer.write(batch)?;
         }
@@ -394,17 +393,19 @@ fn in_request_order(
     )?)
 }
 
-/// The columns a take returns (all when `None`), as indices and the schema they make.
+/// The columns a take returns (all when `None`), as indices and the schema they make: the
+/// stored one (seconds were written as milliseconds).
 fn taken_columns(
     ctx: &Context,
     columns: Option<&[String]>,
 ) -> Result<(Vec<usize>, arrow::datatypes::SchemaRef), WorkerError> {
+    let (stored, _) = write::with_parquet_units(ctx.schema, &[])?;
     Ok(match columns {
         Some(names) => {
             let indices = column_indices(ctx.schema, names)?;
-            (indices.clone(), Arc::new(ctx.schema.project(&indices)?))
+            (indices.clone(), Arc::new(stored.project(&indices)?))
         }
-        None => ((0..ctx.schema.fields().len()).collect(), ctx.schema.clone()),
+        None => ((0..stored.fields().len()).collect(), stored),
     })
 }
 

@@ -268,6 +268,7 @@ mod tests {
                 rows: None,
                 representation: Vec::new(),
                 float_tolerance: None,
+                independent_check: None,
             }));
             for round in 1..=6u32 {
                 let mut s = SampleRecord::bare("r", key(backend), Some(round), *status, None);

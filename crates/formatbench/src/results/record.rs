@@ -231,6 +231,10 @@ pub struct VerificationRecord {
     pub representation: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub float_tolerance: Option<f64>,
+    /// A write's artifact read back by another implementation of its format, and what that
+    /// found ("read back by py-pyarrow-parquet 25.0.1"), or why there was no such check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub independent_check: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 mod cell;
 mod cells;
 mod identity;
+mod independent;
 mod resume;
 mod sample;
 mod state;
@@ -125,6 +126,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         reused: 0,
         call,
         renditions: HashMap::new(),
+        readers: HashMap::new(),
         prepared: HashMap::new(),
         storage,
     };

@@ -19,6 +19,54 @@ use std::sync::Mutex;
 /// The parquet crate's default row group length, used when the properties set none.
 const DEFAULT_ROW_GROUP_ROWS: usize = 1024 * 1024;
 
+/// The schema and batches with every second-resolution timestamp and time of day in
+/// milliseconds (`None` for the batches when nothing changes): Parquet has no seconds unit, so
+/// arrow-rs would store them as bare INT64 that only another arrow-rs reads back as times
+/// (pyarrow reads integers). Milliseconds hold every second exactly.
+pub fn with_parquet_units(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> Result<(SchemaRef, Option<Vec<RecordBatch>>), WorkerError> {
+    use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    let millis = |t: &DataType| match t {
+        DataType::Timestamp(TimeUnit::Second, zone) => {
+            Some(DataType::Timestamp(TimeUnit::Millisecond, zone.clone()))
+        }
+        DataType::Time32(TimeUnit::Second) => Some(DataType::Time32(TimeUnit::Millisecond)),
+        _ => None,
+    };
+    if !schema
+        .fields()
+        .iter()
+        .any(|f| millis(f.data_type()).is_some())
+    {
+        return Ok((schema.clone(), None));
+    }
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match millis(f.data_type()) {
+            Some(t) => f.as_ref().clone().with_data_type(t),
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    let converted: SchemaRef =
+        std::sync::Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let batches = batches
+        .iter()
+        .map(|batch| {
+            let columns = batch
+                .columns()
+                .iter()
+                .zip(converted.fields())
+                .map(|(column, field)| arrow::compute::cast(column, field.data_type()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(RecordBatch::try_new(converted.clone(), columns)?)
+        })
+        .collect::<Result<Vec<_>, WorkerError>>()?;
+    Ok((converted, Some(batches)))
+}
+
 /// Writes `batches` with column chunks encoded on up to `threads` threads. Only flat schemas take
 /// this path (one column writer per field); the caller writes nested ones with one `ArrowWriter`.
 pub fn write_columns_in_parallel(

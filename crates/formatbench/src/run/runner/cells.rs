@@ -236,6 +236,7 @@ pub fn verification_record(
         rows: None,
         representation: Vec::new(),
         float_tolerance: tolerance,
+        independent_check: None,
     };
     match &outcome.answer {
         Err(reason) => record.reason = Some(reason.clone()),
@@ -314,8 +315,8 @@ pub fn check_digest(
 fn digest_check(verified: Option<&str>, rows: Rows, returned: &Path) -> Result<String, String> {
     // A corrupt file must fail the sample with a line, not panic the runner in arrow's reader.
     let what = format!("result file {}", returned.display());
-    let digest = crate::error::reading(&what, || file_digest(returned, rows))
-        .map_err(|e| e.to_string())?;
+    let digest =
+        crate::error::reading(&what, || file_digest(returned, rows)).map_err(|e| e.to_string())?;
     match verified {
         Some(verified) if verified == digest => Ok(digest),
         Some(verified) => Err(format!(

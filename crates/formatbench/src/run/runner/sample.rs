@@ -37,7 +37,7 @@ impl Runner<'_> {
         let (returned, verify_out) = self.result_paths(cell, &format!("{}-r{round}", cell.slug()));
         job.verify_out = Some(returned.clone());
         let mut outcome = self.spawn(cell.info.worker, job)?;
-        super::verification::collect_returned(&mut outcome, &returned, &verify_out);
+        super::state::collect_returned(&mut outcome, &returned, &verify_out);
         let first_call_ended = outcome
             .answer
             .as_ref()

@@ -9,7 +9,7 @@ use crate::plan::{CacheState, Plan};
 use crate::results::{ResultsWriter, SampleRecord, ScheduleSlot};
 use crate::run::{run_job, Limits, SampleOutcome};
 use crate::Error;
-use formatbench_protocol::{Answer, Job, Op, PROTOCOL_VERSION};
+use formatbench_protocol::{Answer, AnswerStatus, Job, Op, PROTOCOL_VERSION};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -41,6 +41,8 @@ pub(super) struct Runner<'a> {
     /// Each source's CSV rendition for workers without Arrow, made on first use, or why the
     /// source cannot be rendered.
     pub(super) renditions: HashMap<PathBuf, Result<PathBuf, String>>,
+    /// The independent readers' catalog entries, looked up on first use.
+    pub(super) readers: HashMap<String, Option<crate::catalog::BackendInfo>>,
     /// Artifacts already prepared in this run, by directory: a reader of another backend's
     /// artifact (a Delta reader) shares the one its writer made.
     pub(super) prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
@@ -49,6 +51,15 @@ pub(super) struct Runner<'a> {
 }
 
 impl Runner<'_> {
+    /// Where a job writes what its operation returned (`returned`: CSV for workers without
+    /// Arrow) and where the runner reads it as Arrow IPC (`verify_out`).
+    pub(super) fn result_paths(&self, cell: &Cell, name: &str) -> (PathBuf, PathBuf) {
+        let verify_out = self.scratch.join("verify").join(format!("{name}.arrow"));
+        let text = cell.info.worker.exchanges_text();
+        let returned = verify_out.with_extension(if text { "csv" } else { "arrow" });
+        (returned, verify_out)
+    }
+
     pub(super) fn job(
         &self,
         cell: &Cell,
@@ -166,4 +177,19 @@ impl Runner<'_> {
         self.renditions.insert(source.to_path_buf(), made.clone());
         Ok(made)
     }
+}
+
+/// Workers without Arrow return CSV: converted to `verify_out` here (a table that cannot be
+/// converted fails the job, with the reason).
+pub(super) fn collect_returned(outcome: &mut SampleOutcome, returned: &Path, verify_out: &Path) {
+    if returned == verify_out {
+        return;
+    }
+    if matches!(&outcome.answer, Ok(a) if a.status == AnswerStatus::Ok) {
+        if let Err(reason) = exchange::returned_to_ipc(returned, verify_out) {
+            outcome.answer = Err(format!("the worker's returned table: {reason}"));
+        }
+    }
+    let _ = std::fs::remove_file(exchange::schema_path(returned));
+    let _ = std::fs::remove_file(returned);
 }
