@@ -77,6 +77,10 @@ pub struct BackendInfo {
     pub targets: Vec<String>,
     /// Round trips may change floats (text formats): verification allows a tolerance.
     pub lossy: bool,
+    /// Its format or reader keeps integers, or float32, at other widths than the source's (R
+    /// has only 32-bit integers and doubles; text formats have no widths): verification
+    /// accepts another width where every value is equal, and records it.
+    pub other_widths: bool,
     pub about: String,
     /// The library's version, for peers.
     pub version: Option<String>,
@@ -132,6 +136,7 @@ pub fn native_backends() -> Vec<BackendInfo> {
                 .map(|(name, ops)| (name.to_string(), ops))
                 .collect(),
             lossy: b.lossy(),
+            other_widths: b.lossy(),
             about: b.about().into(),
             targets: vec!["arrow".into()],
             version: None,
@@ -148,9 +153,10 @@ pub fn native_backends() -> Vec<BackendInfo> {
                 .iter()
                 .map(|p| p.to_string())
                 .collect(),
-            ops: formatbench_protocol::ALL_OPS.to_vec(),
-            layouts: vec![("wide".into(), formatbench_protocol::ALL_OPS.to_vec())],
+            ops: formatbench_worker_selftest::ops(name),
+            layouts: vec![("wide".into(), formatbench_worker_selftest::ops(name))],
             lossy: false,
+            other_widths: false,
             about: "self-test worker with known behaviour".into(),
             targets: vec!["arrow".into()],
             version: None,

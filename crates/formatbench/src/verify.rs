@@ -1,16 +1,19 @@
 //! Verification: a cell's result is compared with what the source says it must be, logically
 //! (same columns in order, same rows in the requested order, equal values), before any of its
 //! timings counts. Representation differences (string encodings, timestamp units, batch splits)
-//! are allowed and recorded; floats get a tolerance only where the format is lossy.
+//! are allowed and recorded (one table of them, `representation`); floats get a tolerance only where
+//! the format is lossy, and other number widths only where the backend declares them.
 
 mod compare;
 pub mod digest;
 mod expected;
 mod oracle;
+mod representation;
 mod unordered;
 
 pub use compare::{compare, Verification};
 pub use expected::{expected_batches, BatchStream};
+pub use representation::Leeway;
 pub use unordered::BUCKET_BYTES;
 
 use crate::Error;
@@ -34,18 +37,10 @@ pub fn verify_output(
     op: Op,
     params: &OpParams,
     actual: &Path,
-    float_tolerance: Option<f64>,
+    leeway: Leeway,
     order: RowOrder,
 ) -> Result<Verification, Error> {
-    verify_output_in_buckets(
-        source,
-        op,
-        params,
-        actual,
-        float_tolerance,
-        order,
-        BUCKET_BYTES,
-    )
+    verify_output_in_buckets(source, op, params, actual, leeway, order, BUCKET_BYTES)
 }
 
 /// [`verify_output`] with the bytes of result a bucket of an unordered comparison may hold
@@ -55,21 +50,13 @@ pub fn verify_output_in_buckets(
     op: Op,
     params: &OpParams,
     actual: &Path,
-    float_tolerance: Option<f64>,
+    leeway: Leeway,
     order: RowOrder,
     bucket_bytes: u64,
 ) -> Result<Verification, Error> {
     let what = format!("verification output {}", actual.display());
     crate::error::reading(&what, || {
-        verify_file(
-            source,
-            op,
-            params,
-            actual,
-            float_tolerance,
-            order,
-            bucket_bytes,
-        )
+        verify_file(source, op, params, actual, leeway, order, bucket_bytes)
     })
 }
 
@@ -78,7 +65,7 @@ fn verify_file(
     op: Op,
     params: &OpParams,
     actual: &Path,
-    float_tolerance: Option<f64>,
+    leeway: Leeway,
     order: RowOrder,
     bucket_bytes: u64,
 ) -> Result<Verification, Error> {
@@ -99,10 +86,8 @@ fn verify_file(
             actual_schema,
         };
         return match params.order_by.as_deref() {
-            Some(column) => {
-                unordered::compare_in_buckets(&sides, column, float_tolerance, bucket_bytes)
-            }
-            None => unordered::whole(&sides, None, float_tolerance),
+            Some(column) => unordered::compare_in_buckets(&sides, column, leeway, bucket_bytes),
+            None => unordered::whole(&sides, None, leeway),
         };
     }
     if op != Op::FirstRow {
@@ -112,7 +97,7 @@ fn verify_file(
             expected,
             &actual_schema,
             Box::new(reader.map(|b| b.map_err(Error::from))),
-            float_tolerance,
+            leeway,
         );
     }
     // 'first_row': one row returned, compared with the source's row of its index value.
@@ -133,7 +118,7 @@ fn verify_file(
         expected,
         &actual_schema,
         Box::new(actual.into_iter().map(Ok)),
-        float_tolerance,
+        leeway,
     )
 }
 

@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, Float64Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use formatbench::datasets::Source;
 use formatbench::plan::OpInputs;
-use formatbench::verify::{verify_output, RowOrder};
+use formatbench::verify::{verify_output, Leeway, RowOrder};
 use formatbench_protocol::Answer;
 use formatbench_protocol::{AnswerStatus, Job, Op, PROTOCOL_VERSION};
 use formatbench_worker_arrow::backends::NativeBackend;
@@ -142,17 +142,14 @@ fn round_trip(
                     answer.reason
                 );
                 assert!(answer.op_s > 0.0, "{cell}: timed");
-                let tolerance = backend.lossy().then_some(1e-9);
+                let leeway = Leeway {
+                    float_tolerance: backend.lossy().then_some(1e-9),
+                    other_widths: backend.lossy(),
+                };
                 let out = j.verify_out.clone().unwrap();
-                let verdict = verify_output(
-                    &source.path,
-                    op,
-                    &j.params,
-                    &out,
-                    tolerance,
-                    RowOrder::Defined,
-                )
-                .unwrap();
+                let verdict =
+                    verify_output(&source.path, op, &j.params, &out, leeway, RowOrder::Defined)
+                        .unwrap();
                 assert!(verdict.ok, "{cell}: {:?}", verdict.reason);
                 // What every measured sample's result is checked by.
                 let digest = formatbench::verify::digest::file_digest(

@@ -6,7 +6,7 @@ mod common;
 use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch, StringViewArray};
 use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema};
-use formatbench::verify::{verify_output, verify_output_in_buckets, RowOrder};
+use formatbench::verify::{verify_output, verify_output_in_buckets, Leeway, RowOrder};
 use formatbench_protocol::{FileSplit, Op, OpParams};
 use formatbench_worker_arrow::source::{read_all, write_ipc};
 use std::path::Path;
@@ -38,7 +38,7 @@ fn check_in(
 ) -> formatbench::verify::Verification {
     let out = dir.join("actual.arrow");
     write_ipc(&out, &actual.schema(), std::slice::from_ref(actual)).unwrap();
-    verify_output(source, op, params, &out, None, order).unwrap()
+    verify_output(source, op, params, &out, Leeway::EXACT, order).unwrap()
 }
 
 fn replace_column(batch: &RecordBatch, index: usize, column: ArrayRef) -> RecordBatch {
@@ -179,7 +179,7 @@ fn wrong_columns_or_types_are_caught() {
     );
     assert_eq!(
         verdict.reason.as_deref(),
-        Some("column 'c0' is Float64, expected Int64")
+        Some("'c0' is Float64, expected Int64 (not a representation of the same values)")
     );
 }
 
@@ -204,7 +204,7 @@ fn string_encoding_and_batch_splits_are_representation_differences() {
         Op::Read,
         &OpParams::default(),
         &out,
-        None,
+        Leeway::EXACT,
         RowOrder::Defined,
     )
     .unwrap();
@@ -244,7 +244,7 @@ fn float_tolerance_applies_only_when_granted() {
             Op::Read,
             &OpParams::default(),
             &out,
-            None,
+            Leeway::EXACT,
             RowOrder::Defined
         )
         .unwrap()
@@ -256,7 +256,10 @@ fn float_tolerance_applies_only_when_granted() {
             Op::Read,
             &OpParams::default(),
             &out,
-            Some(1e-9),
+            Leeway {
+                float_tolerance: Some(1e-9),
+                other_widths: true,
+            },
             RowOrder::Defined
         )
         .unwrap()
@@ -355,7 +358,7 @@ fn in_buckets(
         Op::Scan,
         params,
         &out,
-        None,
+        Leeway::EXACT,
         RowOrder::Any,
         bucket_bytes,
     )
@@ -441,8 +444,15 @@ fn first_row_must_be_a_row_that_survives() {
     let out = dir.path().join("two.arrow");
     let two = all.slice(alive as usize, 2);
     write_ipc(&out, &two.schema(), std::slice::from_ref(&two)).unwrap();
-    let verdict =
-        verify_output(&src.path, Op::FirstRow, &params, &out, None, RowOrder::Any).unwrap();
+    let verdict = verify_output(
+        &src.path,
+        Op::FirstRow,
+        &params,
+        &out,
+        Leeway::EXACT,
+        RowOrder::Any,
+    )
+    .unwrap();
     assert!(!verdict.ok);
     assert!(verdict.reason.unwrap_or_default().contains("2 rows"));
     let row = all.slice(alive as usize, 1);

@@ -24,6 +24,9 @@ struct DescribedBackend {
     layouts: std::collections::BTreeMap<String, Vec<Op>>,
     targets: Vec<String>,
     lossy: bool,
+    /// Its format or reader keeps numbers at other widths than the source's.
+    #[serde(default)]
+    other_widths: bool,
     about: String,
     version: Option<String>,
     unavailable: Option<String>,
@@ -65,6 +68,8 @@ pub fn describe_worker(
         .backends
         .into_iter()
         .map(|b| BackendInfo {
+            // Self-test peers (`py-selftest-…`) check the verifier, not a format.
+            hidden: b.name.contains("-selftest-"),
             name: b.name,
             worker,
             profiles: b.profiles,
@@ -79,9 +84,10 @@ pub fn describe_worker(
             ops: b.ops,
             targets: b.targets,
             lossy: b.lossy,
+            // R's exchange carries only 32- and 64-bit integers and doubles.
+            other_widths: b.other_widths || worker.exchanges_text(),
             about: b.about,
             version: b.version,
-            hidden: false,
             available: b.unavailable.map_or(Ok(()), Err),
             table: b.table,
         })

@@ -100,6 +100,7 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
             layouts: vec![("wide".into(), vec![Op::Write])],
             targets: vec!["arrow".into()],
             lossy: false,
+            other_widths: false,
             about: format!("{} worker backend", kind.name()),
             version: None,
             hidden: false,

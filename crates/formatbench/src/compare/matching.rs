@@ -268,6 +268,7 @@ mod tests {
                 rows: None,
                 representation: Vec::new(),
                 float_tolerance: None,
+                other_widths: false,
                 independent_check: None,
             }));
             for round in 1..=6u32 {

@@ -281,6 +281,7 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
             rows: Some(1000),
             representation: Vec::new(),
             float_tolerance: None,
+            other_widths: false,
             independent_check: None,
         }));
         for (round, wall) in (1..).zip(walls) {

@@ -231,6 +231,9 @@ pub struct VerificationRecord {
     pub representation: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub float_tolerance: Option<f64>,
+    /// The backend declared that numbers may come back at other widths (R, text formats).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub other_widths: bool,
     /// A write's artifact read back by another implementation of its format, and what that
     /// found ("read back by py-pyarrow-parquet 25.0.1"), or why there was no such check.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,10 +1,9 @@
 //! Streaming logical comparison of two tables, chunk by chunk, whatever their batch splits.
 
 use super::expected::BatchStream;
-use super::oracle::logical_type;
+use super::representation::{common_type, to_common, Leeway};
 use crate::Error;
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::compute::cast;
 use arrow::datatypes::{DataType, Float32Type, Float64Type, SchemaRef};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
@@ -81,45 +80,6 @@ impl Cursor {
     }
 }
 
-/// Whether an actual column type may stand for the expected one (compared after a cast to the
-/// expected type, which must then give equal values: an integer that does not fit casts to null
-/// and fails). Readers without 64-bit or unsigned integers (R) return other integer widths;
-/// readers without float32 (R, text formats) return float64, which must round to the source.
-fn allowed_representation(expected: &DataType, actual: &DataType) -> bool {
-    logical_type(expected) == logical_type(actual)
-        || (expected.is_integer() && actual.is_integer())
-        || matches!((expected, actual), (DataType::Float32, DataType::Float64))
-        || matches!((expected, actual), (DataType::Timestamp(_, a), DataType::Timestamp(_, b)) if a == b)
-        || matches!(
-            (expected, actual),
-            (
-                DataType::Date32 | DataType::Date64,
-                DataType::Date32 | DataType::Date64 | DataType::Timestamp(_, None)
-            )
-        )
-}
-
-/// The type both sides are compared in: the finer of two timestamp units, and a timestamp for
-/// a date read back as one (pandas and Polars datetimes), so that no cast loses precision and a
-/// wrong sub-second part cannot be truncated away.
-fn comparison_type(expected: &DataType, actual: &DataType) -> DataType {
-    use arrow::datatypes::TimeUnit;
-    let rank = |u: &TimeUnit| match u {
-        TimeUnit::Second => 0,
-        TimeUnit::Millisecond => 1,
-        TimeUnit::Microsecond => 2,
-        TimeUnit::Nanosecond => 3,
-    };
-    match (expected, actual) {
-        (DataType::Timestamp(e, tz), DataType::Timestamp(a, _)) => {
-            let unit = if rank(a) > rank(e) { a } else { e };
-            DataType::Timestamp(*unit, tz.clone())
-        }
-        (DataType::Date32 | DataType::Date64, DataType::Timestamp(_, None)) => actual.clone(),
-        _ => expected.clone(),
-    }
-}
-
 fn value_text(array: &ArrayRef, row: usize) -> String {
     if array.is_null(row) {
         return "null".into();
@@ -178,7 +138,7 @@ pub fn compare(
     expected: BatchStream,
     actual_schema: &SchemaRef,
     actual: BatchStream,
-    float_tolerance: Option<f64>,
+    leeway: Leeway,
 ) -> Result<Verification, Error> {
     let mut representation = Vec::new();
     let expected_names: Vec<&String> = expected_schema.fields().iter().map(|f| f.name()).collect();
@@ -190,26 +150,19 @@ pub fn compare(
             0,
         ));
     }
+    // One common type per column, decided once from the schemas (docs/protocol.md,
+    // "Representation differences"); each difference is recorded.
+    let mut common = Vec::with_capacity(expected_schema.fields().len());
     for (e, a) in expected_schema.fields().iter().zip(actual_schema.fields()) {
-        if e.data_type() != a.data_type() {
-            if !allowed_representation(e.data_type(), a.data_type()) {
-                return Ok(Verification::failed(
-                    format!(
-                        "column '{}' is {}, expected {}",
-                        e.name(),
-                        a.data_type(),
-                        e.data_type()
-                    ),
-                    representation,
-                    0,
-                ));
-            }
-            representation.push(format!(
-                "{}: {} (source {})",
-                e.name(),
-                a.data_type(),
-                e.data_type()
-            ));
+        match common_type(
+            e.name(),
+            e.data_type(),
+            a.data_type(),
+            &leeway,
+            &mut representation,
+        ) {
+            Ok(t) => common.push(t),
+            Err(why) => return Ok(Verification::failed(why, representation, 0)),
         }
     }
     let mut exp = Cursor::new(expected);
@@ -233,23 +186,30 @@ pub fn compare(
                     break;
                 };
                 for (i, field) in expected_schema.fields().iter().enumerate() {
-                    let (want, got) = (e_chunk.column(i), a_chunk.column(i));
-                    let common = comparison_type(want.data_type(), got.data_type());
-                    let as_common = |a: &ArrayRef| -> Result<ArrayRef, Error> {
-                        Ok(if a.data_type() == &common {
-                            a.clone()
-                        } else {
-                            cast(a, &common)?
-                        })
+                    let sides = to_common(e_chunk.column(i), &common[i])
+                        .map_err(|e| format!("the source: {e}"))
+                        .and_then(|want| Ok((want, to_common(a_chunk.column(i), &common[i])?)));
+                    let (want, got) = match sides {
+                        Ok(sides) => sides,
+                        Err(why) => {
+                            return Ok(Verification::failed(
+                                format!(
+                                    "column '{}', rows {row}..{}: {why}",
+                                    field.name(),
+                                    row + n as u64
+                                ),
+                                representation,
+                                row,
+                            ))
+                        }
                     };
-                    let (want, got) = (&as_common(want)?, as_common(got)?);
-                    if let Some(at) = first_difference(want, &got, float_tolerance) {
+                    if let Some(at) = first_difference(&want, &got, leeway.float_tolerance) {
                         return Ok(Verification::failed(
                             format!(
                                 "column '{}', row {}: expected {}, got {}",
                                 field.name(),
                                 row + at as u64,
-                                value_text(want, at),
+                                value_text(&want, at),
                                 value_text(&got, at)
                             ),
                             representation,
@@ -273,96 +233,6 @@ pub fn compare(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::array::{Date32Array, TimestampNanosecondArray, TimestampSecondArray};
-    use arrow::datatypes::{Field, Schema, TimeUnit};
-    use std::sync::Arc;
-
-    fn one_column(array: ArrayRef) -> (SchemaRef, BatchStream) {
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "t",
-            array.data_type().clone(),
-            true,
-        )]));
-        let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
-        (schema, Box::new(std::iter::once(Ok(batch))))
-    }
-
-    fn check(expected: ArrayRef, actual: ArrayRef) -> Verification {
-        let (es, e) = one_column(expected);
-        let (as_, a) = one_column(actual);
-        compare(&es, e, &as_, a, None).unwrap()
-    }
-
-    #[test]
-    fn finer_timestamp_units_compare_without_truncation() {
-        let seconds = Arc::new(TimestampSecondArray::from(vec![1, 2]));
-        let same = Arc::new(TimestampNanosecondArray::from(vec![
-            1_000_000_000,
-            2_000_000_000,
-        ]));
-        let verdict = check(seconds.clone(), same);
-        assert!(verdict.ok, "{verdict:?}");
-        assert_eq!(
-            verdict.representation,
-            vec!["t: Timestamp(ns) (source Timestamp(s))".to_string()]
-        );
-        // Half a second off: a cast of the actual to seconds would truncate it away.
-        let off = Arc::new(TimestampNanosecondArray::from(vec![
-            1_000_000_000,
-            2_500_000_000,
-        ]));
-        assert!(!check(seconds, off).ok);
-    }
-
-    #[test]
-    fn dates_may_come_back_as_midnight_timestamps() {
-        let dates = Arc::new(Date32Array::from(vec![0, 19_000]));
-        let midnight = Arc::new(TimestampNanosecondArray::from(vec![
-            0,
-            19_000 * 86_400 * 1_000_000_000,
-        ]));
-        assert!(check(dates.clone(), midnight).ok);
-        let noon = Arc::new(TimestampNanosecondArray::from(vec![
-            43_200 * 1_000_000_000,
-            0,
-        ]));
-        assert!(!check(dates, noon).ok);
-        assert_eq!(
-            comparison_type(
-                &DataType::Timestamp(TimeUnit::Second, None),
-                &DataType::Timestamp(TimeUnit::Millisecond, None)
-            ),
-            DataType::Timestamp(TimeUnit::Millisecond, None)
-        );
-    }
-
-    #[test]
-    fn other_integer_widths_pass_only_with_equal_values() {
-        use arrow::array::{Float32Array, Float64Array, Int32Array, Int64Array, UInt64Array};
-        let wide = Arc::new(UInt64Array::from(vec![1, 2_000_000_000]));
-        assert!(
-            check(
-                wide.clone(),
-                Arc::new(Int32Array::from(vec![1, 2_000_000_000]))
-            )
-            .ok
-        );
-        assert!(
-            check(
-                wide.clone(),
-                Arc::new(Int64Array::from(vec![1, 2_000_000_000]))
-            )
-            .ok
-        );
-        // A negative value does not fit the unsigned source type: it casts to null and fails.
-        assert!(!check(wide, Arc::new(Int64Array::from(vec![-1, 2_000_000_000]))).ok);
-        let big = Arc::new(Int64Array::from(vec![5_000_000_000]));
-        assert!(!check(big, Arc::new(Int32Array::from(vec![705_032_704]))).ok);
-        // float32 read back as the float64 nearest to its text must round to the same float32.
-        let single = Arc::new(Float32Array::from(vec![0.1f32, 3.5]));
-        assert!(check(single.clone(), Arc::new(Float64Array::from(vec![0.1, 3.5]))).ok);
-        assert!(!check(single, Arc::new(Float64Array::from(vec![0.1001, 3.5]))).ok);
-    }
-}
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#[path = "compare/tests.rs"]
+mod tests;

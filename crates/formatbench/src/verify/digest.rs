@@ -109,8 +109,9 @@ fn length_prefixed(hasher: &mut Xxh3, bytes: &[u8]) {
 }
 
 /// A field's logical type as the digest names it: one name for the representations of the
-/// same values (`integer` for every width and sign, `utf8` for Utf8, LargeUtf8 and Utf8View; `list<…>` for every list; a
-/// dictionary as its values; UTC by one name), nested types by their children's.
+/// same values (`utf8` for Utf8, LargeUtf8 and Utf8View; `list<…>` for every list; a
+/// dictionary as its values; UTC by one name), nested types by their children's. A width is
+/// part of the type (`int8`, `uint64`): a later sample that widens a column is another result.
 pub fn logical_type(field: &Field) -> String {
     type_name(field.data_type())
 }
@@ -118,8 +119,6 @@ pub fn logical_type(field: &Field) -> String {
 fn type_name(data_type: &DataType) -> String {
     use DataType as T;
     match data_type {
-        T::Int8 | T::Int16 | T::Int32 | T::Int64 => "integer".into(),
-        T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => "integer".into(),
         T::Utf8 | T::LargeUtf8 | T::Utf8View => "utf8".into(),
         T::Binary | T::LargeBinary | T::BinaryView => "binary".into(),
         T::FixedSizeBinary(n) => format!("fixed_binary[{n}]"),

@@ -129,17 +129,6 @@ pub fn sorted(batches: &[RecordBatch], lead: Option<&str>) -> Result<Vec<RecordB
     Ok(vec![take_record_batch(&whole, &order)?])
 }
 
-/// The type a column is compared as: string and binary encodings and dictionaries are one
-/// logical type.
-pub fn logical_type(data_type: &DataType) -> DataType {
-    match data_type {
-        DataType::LargeUtf8 | DataType::Utf8View => DataType::Utf8,
-        DataType::LargeBinary | DataType::BinaryView => DataType::Binary,
-        DataType::Dictionary(_, value) => logical_type(value),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 #[path = "oracle/tests.rs"]
 mod tests;

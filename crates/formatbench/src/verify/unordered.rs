@@ -6,6 +6,7 @@
 use super::compare::{compare, Verification};
 use super::expected::{expected_batches, BatchStream};
 use super::oracle;
+use super::representation::Leeway;
 use crate::Error;
 use arrow::array::{AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{cast, filter_record_batch};
@@ -120,7 +121,7 @@ impl Sides<'_> {
 pub fn compare_in_buckets(
     sides: &Sides<'_>,
     column: &str,
-    float_tolerance: Option<f64>,
+    leeway: Leeway,
     bucket_bytes: u64,
 ) -> Result<Verification, Error> {
     let result_bytes = std::fs::metadata(sides.actual)?.len();
@@ -135,11 +136,11 @@ pub fn compare_in_buckets(
     };
     if count == 1 || !integer_in(&expected_schema) || !integer_in(&sides.actual_schema) {
         let lead = integer_in(&expected_schema).then_some(column);
-        return whole(sides, lead, float_tolerance);
+        return whole(sides, lead, leeway);
     }
     let Some((min, max)) = index_bounds(stream, column)? else {
         // No index values to cut by (an empty selection): one bucket holds everything.
-        return whole(sides, Some(column), float_tolerance);
+        return whole(sides, Some(column), leeway);
     };
     let mut checked = Verification {
         ok: true,
@@ -155,7 +156,7 @@ pub fn compare_in_buckets(
             Box::new(expected.into_iter().map(Ok)),
             &sides.actual_schema,
             Box::new(actual.into_iter().map(Ok)),
-            float_tolerance,
+            leeway,
         )?;
         checked.rows += verdict.rows;
         for note in verdict.representation {
@@ -173,11 +174,7 @@ pub fn compare_in_buckets(
 }
 
 /// Both sides sorted whole: for results without an index column to cut by.
-pub fn whole(
-    sides: &Sides<'_>,
-    lead: Option<&str>,
-    float_tolerance: Option<f64>,
-) -> Result<Verification, Error> {
+pub fn whole(sides: &Sides<'_>, lead: Option<&str>, leeway: Leeway) -> Result<Verification, Error> {
     let (expected_schema, expected) = sides.expected()?;
     let expected: Vec<_> = expected.collect::<Result<_, _>>()?;
     let actual: Vec<_> = sides.actual()?.collect::<Result<_, _>>()?;
@@ -186,6 +183,6 @@ pub fn whole(
         Box::new(oracle::sorted(&expected, lead)?.into_iter().map(Ok)),
         &sides.actual_schema,
         Box::new(oracle::sorted(&actual, lead)?.into_iter().map(Ok)),
-        float_tolerance,
+        leeway,
     )
 }

@@ -34,6 +34,7 @@ fn verified(column: &str, backend: &str, status: SampleStatus, notes: &[&str]) -
         rows: Some(10),
         representation: notes.iter().map(|s| s.to_string()).collect(),
         float_tolerance: None,
+        other_widths: false,
         independent_check: None,
     })
 }

@@ -1,7 +1,7 @@
 //! The records made from cells' outcomes: artifacts, verifications and samples.
 
 use super::cell::Cell;
-use super::state::Runner;
+use super::state::{Runner, LOSSY_FLOAT_TOLERANCE, NORM_TOLERANCE};
 use crate::catalog::BackendInfo;
 use crate::datasets::Source;
 use crate::plan::{Competitor, OpInputs};
@@ -9,7 +9,7 @@ use crate::results::{ArtifactRecord, Record, SampleRecord, SampleStatus, Verific
 use crate::run::storage::SampleTraffic;
 use crate::run::SampleOutcome;
 use crate::verify::digest::{file_digest, Rows};
-use crate::verify::{verify_output, RowOrder};
+use crate::verify::{verify_output, Leeway, RowOrder};
 use crate::Error;
 use formatbench_protocol::{Answer, AnswerStatus, Job, Op};
 use std::collections::BTreeMap;
@@ -219,13 +219,27 @@ fn answer_status(answer: &Answer) -> SampleStatus {
     }
 }
 
+/// What a cell's backend declares its format allows beyond the representation table.
+pub fn leeway(cell: &Cell) -> Leeway {
+    // A norm's float32 sum depends on its order, so every backend gets the study's 1e-5.
+    let float_tolerance = if cell.op == Op::VectorNorm {
+        Some(NORM_TOLERANCE)
+    } else {
+        cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE)
+    };
+    Leeway {
+        float_tolerance,
+        other_widths: cell.info.other_widths,
+    }
+}
+
 /// Checks a verification run's output against the source.
 pub fn verification_record(
     runner: &Runner,
     cell: &Cell,
     outcome: &SampleOutcome,
     verify_out: &Path,
-    tolerance: Option<f64>,
+    leeway: Leeway,
 ) -> Result<VerificationRecord, Error> {
     let mut record = VerificationRecord {
         run_id: runner.run_id.clone(),
@@ -235,7 +249,8 @@ pub fn verification_record(
         digest: None,
         rows: None,
         representation: Vec::new(),
-        float_tolerance: tolerance,
+        float_tolerance: leeway.float_tolerance,
+        other_widths: leeway.other_widths,
         independent_check: None,
     };
     match &outcome.answer {
@@ -261,7 +276,7 @@ pub fn verification_record(
                 },
                 &cell.params,
                 verify_out,
-                tolerance,
+                leeway,
                 row_order(&cell.info),
             )
             .or_else(unreadable_fails)?;
@@ -352,7 +367,7 @@ pub fn check_returned(
         cell.op,
         &cell.params,
         returned,
-        None,
+        leeway(cell),
         row_order(&cell.info),
     )
     .or_else(unreadable_fails)?;

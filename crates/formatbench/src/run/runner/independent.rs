@@ -7,7 +7,7 @@ use super::cell::Cell;
 use super::state::collect_returned;
 use super::state::{Runner, LOSSY_FLOAT_TOLERANCE};
 use crate::catalog::BackendInfo;
-use crate::verify::{verify_output, RowOrder};
+use crate::verify::{verify_output, Leeway, RowOrder};
 use crate::Error;
 use formatbench_protocol::{AnswerStatus, Op};
 use std::path::Path;
@@ -80,7 +80,11 @@ impl Runner<'_> {
                         Op::Read,
                         &formatbench_protocol::OpParams::default(),
                         &verify_out,
-                        (reader.lossy || cell.info.lossy).then_some(LOSSY_FLOAT_TOLERANCE),
+                        Leeway {
+                            float_tolerance: (reader.lossy || cell.info.lossy)
+                                .then_some(LOSSY_FLOAT_TOLERANCE),
+                            other_widths: reader.other_widths || cell.info.other_widths,
+                        },
                         RowOrder::Defined,
                     )
                 });

@@ -4,7 +4,7 @@
 use super::cell::Cell;
 use super::cells;
 use super::independent::ReadBack;
-use super::state::{Runner, LOSSY_FLOAT_TOLERANCE, NORM_TOLERANCE};
+use super::state::Runner;
 use crate::progress::say;
 use crate::results::{Record, SampleRecord, SampleStatus};
 use crate::Error;
@@ -18,13 +18,8 @@ impl Runner<'_> {
         let job = self.job(cell, &artifact, Some(returned.clone()), false, cell.op);
         let mut outcome = self.spawn(cell.info.worker, job)?;
         super::state::collect_returned(&mut outcome, &returned, &verify_out);
-        // A norm's float32 sum depends on its order, so every backend gets the study's 1e-5.
-        let tolerance = if cell.op == formatbench_protocol::Op::VectorNorm {
-            Some(NORM_TOLERANCE)
-        } else {
-            cell.info.lossy.then_some(LOSSY_FLOAT_TOLERANCE)
-        };
-        let mut record = cells::verification_record(self, cell, &outcome, &verify_out, tolerance)?;
+        let leeway = cells::leeway(cell);
+        let mut record = cells::verification_record(self, cell, &outcome, &verify_out, leeway)?;
         let _ = std::fs::remove_file(&verify_out);
         if record.status == SampleStatus::Ok && cell.op == formatbench_protocol::Op::Write {
             match self.read_back_independently(cell, &artifact)? {

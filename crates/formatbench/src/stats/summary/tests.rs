@@ -16,6 +16,7 @@ fn records(cells: &[(&str, &[(f64, f64)])]) -> Vec<Record> {
             rows: Some(10),
             representation: Vec::new(),
             float_tolerance: None,
+            other_widths: false,
             independent_check: None,
         }));
         for (round, (wall, cpu)) in (1..).zip(rounds.iter()) {

@@ -79,8 +79,8 @@ macro_rules! each {
     }};
 }
 
-/// Integers of every width and sign as 16-byte integers: a width or a sign is a
-/// representation (the verifier allows it where the values are equal), the value is not.
+/// Integers of every width and sign as 16-byte integers, one encoding of a value; the width
+/// is in the column's type name.
 macro_rules! integer {
     ($array:expr, $t:ty, $rows:expr, $out:expr) => {
         each!($array.as_primitive::<$t>(), $rows, $out, |a, row| {

@@ -93,11 +93,3 @@ fn sorted_orders_by_the_lead_then_every_column() {
         names(&by_flight)
     );
 }
-
-#[test]
-fn logical_types_fold_string_encodings_and_dictionaries() {
-    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::LargeUtf8));
-    assert_eq!(logical_type(&dictionary), DataType::Utf8);
-    assert_eq!(logical_type(&DataType::BinaryView), DataType::Binary);
-    assert_eq!(logical_type(&DataType::Int16), DataType::Int16);
-}
