@@ -53,6 +53,20 @@ impl Error {
     }
 }
 
+/// The oracle's errors by their kind: a file it could not open or read is the machine's or a
+/// worker's (exit 1, as formatbench's own I/O errors), arrow's failure stays arrow's, and a check
+/// that cannot be made as asked is the input's (exit 2).
+impl From<formatbench_oracle::Error> for Error {
+    fn from(e: formatbench_oracle::Error) -> Self {
+        use formatbench_oracle::Error as Oracle;
+        match e {
+            e @ (Oracle::Io { .. } | Oracle::Unreadable { .. }) => Error::Io(e.to_string()),
+            Oracle::Arrow(e) => Error::Arrow(e),
+            Oracle::Input(reason) => Error::Input(reason),
+        }
+    }
+}
+
 /// Runs `read` over outside bytes (a user's file, a worker's output) and turns a panic inside a
 /// library's reader (arrow's IPC reader panics on some corrupt buffers) into an input error
 /// naming `what`, printed as one line rather than a backtrace.
@@ -93,6 +107,25 @@ mod tests {
             && e.to_string().starts_with("cannot encode a record: ")
             && std::error::Error::source(e).is_some()));
         assert_eq!(Error::Input("no such suite".into()).exit_code(), 2);
+        // The oracle's errors keep their kind and their one line.
+        let missing = std::path::Path::new("/nonexistent/formatbench/result.arrow");
+        let oracle = formatbench_oracle::digest::file_digest(
+            missing,
+            formatbench_oracle::digest::Rows::Ordered,
+        )
+        .err()
+        .map(Error::from);
+        assert!(oracle.as_ref().is_some_and(|e| matches!(e, Error::Io(_))
+            && e.exit_code() == 1
+            && e.to_string()
+                .starts_with("the worker wrote no result file: ")));
+        let input: Error =
+            formatbench_oracle::Error::Input("the operation needs rows".into()).into();
+        assert!(matches!(&input, Error::Input(m) if m == "the operation needs rows"));
+        let arrow: Error =
+            formatbench_oracle::Error::Arrow(arrow::error::ArrowError::ComputeError("x".into()))
+                .into();
+        assert!(matches!(arrow, Error::Arrow(_)));
         assert_eq!(Error::Interrupted.exit_code(), 130);
     }
 }

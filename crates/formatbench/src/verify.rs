@@ -1,34 +1,29 @@
-//! Verification: a cell's result is compared with what the source says it must be, logically
-//! (same columns in order, same rows in the requested order, equal values), before any of its
-//! timings counts. Representation differences (string encodings, timestamp units, batch splits)
-//! are allowed and recorded (one table of them, `representation`); floats get a tolerance only where
-//! the format is lossy, and other number widths only where the backend declares them.
+//! Verification: a cell's result is compared with what the source says it must be, before any
+//! of its timings counts. The oracle that decides is the crate `formatbench-oracle`, which has
+//! no dependency on any reader it checks (its README; its `tests/boundary.rs` checks the
+//! dependency graph). This module is its facade for the runner: the same items, with
+//! formatbench's [`Error`], and a panic in arrow's reader on a corrupt file caught as one line.
 
-mod compare;
-pub mod digest;
-mod expected;
-mod oracle;
-mod representation;
-mod unordered;
-
-pub use compare::{compare, Verification};
-pub use expected::{expected_batches, BatchStream};
-pub use representation::Leeway;
-pub use unordered::BUCKET_BYTES;
+pub use formatbench_oracle::{
+    compare, expected_batches, BatchStream, Leeway, RowOrder, Verification, BUCKET_BYTES,
+};
 
 use crate::Error;
-use arrow::array::{Array, AsArray};
 use formatbench_protocol::{Op, OpParams};
 use std::path::Path;
 
-/// How a result's rows are compared with the source's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RowOrder {
-    /// In the order the operation defines.
-    Defined,
-    /// As a set: the reader keeps no row order (Delta), so both sides are put in canonical
-    /// order (by the params' `order_by` column, else by every column) first.
-    Any,
+/// The result digest (docs/protocol.md, "Result digest"): the oracle's, with formatbench's
+/// error.
+pub mod digest {
+    pub use formatbench_oracle::digest::*;
+
+    use crate::Error;
+    use std::path::Path;
+
+    /// The digest of the Arrow IPC file at `path`; an error when it is missing or unreadable.
+    pub fn file_digest(path: &Path, rows: Rows) -> Result<String, Error> {
+        Ok(formatbench_oracle::digest::file_digest(path, rows)?)
+    }
 }
 
 /// Checks the Arrow IPC file a worker wrote (`actual`) against the source.
@@ -56,107 +51,14 @@ pub fn verify_output_in_buckets(
 ) -> Result<Verification, Error> {
     let what = format!("verification output {}", actual.display());
     crate::error::reading(&what, || {
-        verify_file(source, op, params, actual, leeway, order, bucket_bytes)
-    })
-}
-
-fn verify_file(
-    source: &Path,
-    op: Op,
-    params: &OpParams,
-    actual: &Path,
-    leeway: Leeway,
-    order: RowOrder,
-    bucket_bytes: u64,
-) -> Result<Verification, Error> {
-    let file = std::fs::File::open(actual)
-        .map_err(|e| Error::Io(format!("the worker wrote no verification output: {e}")))?;
-    let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
-        .map_err(|e| Error::Io(format!("unreadable verification output: {e}")))?;
-    let actual_schema = reader.schema();
-    // In a defined order both sides stream, batch by batch: the runner's memory stays that of a
-    // few batches whatever the data's size. A result without row order is compared in buckets
-    // of index values, each sorted on its own, so memory stays bounded there too.
-    if op != Op::FirstRow && order == RowOrder::Any {
-        let sides = unordered::Sides {
+        Ok(formatbench_oracle::verify_output_in_buckets(
             source,
             op,
             params,
             actual,
-            actual_schema,
-        };
-        return match params.order_by.as_deref() {
-            Some(column) => unordered::compare_in_buckets(&sides, column, leeway, bucket_bytes),
-            None => unordered::whole(&sides, None, leeway),
-        };
-    }
-    if op != Op::FirstRow {
-        let (expected_schema, expected) = expected_batches(source, op, params)?;
-        return compare(
-            &expected_schema,
-            expected,
-            &actual_schema,
-            Box::new(reader.map(|b| b.map_err(Error::from))),
             leeway,
-        );
-    }
-    // 'first_row': one row returned, compared with the source's row of its index value.
-    let actual: Vec<_> = reader.collect::<Result<_, _>>()?;
-    let (expected_schema, expected) = match first_row_expected(source, params, &actual)? {
-        Ok(expected) => expected,
-        Err(reason) => {
-            return Ok(Verification {
-                ok: false,
-                reason: Some(reason),
-                representation: Vec::new(),
-                rows: actual.iter().map(|b| b.num_rows() as u64).sum(),
-            })
-        }
-    };
-    compare(
-        &expected_schema,
-        expected,
-        &actual_schema,
-        Box::new(actual.into_iter().map(Ok)),
-        leeway,
-    )
-}
-
-/// What `first_row` must return: the source's row with the index value the reader returned,
-/// unless that row is deleted (then nothing, and the one row returned fails the comparison);
-/// `Ok(Err(reason))` when the result is not one row with an index value.
-#[allow(clippy::type_complexity)]
-fn first_row_expected(
-    source: &Path,
-    params: &OpParams,
-    actual: &[arrow::array::RecordBatch],
-) -> Result<Result<(arrow::datatypes::SchemaRef, BatchStream), String>, Error> {
-    let column = params.order_by.clone().ok_or_else(|| {
-        Error::Input("'first_row' needs an index column to find the row it returned".into())
-    })?;
-    let rows: usize = actual.iter().map(|b| b.num_rows()).sum();
-    let returned = actual
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .and_then(|b| b.column_by_name(&column).cloned());
-    let value = match returned {
-        Some(values) if rows == 1 => {
-            let values = arrow::compute::cast(&values, &arrow::datatypes::DataType::Int64)?;
-            let values = values.as_primitive::<arrow::datatypes::Int64Type>();
-            (!values.is_null(0)).then(|| values.value(0))
-        }
-        _ => None,
-    };
-    let Some(value) = value else {
-        return Ok(Err(format!(
-            "'first_row' returned {rows} rows, not one with a '{column}' value"
-        )));
-    };
-    let mut by_value = params.clone();
-    by_value.range = Some(formatbench_protocol::RangeSpec::Index {
-        column,
-        start: value,
-        end: value.saturating_add(1),
-    });
-    expected_batches(source, Op::Range, &by_value).map(Ok)
+            order,
+            bucket_bytes,
+        )?)
+    })
 }

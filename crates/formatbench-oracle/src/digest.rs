@@ -34,10 +34,9 @@ pub enum Rows {
 
 /// The digest of the Arrow IPC file at `path`; an error when it is missing or unreadable.
 pub fn file_digest(path: &Path, rows: Rows) -> Result<String, Error> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::Io(format!("the worker wrote no result file: {e}")))?;
+    let file = std::fs::File::open(path).map_err(Error::io("the worker wrote no result file"))?;
     let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
-        .map_err(|e| Error::Io(format!("unreadable result file: {e}")))?;
+        .map_err(Error::unreadable("result file"))?;
     let schema = reader.schema();
     digest(&schema, reader.map(|b| b.map_err(Error::from)), rows)
 }

@@ -110,8 +110,10 @@ impl Sides<'_> {
     }
 
     fn actual(&self) -> Result<BatchStream, Error> {
-        let file = std::fs::File::open(self.actual)?;
-        let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)?;
+        let file = std::fs::File::open(self.actual)
+            .map_err(Error::io("the worker wrote no verification output"))?;
+        let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
+            .map_err(Error::unreadable("verification output"))?;
         Ok(Box::new(reader.map(|b| b.map_err(Error::from))))
     }
 }
@@ -124,7 +126,9 @@ pub fn compare_in_buckets(
     leeway: Leeway,
     bucket_bytes: u64,
 ) -> Result<Verification, Error> {
-    let result_bytes = std::fs::metadata(sides.actual)?.len();
+    let result_bytes = std::fs::metadata(sides.actual)
+        .map_err(Error::io("the worker wrote no verification output"))?
+        .len();
     let count = result_bytes.div_ceil(bucket_bytes.max(1)).max(1);
     let (expected_schema, stream) = sides.expected()?;
     // Cut only by an integer column both sides hold (a projection may leave the index out;

@@ -1,7 +1,8 @@
 //! The verifier's own row and column selection. It shares no code with the readers it checks
-//! (`formatbench_worker_arrow::rows`, the backends): a bug there must show up as a mismatch,
-//! not pass in both places. It is deliberately plain: a loop builds each mask, arrow's own
-//! kernels (`filter`, `take`, `concat`, `lexsort`) do the rest.
+//! (the native worker's `rows` module, the backends): this crate cannot depend on them, so a
+//! bug there must show up as a mismatch, not pass in both places. It is deliberately plain: a
+//! loop builds each mask, arrow's own kernels (`filter`, `take`, `concat`, `lexsort`) do the
+//! rest.
 
 use crate::Error;
 use arrow::array::{Array, AsArray, BooleanArray, RecordBatch, UInt32Array};

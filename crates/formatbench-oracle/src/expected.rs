@@ -4,11 +4,21 @@ use super::oracle::{column_positions, index_range, take_rows};
 use crate::Error;
 use arrow::array::{AsArray, Float32Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef};
+use arrow::ipc::reader::FileReader;
 use formatbench_protocol::{Op, OpParams, RangeSpec};
-use formatbench_worker_arrow::source;
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
 
 pub type BatchStream = Box<dyn Iterator<Item = Result<RecordBatch, Error>>>;
+
+/// The canonical source (an Arrow IPC file) as a reader of its batches, opened by arrow's own
+/// reader: no reader under test opens it for the oracle.
+fn open_source(path: &Path) -> Result<FileReader<BufReader<File>>, Error> {
+    let what = || format!("source {}", path.display());
+    let file = File::open(path).map_err(Error::io(format!("cannot open the {}", what())))?;
+    FileReader::try_new_buffered(file, None).map_err(Error::unreadable(what()))
+}
 
 fn missing(what: &str) -> Error {
     Error::Input(format!("the operation needs {what}"))
@@ -20,7 +30,7 @@ pub fn expected_batches(
     op: Op,
     params: &OpParams,
 ) -> Result<(SchemaRef, BatchStream), Error> {
-    let reader = source::open(path)?;
+    let reader = open_source(path)?;
     let schema = reader.schema();
     let all: BatchStream = Box::new(reader.map(|b| b.map_err(Error::from)));
     let all = match params.files.filter(|split| split.deletions) {
@@ -107,7 +117,7 @@ pub fn expected_batches(
         Op::Take => {
             let rows = params.rows.as_deref().ok_or_else(|| missing("rows"))?;
             // Positions address the source as written (as the readers are asked them).
-            let source_batches = source::open(path)?.map(|b| b.map_err(Error::from));
+            let source_batches = open_source(path)?.map(|b| b.map_err(Error::from));
             let taken = take_rows(&schema, source_batches, rows)?;
             (schema, Box::new(taken.into_iter().map(Ok)))
         }
@@ -117,7 +127,7 @@ pub fn expected_batches(
 /// Rows in the source.
 fn source_rows(path: &Path) -> Result<u64, Error> {
     let mut rows = 0u64;
-    for batch in source::open(path)? {
+    for batch in open_source(path)? {
         rows += batch?.num_rows() as u64;
     }
     Ok(rows)

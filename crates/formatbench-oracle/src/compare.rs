@@ -17,7 +17,8 @@ pub struct Verification {
 }
 
 impl Verification {
-    pub(crate) fn failed(reason: String, representation: Vec<String>, rows: u64) -> Self {
+    /// A check that failed for `reason`, with the representation differences found so far.
+    pub fn failed(reason: String, representation: Vec<String>, rows: u64) -> Self {
         Verification {
             ok: false,
             reason: Some(reason),
