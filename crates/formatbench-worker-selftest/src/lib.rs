@@ -4,8 +4,9 @@ use formatbench_protocol::{measure, measure_repeated, Answer, Job};
 use std::hint::black_box;
 
 pub mod mutant;
+pub mod variant;
 
-pub const BACKENDS: [&str; 9] = [
+pub const BACKENDS: [&str; 10] = [
     "selftest-noop",
     "selftest-alloc",
     "selftest-spin",
@@ -15,6 +16,7 @@ pub const BACKENDS: [&str; 9] = [
     "selftest-garbage",
     "selftest-truncated",
     mutant::BACKEND,
+    variant::BACKEND,
 ];
 
 /// Profiles of each self-test backend; calibration compares them.
@@ -30,6 +32,7 @@ pub fn profiles(backend: &str) -> &'static [&'static str] {
         "selftest-sleep" => &["x1", "x2"],
         "selftest-alloc" => &["256mib", "512mib"],
         mutant::BACKEND => mutant::profiles(),
+        variant::BACKEND => variant::profiles(),
         _ => &["default"],
     }
 }
@@ -98,6 +101,7 @@ fn spin(steps: u64) -> u64 {
 pub fn ops(backend: &str) -> Vec<formatbench_protocol::Op> {
     match backend {
         mutant::BACKEND => mutant::ops(),
+        variant::BACKEND => variant::ops(),
         _ => formatbench_protocol::ALL_OPS.to_vec(),
     }
 }
@@ -107,6 +111,11 @@ pub fn run(job: &Job) -> Answer {
     // misbehaviour is the point, wherever it is checked.
     if job.backend == mutant::BACKEND {
         return mutant::run(job);
+    }
+    // The variant answers right in every job, in its own representation, verification
+    // included: the representation is what the runner must accept.
+    if job.backend == variant::BACKEND {
+        return variant::run(job);
     }
     // Preparing and verifying behave: misbehaviour is for measured samples, where the runner
     // must record it and carry on.

@@ -10,7 +10,8 @@
 //! `right-digest-wrong-file` is such a later mutation that also reports the digest of the right
 //! answer: only a runner that checks the file rather than the worker's word catches it.
 
-mod correct;
+/// The correct answers, which `selftest-variant` re-encodes too.
+pub(crate) mod correct;
 mod kind;
 mod reshape;
 #[cfg(test)]
