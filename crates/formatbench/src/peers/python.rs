@@ -72,6 +72,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         "formatbench_worker/backends/stores.py",
         include_str!("../../../../workers/python/formatbench_worker/backends/stores.py"),
     ),
+    (
+        "formatbench_worker/backends/selftest.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/selftest.py"),
+    ),
 ];
 
 /// The pinned requirements, installed by `formatbench peers install`.
