@@ -96,6 +96,25 @@ read_vroom <- function(dir, request, ctx) {
 
 single_file <- function(extension) function(dir) file.path(dir, paste0("data.", extension))
 
+# r-selftest-variant's profiles: the representations R's exchange can return the same values
+# in. `factors`: every string column as a factor (the runner sees a dictionary); `strings`:
+# every factor as character (the runner sees plain strings). The exchange writes one CSV, so
+# there is no batch split to vary.
+VARIANT_PROFILES <- c("factors", "strings")
+
+# `table` (a data.table) in the representation `profile` names, its values unchanged.
+variant_of <- function(table, profile) {
+  for (name in names(table)) {
+    x <- table[[name]]
+    if (profile == "factors" && is.character(x)) {
+      data.table::set(table, j = name, value = factor(x))
+    } else if (profile == "strings" && is.factor(x)) {
+      data.table::set(table, j = name, value = as.character(x))
+    }
+  }
+  table
+}
+
 BACKENDS <- list(
   r_backend(
     "r-data.table", c("data.table", "bit64"),
@@ -179,6 +198,23 @@ BACKENDS <- list(
     write = function(df, dir, ctx) arrow::write_parquet(df, single_file("parquet")(dir)),
     read = function(dir, request, ctx) {
       list(value = arrow::read_parquet(single_file("parquet")(dir)), method = "read_parquet")
+    }),
+  # A self-test (hidden from the user's list by its name): the source read back right in
+  # another representation, for the verifier to accept (docs/protocol.md, "Equal-value
+  # variants"). Its artifact is the exchange CSV itself, read as every job's source is read.
+  r_backend(
+    "r-selftest-variant", c("data.table", "bit64"),
+    "self-test: the exchange source read back right, strings as factors or factors as strings",
+    ops = "read", target = "data.table", profiles = VARIANT_PROFILES,
+    write = function(df, dir, ctx) {
+      copied <- file.copy(c(ctx$source_text, paste0(ctx$source_text, ".schema.json")),
+                          c(csv_file(dir), paste0(csv_file(dir), ".schema.json")))
+      if (!all(copied)) stop("cannot copy the exchange source into ", dir)
+    },
+    read = function(dir, request, ctx) {
+      if (request$kind != "all") stop(unsupported("r-selftest-variant reads whole tables only"))
+      list(value = variant_of(load_source(csv_file(dir), ctx$threads), ctx$profile),
+           method = paste0("exchange CSV via fread; variant: ", ctx$profile))
     })
 )
 

@@ -98,7 +98,9 @@ execute <- function(job) {
   }
   cap <- max(as.integer(job$threads), 1L)
   caps <- cap_threads(cap)
-  ctx <- list(profile = job$profile, threads = cap, schema = read_schema(job$source_text))
+  # The source's path is there for backends whose artifact is the exchange CSV itself.
+  ctx <- list(profile = job$profile, threads = cap, schema = read_schema(job$source_text),
+              source_text = job$source_text)
   min_s <- as.numeric(job$min_sample_s %||0% 0)
   max_calls <- as.integer(job$max_calls %||0% 1000)
   # At least this many calls: 2 asks for the warm figure (a second call in this process).
