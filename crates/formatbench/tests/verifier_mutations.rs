@@ -11,14 +11,11 @@
 
 mod common;
 
-use arrow::array::{ArrayRef, Float64Array, RecordBatch};
-use arrow::datatypes::{DataType, Field, Schema};
-use common::{formatbench, run_dir, stderr};
-use formatbench::results::{read_records, Record, SampleRecord, SampleStatus, VerificationRecord};
+use common::cells::{run_cells, Cells};
+use common::fidelity;
+use formatbench::results::SampleStatus;
 use formatbench_worker_selftest::mutant::{HONEST, LATER, MUTATIONS};
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
 const TABLE_OPS: [&str; 6] = ["write", "read", "scan", "project", "range", "take"];
 const MATRIX_OPS: [&str; 5] = [
@@ -57,96 +54,14 @@ fn must_catch<'a>(mutation: &str, ops: &[&'a str]) -> Vec<&'a str> {
     }
 }
 
-/// The fidelity table (a column of every type, every fifth value null, empty strings, zones,
-/// dates, a dictionary, lists, a struct) and a float column with the values no generated
-/// dataset holds: +0.0 and NaN.
+/// The fidelity table with a float column of the values no generated dataset holds: +0.0 and
+/// NaN.
 fn types_input(dir: &Path) -> std::path::PathBuf {
-    let table = formatbench::datasets::types_table(200, 42).unwrap();
-    let special: ArrayRef = Arc::new(Float64Array::from_iter_values(
-        (0..table.num_rows()).map(|r| [0.0, f64::NAN, 1.5][r % 3]),
-    ));
-    let mut fields: Vec<Field> = table
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    fields.push(Field::new("special", DataType::Float64, false));
-    let mut columns = table.columns().to_vec();
-    columns.push(special);
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
-    let path = dir.join("types.arrow");
-    let file = std::fs::File::create(&path).unwrap();
-    let mut writer = arrow::ipc::writer::FileWriter::try_new(file, &batch.schema()).unwrap();
-    writer.write(&batch).unwrap();
-    writer.finish().unwrap();
-    path
-}
-
-/// The run's verification records and measured samples of the mutant, by profile and op.
-struct Cells {
-    verified: BTreeMap<(String, String), VerificationRecord>,
-    samples: BTreeMap<(String, String), Vec<SampleRecord>>,
-    /// Why a cell was never run, when the runner says so itself (no round).
-    not_run: BTreeMap<(String, String), String>,
+    fidelity::types_input(dir, "types.arrow", &[fidelity::special_floats])
 }
 
 fn run(dataset: &[&str], ops: &[&str], profiles: &[String], out: &Path) -> Cells {
-    let out_dir = out.to_str().unwrap();
-    let ops_arg = ops.join(",");
-    let profiles_arg = profiles.join(",");
-    let mut args = vec!["run"];
-    args.extend(dataset);
-    args.extend([
-        "--backends",
-        "selftest-mutant",
-        "--profiles",
-        &profiles_arg,
-        "--ops",
-        &ops_arg,
-        "--samples",
-        SAMPLES,
-        "--min-sample-ms",
-        "0",
-        "--threads",
-        "1",
-        "--timeout",
-        "60",
-        "--quiet",
-        "--out",
-        out_dir,
-    ]);
-    let result = formatbench(&args);
-    // Failed cells make the run exit 1; anything else is the runner's own failure.
-    assert!(
-        matches!(result.status.code(), Some(0 | 1)) && !stderr(&result).contains("panicked"),
-        "{}",
-        stderr(&result)
-    );
-    let records = read_records(&run_dir(out).join("results.jsonl")).unwrap();
-    let mut cells = Cells {
-        verified: BTreeMap::new(),
-        samples: BTreeMap::new(),
-        not_run: BTreeMap::new(),
-    };
-    for record in records {
-        match record {
-            Record::Verification(v) => {
-                let key = (v.cell.profile.clone(), v.cell.op.clone());
-                cells.verified.insert(key, v);
-            }
-            Record::Sample(s) if s.round.is_some() => {
-                let key = (s.cell.profile.clone(), s.cell.op.clone());
-                cells.samples.entry(key).or_default().push(*s);
-            }
-            Record::Sample(s) => {
-                let key = (s.cell.profile.clone(), s.cell.op.clone());
-                cells.not_run.insert(key, s.reason.unwrap_or_default());
-            }
-            _ => {}
-        }
-    }
-    cells
+    run_cells(dataset, "selftest-mutant", ops, profiles, SAMPLES, out)
 }
 
 /// A mutant's way of saying a result held nothing its mutation changes.

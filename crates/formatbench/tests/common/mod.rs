@@ -1,6 +1,9 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
+pub mod cells;
+pub mod fidelity;
+
 use formatbench::datasets::{DatasetKind, DatasetSpec, Source};
 use formatbench::results::{read_records, Record, SampleRecord};
 use std::path::Path;
