@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! A write read back by another implementation of its format (docs/protocol.md §6): arrow-rs's
-//! Parquet and IPC files through pyarrow, pyarrow's and DuckDB's through arrow-rs. A writer bug
+//! Parquet, IPC and CSV files through pyarrow, pyarrow's and DuckDB's through arrow-rs. A writer bug
 //! its own reader shares (arrow-rs stored second timestamps as bare integers, which only
 //! arrow-rs read back as times) fails the cell.
 
@@ -40,13 +40,13 @@ fn write_verifications(backends: &str, dir: &std::path::Path) -> Vec<Verificatio
 
 #[test]
 fn native_and_python_writes_are_read_back_by_the_other_implementation() {
-    let readers = ["py-pyarrow-parquet", "py-pyarrow-feather"];
+    let readers = ["py-pyarrow-parquet", "py-pyarrow-feather", "py-pyarrow-csv"];
     if !readers.iter().all(|b| ready("Python peer", b)) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let records = write_verifications(
-        "parquet,ipc,csv,py-pyarrow-parquet,py-duckdb-parquet",
+        "parquet,ipc,csv,ipc-parts,py-pyarrow-parquet,py-duckdb-parquet,py-pyarrow-csv",
         dir.path(),
     );
     let check = |backend: &str| {
@@ -61,10 +61,12 @@ fn native_and_python_writes_are_read_back_by_the_other_implementation() {
     assert!(check("ipc").starts_with("read back by py-pyarrow-feather"));
     assert!(check("py-pyarrow-parquet").starts_with("read back by parquet"));
     assert!(check("py-duckdb-parquet").starts_with("read back by parquet"));
+    assert!(check("csv").starts_with("read back by py-pyarrow-csv"));
+    assert!(check("py-pyarrow-csv").starts_with("read back by csv"));
     // Said, not skipped silently.
     assert!(
-        check("csv").starts_with("no independent reader"),
+        check("ipc-parts").starts_with("no independent reader"),
         "{}",
-        check("csv")
+        check("ipc-parts")
     );
 }

@@ -14,13 +14,15 @@ use std::path::Path;
 
 /// The reader of another implementation that reads what `writer` writes (the same file in
 /// the artifact's directory), for the formats that have one: arrow-rs's Parquet and IPC
-/// against Arrow C++'s (pyarrow), each way.
+/// against Arrow C++'s (pyarrow), each way; the native CSV parser against pyarrow's, each way.
 pub fn independent_reader(writer: &str) -> Option<&'static str> {
     match writer {
         "parquet" => Some("py-pyarrow-parquet"),
         "ipc" => Some("py-pyarrow-feather"),
         "py-pyarrow-parquet" | "py-duckdb-parquet" | "py-polars-parquet" => Some("parquet"),
         "py-pyarrow-feather" => Some("ipc"),
+        "csv" => Some("py-pyarrow-csv"),
+        "py-pyarrow-csv" | "py-pandas-csv" | "py-polars-csv" => Some("csv"),
         _ => None,
     }
 }
