@@ -54,6 +54,17 @@ pub enum WorkerError {
     Invalid(String),
 }
 
+impl WorkerError {
+    /// The answer a job that failed this way gives: unsupported is its own status, anything
+    /// else a failure with its message.
+    pub fn into_answer(self) -> formatbench_protocol::Answer {
+        match self {
+            WorkerError::Unsupported(reason) => formatbench_protocol::Answer::unsupported(reason),
+            e => formatbench_protocol::Answer::failed(e.to_string()),
+        }
+    }
+}
+
 /// arrow and parquet are released together with one version number.
 pub const ARROW_VERSION: &str = "60.1.0";
 

@@ -37,11 +37,7 @@ pub fn ops() -> Vec<Op> {
 }
 
 pub fn run(job: &Job) -> Answer {
-    match try_run(job) {
-        Ok(answer) => answer,
-        Err(WorkerError::Unsupported(reason)) => Answer::unsupported(reason),
-        Err(e) => Answer::failed(e.to_string()),
-    }
+    try_run(job).unwrap_or_else(WorkerError::into_answer)
 }
 
 fn try_run(job: &Job) -> Result<Answer, WorkerError> {

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::cells::{run_cells, Cells};
+use common::cells::{run_cells, Cells, Outcome};
 use common::fidelity;
 use formatbench::results::SampleStatus;
 use formatbench_worker_selftest::mutant::{HONEST, LATER, MUTATIONS};
@@ -100,18 +100,18 @@ fn problems(cells: &Cells, ops: &[&str], profiles: &[String]) -> Vec<String> {
         let later = profile.starts_with(LATER) || profile == "right-digest-wrong-file";
         let caught_on = must_catch(mutation, ops);
         for op in ops {
-            let key = (profile.clone(), op.to_string());
             let cell = format!("{profile} {op}");
-            let Some(verified) = cells.verified.get(&key) else {
-                let why = cells.not_run.get(&key).cloned().unwrap_or_default();
-                found.push(format!("{cell}: never run: {why}"));
-                continue;
+            let Outcome {
+                verified,
+                samples,
+                ok,
+            } = match cells.outcome(profile, op) {
+                Ok(outcome) => outcome,
+                Err(why) => {
+                    found.push(format!("{cell}: {why}"));
+                    continue;
+                }
             };
-            let samples = cells.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-            let ok = samples
-                .iter()
-                .filter(|s| s.status == SampleStatus::Ok)
-                .count();
             let must = caught_on.contains(op);
             if profile == HONEST {
                 if verified.status != SampleStatus::Ok || samples.is_empty() || ok < samples.len() {

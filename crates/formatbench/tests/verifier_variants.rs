@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::cells::{run_cells, Cells};
+use common::cells::{run_cells, Cells, Outcome};
 use common::{fidelity, ready};
 use formatbench::results::SampleStatus;
 use formatbench_worker_selftest::variant;
@@ -66,18 +66,18 @@ fn outcomes(language: &str, cells: &Cells, ops: &[&str], profiles: &[String]) ->
     let mut problems = Vec::new();
     for profile in profiles {
         for op in ops {
-            let key = (profile.clone(), op.to_string());
             let cell = format!("{language} {profile} {op}");
-            let Some(verified) = cells.verified.get(&key) else {
-                let why = cells.not_run.get(&key).cloned().unwrap_or_default();
-                problems.push(format!("{cell}: never run: {why}"));
-                continue;
+            let Outcome {
+                verified,
+                samples,
+                ok,
+            } = match cells.outcome(profile, op) {
+                Ok(outcome) => outcome,
+                Err(why) => {
+                    problems.push(format!("{cell}: {why}"));
+                    continue;
+                }
             };
-            let samples = cells.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]);
-            let ok = samples
-                .iter()
-                .filter(|s| s.status == SampleStatus::Ok)
-                .count();
             eprintln!(
                 "{cell}: verification {:?} {} | {ok} of {} samples ok | representation: {:?}",
                 verified.status,

@@ -17,6 +17,35 @@ pub struct Cells {
     pub not_run: BTreeMap<Cell, String>,
 }
 
+/// One cell as the runner left it: its verification, its measured samples and how many of
+/// them were ok.
+pub struct Outcome<'a> {
+    pub verified: &'a VerificationRecord,
+    pub samples: &'a [SampleRecord],
+    pub ok: usize,
+}
+
+impl Cells {
+    /// The cell's outcome, or why the runner never ran it.
+    pub fn outcome(&self, profile: &str, op: &str) -> Result<Outcome<'_>, String> {
+        let key = (profile.to_string(), op.to_string());
+        let Some(verified) = self.verified.get(&key) else {
+            let why = self.not_run.get(&key).cloned().unwrap_or_default();
+            return Err(format!("never run: {why}"));
+        };
+        let samples = self.samples.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        let ok = samples
+            .iter()
+            .filter(|s| s.status == formatbench::results::SampleStatus::Ok)
+            .count();
+        Ok(Outcome {
+            verified,
+            samples,
+            ok,
+        })
+    }
+}
+
 /// Runs `backend`'s `profiles` doing `ops` on `dataset` (e.g. `["--input", path]`), `samples`
 /// measured samples a cell, into `out`, and collects what the runner recorded.
 pub fn run_cells(
