@@ -409,6 +409,7 @@ fn a_full_disk_keeps_every_complete_record() {
             None,
         );
         s.reason = Some("x".repeat(700));
+        s.wall_s = Some(0.5);
         Record::Sample(Box::new(s))
     };
     let mut written = 0;

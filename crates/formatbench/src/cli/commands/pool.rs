@@ -1,7 +1,7 @@
 //! Pooling runs for one report: only runs of the same commit with a clean tree, because a
 //! difference in code is a difference in what was measured.
 
-use crate::results::{read_records, Record, RESULTS_FILE};
+use crate::results::{read_results, Record, RESULTS_FILE};
 use crate::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -24,7 +24,13 @@ pub fn records_of_this_build(run_dirs: &[PathBuf]) -> Result<Vec<Record>, Error>
 fn pool(run_dirs: &[PathBuf], check_commits: Option<bool>) -> Result<Vec<Record>, Error> {
     let mut runs = Vec::new();
     for dir in run_dirs {
-        runs.push((dir, read_records(&dir.join(RESULTS_FILE))?));
+        let path = dir.join(RESULTS_FILE);
+        let read = read_results(&path)?;
+        // Lines that are no records are left out, and said: never pooled in silence.
+        if let Some(note) = read.skipped_note(&path) {
+            crate::progress::say(&note);
+        }
+        runs.push((dir, read.records));
     }
     if runs.len() == 1 {
         return Ok(runs.into_iter().flat_map(|(_, r)| r).collect());

@@ -1,0 +1,19 @@
+//! `formatbench repair RUN`: sets the lines of a run's results.jsonl that are no records aside,
+//! so `report` and `--resume` read every record again.
+
+use crate::results::{repair, RESULTS_FILE};
+use crate::Error;
+use std::path::Path;
+
+pub fn repair_run(run_dir: &Path) -> Result<i32, Error> {
+    let path = run_dir.join(RESULTS_FILE);
+    if !path.is_file() {
+        return Err(Error::Input(format!(
+            "{}: no {RESULTS_FILE} here (repair takes a run folder)",
+            run_dir.display()
+        )));
+    }
+    let done = repair(&path)?;
+    println!("{}", done.summary(&path));
+    Ok(0)
+}
