@@ -83,7 +83,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             prefer,
             reference,
         } => {
-            let mut records = pool::pooled_records(&run_dirs, allow_dirty)?;
+            let (mut records, _locks) = pool::pooled_records(&run_dirs, allow_dirty)?;
             rerank::rerank(&mut records, prefer.as_deref(), reference.as_deref())?;
             if !records
                 .iter()

@@ -1,7 +1,8 @@
 //! `formatbench repair RUN`: sets the lines of a run's results.jsonl that are no records aside,
-//! so `report` and `--resume` read every record again.
+//! under the run folder's lock, so `report` and `--resume` read every record again.
 
 use crate::results::{repair, RESULTS_FILE};
+use crate::run::lock::{Activity, RunLock};
 use crate::Error;
 use std::path::Path;
 
@@ -13,6 +14,7 @@ pub fn repair_run(run_dir: &Path) -> Result<i32, Error> {
             run_dir.display()
         )));
     }
+    let _lock = RunLock::exclusive(run_dir, Activity::Repairing)?;
     let done = repair(&path)?;
     println!("{}", done.summary(&path));
     Ok(0)
