@@ -2,13 +2,19 @@
 //! interrupt never loses a finished sample. The schema is documented in docs/results.md.
 
 mod record;
+mod repair;
+mod schema;
 mod store;
 
 pub use record::{
     ArtifactRecord, CappedCell, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord,
     SampleStatus, ScheduleRecord, ScheduleSlot, StopRecord, VerificationRecord,
 };
-pub use store::{read_records, ResultsWriter, RESULTS_FILE};
+pub use repair::{repair, Repair};
+pub use schema::{UnknownSchema, RESULTS_SCHEMA};
+pub use store::{
+    read_records, read_results, ResultsRead, ResultsWriter, SkippedLine, RESULTS_FILE,
+};
 
 /// Parallelism (CPU time over wall time) above this under a thread cap of 1 means the cap did
 /// not hold: the runner flags such a sample and the statistics warn about such a cell.

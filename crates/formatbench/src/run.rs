@@ -1,9 +1,11 @@
 //! Running samples: every measured sample is a fresh worker process, started through the tiny
 //! launcher so its peak memory is its own; OS accounting, timeouts and interrupts are handled here.
 
+pub mod beside;
 mod cache;
 mod catalog;
 mod launch;
+pub mod lock;
 mod runner;
 pub(crate) mod storage;
 

@@ -409,6 +409,7 @@ fn a_full_disk_keeps_every_complete_record() {
             None,
         );
         s.reason = Some("x".repeat(700));
+        s.wall_s = Some(0.5);
         Record::Sample(Box::new(s))
     };
     let mut written = 0;
@@ -529,4 +530,124 @@ fn a_worker_past_its_memory_limit_fails_its_sample_and_the_run_goes_on() {
         .count();
     assert_eq!(noop, 4, "the competitor within the limit is measured");
     resume_completes(out.path());
+}
+
+/// The measured samples in `dir` so far (a line being written is left out).
+fn measured(dir: &Path) -> usize {
+    if !dir.join("results.jsonl").exists() {
+        return 0;
+    }
+    samples(dir).iter().filter(|s| s.round.is_some()).count()
+}
+
+/// `run --resume DIR --out OUT` as arguments.
+fn resume_args(out: &Path, dir: &Path) -> Vec<String> {
+    ["run", "--resume", dir.to_str().unwrap()]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--out".to_string(), out.display().to_string()])
+        .collect()
+}
+
+/// The one line a refused writer prints: it names the run and the holder's pid.
+fn assert_refused(refused: &std::process::Output, dir: &Path, holder: u32) {
+    let said = stderr(refused);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert_eq!(said.trim_end().lines().count(), 1, "one line: {said}");
+    assert!(
+        said.contains(&format!(
+            "cannot measure run {}: formatbench pid {holder} is measuring it",
+            dir.display()
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn two_resumes_of_one_run_measure_each_sample_once() {
+    let out = tempfile::tempdir().unwrap();
+    let marker = out.path().display().to_string();
+    // Sleeps of 20 and 40 ms a call: 4 blocks of 4 rounds, 32 samples of a few tenths of a
+    // second each, so a resume is still measuring when the next starts.
+    let args = selftest_run(out.path(), "selftest-sleep", "4", &["--profiles", "x1,x2"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut first = spawn(&args);
+    let marker_dir = out.path().to_path_buf();
+    wait_for("the run's first sample", Duration::from_secs(60), || {
+        std::fs::read_dir(&marker_dir).unwrap().next().is_some()
+            && measured(&run_dir(&marker_dir)) >= 1
+    });
+    kill(first.id() as i32, libc::SIGKILL);
+    let _ = first.wait();
+    wait_for("the run's processes to end", Duration::from_secs(5), || {
+        processes_with(&marker).is_empty()
+    });
+    let dir = run_dir(out.path());
+    let resume = resume_args(out.path(), &dir);
+    let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
+
+    // Started together: one measures, the other is refused naming it.
+    let before = measured(&dir);
+    let (mut a, mut b) = (spawn(&resume), spawn(&resume));
+    let (loser, winner) = loop {
+        if a.try_wait().unwrap().is_some() {
+            break (a, b);
+        }
+        if b.try_wait().unwrap().is_some() {
+            break (b, a);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    };
+    let mut winner = winner;
+    assert_refused(&loser.wait_with_output().unwrap(), &dir, winner.id());
+    wait_for("the winner to measure", Duration::from_secs(60), || {
+        measured(&dir) > before
+    });
+    kill(winner.id() as i32, libc::SIGKILL);
+    let _ = winner.wait();
+    wait_for(
+        "the winner's processes to end",
+        Duration::from_secs(5),
+        || processes_with(&marker).is_empty(),
+    );
+
+    // Started while the first is measuring: refused, and the first finishes the plan.
+    let before = measured(&dir);
+    let running = spawn(&resume);
+    wait_for("the resume to measure", Duration::from_secs(60), || {
+        measured(&dir) > before
+    });
+    let second = formatbench(&resume);
+    assert_refused(&second, &dir, running.id());
+    // A report waits for its writer too: it would read a run half measured.
+    let report = formatbench(&["report", dir.to_str().unwrap()]);
+    assert_eq!(report.status.code(), Some(2), "{}", stderr(&report));
+    assert!(
+        stderr(&report).contains(&format!(
+            "cannot report run {}: formatbench pid {} is measuring it",
+            dir.display(),
+            running.id()
+        )),
+        "{}",
+        stderr(&report)
+    );
+    let finished = running.wait_with_output().unwrap();
+    assert_eq!(finished.status.code(), Some(0), "{}", stderr(&finished));
+    let measured: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.round.is_some())
+        .collect();
+    let keys: BTreeSet<_> = measured
+        .iter()
+        .map(|s| (s.cell.clone(), s.round, s.position))
+        .collect();
+    assert_eq!(keys.len(), measured.len(), "no sample measured twice");
+    assert_eq!(measured.len(), 32, "the whole plan");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(!report.contains("Incomplete"), "{report}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("run.lock")).unwrap(),
+        "",
+        "no holder once the run is done"
+    );
 }

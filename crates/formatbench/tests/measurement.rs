@@ -165,7 +165,14 @@ fn cold_and_warm_states_are_proven_by_the_worker() {
             } else {
                 assert!(resident > 0.95, "warm: {resident}");
             }
-            assert!(s.flags.is_empty(), "{:?}", s.flags);
+            // Other tests' runs may measure beside this one (flagged as such): no other flag.
+            assert!(
+                s.flags
+                    .iter()
+                    .all(|f| f.starts_with("measured while another")),
+                "{:?}",
+                s.flags
+            );
         }
     }
 }

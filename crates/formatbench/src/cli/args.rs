@@ -61,6 +61,12 @@ pub enum Command {
         #[arg(long, value_name = "BACKEND/PROFILE")]
         reference: Option<String>,
     },
+    /// Set the lines of a run's results.jsonl that are no records (corrupt, cut off) aside in
+    /// results.jsonl.unreadable-N, keeping every record, so `report` and `--resume` read it again.
+    Repair {
+        /// The run directory (holding results.jsonl).
+        run_dir: PathBuf,
+    },
     /// Compare two runs cell by cell (NEW ÷ BASE with a 95 % interval and a verdict), or a run
     /// with a saved baseline (--baseline NAME NEW). Exit 1 with --fail-on regression when a
     /// cell got slower beyond the threshold or failed in NEW; 2 for bad input.

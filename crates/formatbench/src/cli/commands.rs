@@ -6,6 +6,7 @@ mod calibrate_network;
 mod compare;
 mod fidelity;
 mod pool;
+mod repair;
 mod rerank;
 mod resolve;
 mod selftest_plan;
@@ -51,6 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             Ok(0)
         }
         Command::Compare(args) => compare::compare(&args),
+        Command::Repair { run_dir } => repair::repair_run(&run_dir),
         Command::Peers { action } => match action {
             PeersAction::Install { python } => {
                 crate::peers::install(python.as_deref())?;
@@ -81,7 +83,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             prefer,
             reference,
         } => {
-            let mut records = pool::pooled_records(&run_dirs, allow_dirty)?;
+            let (mut records, _locks) = pool::pooled_records(&run_dirs, allow_dirty)?;
             rerank::rerank(&mut records, prefer.as_deref(), reference.as_deref())?;
             if !records
                 .iter()

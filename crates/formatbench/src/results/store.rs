@@ -1,8 +1,9 @@
+use super::schema::{parse_line, Line, Versioned, RESULTS_SCHEMA};
 use super::Record;
 use crate::Error;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const RESULTS_FILE: &str = "results.jsonl";
 
@@ -30,7 +31,11 @@ impl ResultsWriter {
     }
 
     pub fn append(&mut self, record: &Record) -> Result<(), Error> {
-        let mut line = serde_json::to_vec(record).map_err(Error::encode("a results record"))?;
+        let mut line = serde_json::to_vec(&Versioned {
+            record,
+            schema_version: RESULTS_SCHEMA,
+        })
+        .map_err(Error::encode("a results record"))?;
         line.push(b'\n');
         // One write per line: with O_APPEND a line is never interleaved or half-replaced. A
         // write that fails part-way (disk full) is cut back, so the file keeps whole records.
@@ -64,25 +69,13 @@ fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
-    let last_line = &bytes[last_line_start..keep];
-    if !last_line.iter().all(u8::is_ascii_whitespace)
-        && serde_json::from_slice::<Record>(last_line).is_err()
-    {
+    if let Ok(Line::Unreadable(_)) = parse_line(&bytes[last_line_start..keep]) {
         keep = last_line_start;
     }
     if keep == bytes.len() {
         return Ok(keep as u64);
     }
-    let aside = (1..)
-        .map(|n| path.with_extension(format!("jsonl.torn-{n}")))
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| path.with_extension("jsonl.torn"));
-    std::fs::write(&aside, &bytes[keep..]).map_err(|e| {
-        Error::Io(format!(
-            "cannot set the torn tail aside in {}: {e}",
-            aside.display()
-        ))
-    })?;
+    let aside = set_aside(path, "torn", &bytes[keep..])?;
     file.set_len(keep as u64).map_err(io)?;
     file.sync_data().map_err(io)?;
     crate::progress::say(&format!(
@@ -94,38 +87,163 @@ fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
     Ok(keep as u64)
 }
 
-/// Reads every complete record; a torn last line (a crash mid-write) is skipped, not fatal.
-pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
+/// Writes `bytes` (lines that are no records) to the first free `results.jsonl.LABEL-N` beside
+/// `path`, synced, and returns its path: nothing set aside is ever overwritten.
+pub(super) fn set_aside(path: &Path, label: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+    let cannot = |aside: &Path, e: std::io::Error| {
+        Error::Io(format!(
+            "cannot set unreadable lines aside in {}: {e}",
+            aside.display()
+        ))
+    };
+    for n in 1u32.. {
+        let aside = path.with_extension(format!("jsonl.{label}-{n}"));
+        let mut file = match OpenOptions::new().write(true).create_new(true).open(&aside) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(cannot(&aside, e)),
+        };
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| cannot(&aside, e))?;
+        return Ok(aside);
+    }
+    Err(Error::Io(format!(
+        "cannot set unreadable lines aside beside {}: every name is taken",
+        path.display()
+    )))
+}
+
+/// A line of a results file that is no record, left out of what was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedLine {
+    /// 1-based.
+    pub line: usize,
+    pub bytes: usize,
+    pub why: String,
+    /// The last line of the file: a record cut off by a crash mid-write.
+    pub cut_off: bool,
+}
+
+/// Every record of a results file, and the lines that are none.
+#[derive(Debug, Default)]
+pub struct ResultsRead {
+    pub records: Vec<Record>,
+    pub skipped: Vec<SkippedLine>,
+}
+
+impl ResultsRead {
+    /// One line for the user on what was skipped in `path` and how to set it aside, if any.
+    pub fn skipped_note(&self, path: &Path) -> Option<String> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let (cut, unreadable): (Vec<&SkippedLine>, Vec<&SkippedLine>) =
+            self.skipped.iter().partition(|s| s.cut_off);
+        let mut parts = Vec::new();
+        if !unreadable.is_empty() {
+            let mut lines: Vec<String> = unreadable
+                .iter()
+                .take(5)
+                .map(|s| s.line.to_string())
+                .collect();
+            if unreadable.len() > 5 {
+                lines.push("…".into());
+            }
+            parts.push(format!(
+                "{} unreadable line{} ({}: {})",
+                unreadable.len(),
+                if unreadable.len() == 1 { "" } else { "s" },
+                lines.join(", "),
+                unreadable[0].why
+            ));
+        }
+        if let Some(cut) = cut.first() {
+            parts.push(format!(
+                "a cut-off last line ({}, {} bytes: a crash mid-write)",
+                cut.line, cut.bytes
+            ));
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}: skipped {}; `formatbench repair {}` sets {} aside",
+            path.display(),
+            parts.join(" and "),
+            dir.display(),
+            if self.skipped.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        ))
+    }
+}
+
+/// Calls `each` with every line of `path`: its 1-based number, its bytes without the newline,
+/// whether it ended in one, and whether it is the last.
+pub(super) fn for_each_line(
+    path: &Path,
+    mut each: impl FnMut(usize, &[u8], bool, bool) -> Result<(), Error>,
+) -> Result<(), Error> {
     let file = File::open(path)
         .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
-    let mut records = Vec::new();
-    let lines: Vec<String> = BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(|e| Error::Input(format!("cannot read {}: {e}", path.display())))?;
-    let last = lines.len().saturating_sub(1);
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Record>(line) {
-            Ok(mut record) => {
-                if let Record::Sample(sample) = &mut record {
-                    sample.cpu_to_per_call();
-                }
-                records.push(record)
-            }
-            Err(_) if i == last => {}
-            Err(e) => {
-                return Err(Error::Input(format!(
-                    "{}: line {} is not a formatbench record: {e}",
-                    path.display(),
-                    i + 1
-                )))
-            }
-        }
+    let cannot = |e: std::io::Error| Error::Input(format!("cannot read {}: {e}", path.display()));
+    let mut reader = BufReader::new(file);
+    let mut current = Vec::new();
+    let mut next = Vec::new();
+    reader.read_until(b'\n', &mut current).map_err(cannot)?;
+    let mut number = 1;
+    while !current.is_empty() {
+        next.clear();
+        reader.read_until(b'\n', &mut next).map_err(cannot)?;
+        let ended = current.last() == Some(&b'\n');
+        let text = if ended {
+            &current[..current.len() - 1]
+        } else {
+            &current[..]
+        };
+        each(number, text, ended, next.is_empty())?;
+        std::mem::swap(&mut current, &mut next);
+        number += 1;
     }
-    Ok(records)
+    Ok(())
+}
+
+/// Reads every record, skipping (and listing) the lines that are none; a record of a results
+/// schema this formatbench does not know is refused.
+pub fn read_results(path: &Path) -> Result<ResultsRead, Error> {
+    let mut read = ResultsRead::default();
+    for_each_line(path, |number, text, ended, last| {
+        match parse_line(text).map_err(|unknown| unknown.refusal(path, number))? {
+            Line::Record(record) => read.records.push(record),
+            Line::Blank => {}
+            Line::Unreadable(why) => read.skipped.push(SkippedLine {
+                line: number,
+                bytes: text.len() + usize::from(ended),
+                why,
+                cut_off: last,
+            }),
+        }
+        Ok(())
+    })?;
+    Ok(read)
+}
+
+/// Reads every complete record; a torn last line (a crash mid-write) is skipped, not fatal,
+/// but a line in the middle that is no record stops the reading, naming `repair`.
+pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
+    let read = read_results(path)?;
+    if let Some(bad) = read.skipped.iter().find(|s| !s.cut_off) {
+        return Err(Error::Input(format!(
+            "{}: line {} is not a formatbench record ({}); `formatbench repair {}` sets such \
+             lines aside and keeps every record",
+            path.display(),
+            bad.line,
+            bad.why,
+            path.parent().unwrap_or(Path::new(".")).display()
+        )));
+    }
+    Ok(read.records)
 }
 
 #[cfg(test)]
@@ -147,13 +265,9 @@ mod tests {
             storage: "local".into(),
             network: "n/a".into(),
         };
-        Record::Sample(Box::new(SampleRecord::bare(
-            "run",
-            cell,
-            Some(round),
-            SampleStatus::Ok,
-            None,
-        )))
+        let mut sample = SampleRecord::bare("run", cell, Some(round), SampleStatus::Ok, None);
+        sample.wall_s = Some(0.5);
+        Record::Sample(Box::new(sample))
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod state;
 mod stopping;
 mod verification;
 
+use super::lock::{Activity, RunLock};
 use crate::datasets::Source;
 use crate::environment::{environment, new_run_id};
 use crate::plan::CacheState;
@@ -45,6 +46,8 @@ pub struct RunOptions {
 
 pub struct RunOutcome {
     pub run_dir: PathBuf,
+    /// The run folder's lock, held until dropped: the reports are written under it.
+    pub lock: super::lock::RunLock,
     /// The run's results file: everything it measured, for the reports to be written from.
     pub results: PathBuf,
     pub interrupted: bool,
@@ -57,6 +60,11 @@ pub const PLAN_FILE: &str = "plan.json";
 
 pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Error> {
     let started = Instant::now();
+    // One writer per run folder: taken before anything in it is read or removed.
+    let resumed_lock = match &options.resume {
+        Some(dir) => Some(RunLock::exclusive(dir, Activity::Measuring)?),
+        None => None,
+    };
     let worker_build = worker_build()?;
     let call = options
         .settings
@@ -74,6 +82,14 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         .resume
         .clone()
         .unwrap_or_else(|| options.out_dir.join(&run_id));
+    let lock = match resumed_lock {
+        Some(lock) => lock,
+        None => {
+            std::fs::create_dir_all(&run_dir)
+                .map_err(|e| Error::Io(format!("cannot create {}: {e}", run_dir.display())))?;
+            RunLock::exclusive(&run_dir, Activity::Measuring)?
+        }
+    };
     let scratch = run_dir.join("scratch");
     // A crashed run may have left its scratch behind; a resumed run rebuilds it.
     let _ = std::fs::remove_dir_all(&scratch);
@@ -129,6 +145,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         readers: HashMap::new(),
         prepared: HashMap::new(),
         storage,
+        neighbours: super::beside::Neighbours::enter(&run_dir),
     };
     match resumed {
         Some(resumed) => {
@@ -153,6 +170,9 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         }
     }
     let outcome = runner.run_all();
+    if let Some(note) = runner.neighbours.note() {
+        say(&note);
+    }
     // The server stops (and its namespace goes) before its files are removed; a store of the
     // user's own is emptied of what the run wrote.
     if let Some(storage) = runner.storage.take() {
@@ -185,6 +205,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     };
     Ok(RunOutcome {
         run_dir,
+        lock,
         results: results_path,
         interrupted,
         wall_s: started.elapsed().as_secs_f64(),
@@ -516,7 +537,12 @@ impl Runner<'_> {
                 self.results.append(&Record::Sample(Box::new(record)))?;
                 continue;
             }
+            let beside = self.neighbours.check();
             let mut record = self.take_sample(cell, round)?;
+            // A run that started or ended during the sample was beside it too.
+            if self.neighbours.check() || beside {
+                self.neighbours.flag(&mut record);
+            }
             if let Some(stopper) = stopper.as_mut() {
                 let wall = stopping::ranked_time(&record, self.call);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());

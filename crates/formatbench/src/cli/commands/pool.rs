@@ -1,7 +1,8 @@
 //! Pooling runs for one report: only runs of the same commit with a clean tree, because a
 //! difference in code is a difference in what was measured.
 
-use crate::results::{read_records, Record, RESULTS_FILE};
+use crate::results::{read_results, Record, RESULTS_FILE};
+use crate::run::lock::RunLock;
 use crate::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -9,31 +10,46 @@ use std::path::PathBuf;
 /// Rounds of the n-th pooled run are shifted by n × this, so rounds of different runs never pair.
 const ROUND_STRIDE: u32 = 1_000_000;
 
-pub fn pooled_records(run_dirs: &[PathBuf], allow_dirty: bool) -> Result<Vec<Record>, Error> {
+/// The records, and each run folder's shared lock: no run writes to them while they are held.
+pub fn pooled_records(
+    run_dirs: &[PathBuf],
+    allow_dirty: bool,
+) -> Result<(Vec<Record>, Vec<RunLock>), Error> {
     pool(run_dirs, Some(allow_dirty))
 }
 
 /// The runs this process made (one per network profile): one build by construction, so their
 /// code needs no proof from git.
 pub fn records_of_this_build(run_dirs: &[PathBuf]) -> Result<Vec<Record>, Error> {
-    pool(run_dirs, None)
+    pool(run_dirs, None).map(|(records, _)| records)
 }
 
 /// `check_commits`: whether runs must share a commit (`Some(allow_dirty)`), or are known to
 /// come from one build (`None`).
-fn pool(run_dirs: &[PathBuf], check_commits: Option<bool>) -> Result<Vec<Record>, Error> {
+fn pool(
+    run_dirs: &[PathBuf],
+    check_commits: Option<bool>,
+) -> Result<(Vec<Record>, Vec<RunLock>), Error> {
     let mut runs = Vec::new();
+    let mut locks = Vec::new();
     for dir in run_dirs {
-        runs.push((dir, read_records(&dir.join(RESULTS_FILE))?));
+        locks.extend(RunLock::shared(dir)?);
+        let path = dir.join(RESULTS_FILE);
+        let read = read_results(&path)?;
+        // Lines that are no records are left out, and said: never pooled in silence.
+        if let Some(note) = read.skipped_note(&path) {
+            crate::progress::say(&note);
+        }
+        runs.push((dir, read.records));
     }
     if runs.len() == 1 {
-        return Ok(runs.into_iter().flat_map(|(_, r)| r).collect());
+        return Ok((runs.into_iter().flat_map(|(_, r)| r).collect(), locks));
     }
     refuse_double_counting(&runs)?;
     if let Some(allow_dirty) = check_commits {
         same_commit(&runs, allow_dirty)?;
     }
-    Ok(shifted(runs))
+    Ok((shifted(runs), locks))
 }
 
 /// Refuses runs of different commits, or (unless `allow_dirty`) of uncommitted trees.

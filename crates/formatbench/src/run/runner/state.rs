@@ -48,6 +48,8 @@ pub(super) struct Runner<'a> {
     pub(super) prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
     /// The run's S3 server, when artifacts live in object storage.
     pub(super) storage: Option<crate::run::storage::ObjectStorage>,
+    /// Other formatbench runs measuring on this machine: samples taken beside one are flagged.
+    pub(super) neighbours: crate::run::beside::Neighbours,
 }
 
 impl Runner<'_> {
