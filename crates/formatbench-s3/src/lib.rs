@@ -17,9 +17,11 @@
 mod arrival;
 mod body;
 mod delay;
+mod keys;
+mod listing;
 mod pool;
+mod served;
 mod stats;
-mod suffix;
 mod tls;
 
 use hyper::body::Incoming;
@@ -34,6 +36,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+
+/// Removes a prefix's objects on the server's disk (`keys::remove_under`).
+pub use keys::remove_under;
 
 const TRAFFIC_PATH: &str = "/__formatbench/traffic";
 
@@ -114,7 +119,7 @@ pub fn main_with_args(args: &[String]) -> i32 {
 async fn serve(options: Options) -> Result<(), String> {
     let fs = s3s_fs::FileSystem::new(&options.root)
         .map_err(|e| format!("cannot serve {}: {e:?}", options.root.display()))?;
-    let mut builder = S3ServiceBuilder::new(suffix::Served::new(fs, options.root.clone()));
+    let mut builder = S3ServiceBuilder::new(served::Served::new(fs, options.root.clone()));
     builder.set_auth(SimpleAuth::from_single(
         options.access_key.clone(),
         options.secret_key.clone(),

@@ -106,6 +106,21 @@ pub fn ops(backend: &str) -> Vec<formatbench_protocol::Op> {
     }
 }
 
+/// `Err(reason)` for a backend with no route to artifacts in object storage: the mutant and
+/// the variant read local tables only. The others ignore where the artifact is.
+pub fn object_storage(backend: &str) -> Result<(), String> {
+    match backend {
+        mutant::BACKEND | variant::BACKEND => Err(local_only(backend)),
+        _ => Ok(()),
+    }
+}
+
+/// Why a self-test backend answers a job on object storage, or in another layout or target,
+/// unsupported.
+pub(crate) fn local_only(backend: &str) -> String {
+    format!("{backend} reads local wide tables into Arrow only")
+}
+
 pub fn run(job: &Job) -> Answer {
     // The mutant answers every job itself, preparation and verification included: its
     // misbehaviour is the point, wherever it is checked.

@@ -47,9 +47,7 @@ fn try_run(job: &Job) -> Result<Answer, WorkerError> {
         return Ok(Answer::ok());
     }
     if job.layout != "wide" || job.target != "arrow" || job.storage.is_some() {
-        return Err(WorkerError::Unsupported(format!(
-            "{BACKEND} reads local wide tables into Arrow only"
-        )));
+        return Err(WorkerError::Unsupported(crate::local_only(BACKEND)));
     }
     let source = Source::read(&job.source)?;
     let written = (job.op == Op::Write).then(|| job.artifact.join("data.arrow"));

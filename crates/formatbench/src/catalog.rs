@@ -88,6 +88,9 @@ pub struct BackendInfo {
     pub hidden: bool,
     /// `Err(reason)` when it cannot run on this machine.
     pub available: Result<(), String>,
+    /// `Err(reason)` when it has no route to artifacts in object storage: its cells there are
+    /// unsupported, and no artifact is written for them.
+    pub object_storage: Result<(), String>,
     /// Tables of files: how it is read and by whom it is written.
     pub table: TableTraits,
 }
@@ -142,6 +145,7 @@ pub fn native_backends() -> Vec<BackendInfo> {
             version: None,
             hidden: false,
             available: Ok(()),
+            object_storage: b.object_storage(),
             table: TableTraits::default(),
         });
     let selftest = formatbench_worker_selftest::BACKENDS
@@ -162,6 +166,7 @@ pub fn native_backends() -> Vec<BackendInfo> {
             version: None,
             hidden: true,
             available: Ok(()),
+            object_storage: formatbench_worker_selftest::object_storage(name),
             table: TableTraits::default(),
         });
     let heavy = heavy::heavy_backends().iter().cloned();

@@ -47,7 +47,10 @@ def describe():
                  "lossy": backend.lossy, "about": backend.about,
                  "version": _version(backend.dists[0]) if backend.dists else None,
                  "artifact_from": backend.artifact_from, "unordered": backend.unordered,
-                 "deletion_profiles": list(backend.deletion_profiles)}
+                 "deletion_profiles": list(backend.deletion_profiles),
+                 # Why its cells on object storage are unsupported (None: it has a route): the
+                 # runner then writes no artifact for them.
+                 "object_storage": backend.object_storage()}
         if backend.matrix_layouts:
             entry["layouts"] = backend.layout_ops()
         if missing:

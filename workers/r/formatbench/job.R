@@ -78,9 +78,7 @@ execute <- function(job) {
     stop(unsupported("layout '", job$layout, "' is not implemented by ", backend$name))
   }
   if (!is.null(job$storage)) {
-    stop(unsupported(backend$name, " reads and writes local files only: R's S3 clients ",
-                     "(aws.s3, paws, arrow's S3FileSystem) are not among the Debian R packages ",
-                     "this worker uses"))
+    stop(unsupported(local_files_only(backend$name)))
   }
   if (!(job$profile %in% backend$profiles)) {
     return(list(status = "failed", reason = paste0(backend$name, " has no profile '", job$profile, "'")))

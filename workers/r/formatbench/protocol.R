@@ -27,6 +27,13 @@ package_version_text <- function(package) {
   if (installed(package)) as.character(utils::packageVersion(package)) else NULL
 }
 
+# Why a backend's cells on object storage are unsupported (every R backend's): the runner
+# writes no artifact for them.
+local_files_only <- function(name) {
+  paste0(name, " reads and writes local files only: R's S3 clients (aws.s3, paws, arrow's ",
+         "S3FileSystem) are not among the Debian R packages this worker uses")
+}
+
 describe <- function() {
   if (!installed("jsonlite")) {
     cat(paste0("{\"worker\":\"r\",\"backends\":[],\"error\":",
@@ -42,7 +49,8 @@ describe <- function() {
     }
     entry <- list(name = backend$name, profiles = I(backend$profiles), ops = I(backend$ops),
                   targets = I(backend$target), lossy = backend$lossy, about = backend$about,
-                  version = package_version_text(backend$packages[1]), exchange = "csv")
+                  version = package_version_text(backend$packages[1]), exchange = "csv",
+                  object_storage = local_files_only(backend$name))
     if (length(missing) > 0) {
       entry$unavailable <- paste0("R package ", paste(missing, collapse = ", "),
                                   " is not installed", backend$install_hint)

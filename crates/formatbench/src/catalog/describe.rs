@@ -30,6 +30,10 @@ struct DescribedBackend {
     about: String,
     version: Option<String>,
     unavailable: Option<String>,
+    /// Why its cells on object storage are unsupported; absent when it has a route (and from
+    /// a worker built before this key, which answers each such job itself).
+    #[serde(default)]
+    object_storage: Option<String>,
     #[serde(flatten)]
     table: super::TableTraits,
 }
@@ -89,6 +93,7 @@ pub fn describe_worker(
             about: b.about,
             version: b.version,
             available: b.unavailable.map_or(Ok(()), Err),
+            object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
         })
         .collect())

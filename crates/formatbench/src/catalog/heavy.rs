@@ -105,6 +105,7 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
             version: None,
             hidden: false,
             available: Err(reason.to_string()),
+            object_storage: Ok(()),
             table: Default::default(),
         })
         .collect()

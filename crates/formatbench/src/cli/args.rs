@@ -277,6 +277,10 @@ pub struct RunArgs {
     /// ignored) without redoing the samples it already holds.
     #[arg(long, value_name = "RUN_DIR")]
     pub resume: Option<PathBuf>,
+    /// With --resume: take every failed sample again, not only those whose object store
+    /// stopped answering (which a resume always takes again).
+    #[arg(long, requires = "resume")]
+    pub retry_failed: bool,
     /// Take samples with identical keys (cell, round, position, data fingerprint and worker
     /// build) from earlier runs under --out instead of measuring them again.
     #[arg(long)]

@@ -194,6 +194,7 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
         out_dir: args.out.clone(),
         resume: args.resume.clone(),
         reuse: args.reuse,
+        retry_failed: args.retry_failed,
         keep_artifacts: args.keep_artifacts,
         settings: resolve::settings(&plan, args),
         s3_listen: args.s3_listen.clone(),

@@ -386,6 +386,10 @@ pub struct SampleRecord {
     /// Warnings about this sample: a cache state not met, parallelism over a cap of 1.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// A failed sample whose object store (`--endpoint`) no longer answered: the store failed,
+    /// not the backend, so `--resume` takes it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_unreachable: bool,
 }
 
 #[cfg(test)]
@@ -481,6 +485,7 @@ impl SampleRecord {
             worker_build: None,
             reused_from: None,
             flags: Vec::new(),
+            store_unreachable: false,
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub resume: Option<PathBuf>,
     /// Take samples with identical keys from earlier runs under `out_dir`.
     pub reuse: bool,
+    /// With `resume`: take every failed sample again, not only those the store failed.
+    pub retry_failed: bool,
     pub keep_artifacts: bool,
     /// Settings recorded in the environment block.
     pub settings: BTreeMap<String, String>,
@@ -72,7 +74,12 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         .and_then(|c| crate::stats::CallMode::parse(c))
         .unwrap_or_default();
     let resumed = match &options.resume {
-        Some(dir) => Some(read_resumed(dir, &worker_build, call)?),
+        Some(dir) => Some(read_resumed(
+            dir,
+            &worker_build,
+            call,
+            options.retry_failed,
+        )?),
         None => None,
     };
     let run_id = resumed
@@ -150,8 +157,9 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     match resumed {
         Some(resumed) => {
             say(&format!(
-                "resuming run {run_id}: {} samples already recorded",
-                resumed.done.len()
+                "resuming run {run_id}: {} samples already recorded{}",
+                resumed.done.len(),
+                resume::retaking(&resumed)
             ));
             runner.done = resumed.done;
             runner.resumed_schedule = resumed.schedule;
@@ -549,6 +557,7 @@ impl Runner<'_> {
             }
             record.position = Some(position);
             record.worker_build = Some(self.worker_build.clone());
+            let record = self.unless_store_gone(record)?;
             if record.status != SampleStatus::Ok {
                 say(&format!(
                     "{} round {round}: {}",

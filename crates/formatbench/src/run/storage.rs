@@ -5,6 +5,7 @@
 //! store of the user's own counts nothing formatbench can read: its samples carry none).
 
 mod netns;
+mod probe;
 mod server;
 
 use crate::plan::{Storage, UserStore};
@@ -21,10 +22,10 @@ pub enum SampleTraffic {
 }
 
 /// The target of `relative` (a path below the scratch) under `base`'s key: a short name of
-/// the path (12 hex digits of its hash), not the path itself. s3s-fs keeps each object's
-/// metadata in a file named after its base64-encoded key, so a key past about 124 bytes
-/// cannot be uploaded in parts (the name passes the file system's 255), and the files a
-/// library writes inside an artifact (Lance's `data/<52 hex digits>.lance`) need the room.
+/// the path (12 hex digits of its hash), not the path itself: the files a library writes
+/// inside an artifact (Lance's `data/<52 hex digits>.lance`, TileDB's fragments) keep the rest
+/// of S3's 1,024 bytes, and on formatbench's own server most keys stay short enough to lie
+/// in files of their own names (longer ones go under stand-ins: formatbench-s3's `keys`).
 fn below(base: ObjectTarget, relative: &Path) -> ObjectTarget {
     let path = relative.to_string_lossy().replace('\\', "/");
     if path.is_empty() {
@@ -103,14 +104,33 @@ impl ObjectStorage {
         }
     }
 
-    /// Removes the objects under a target (a write sample's output).
+    /// Removes the objects under a target (a write sample's output). A store that stopped
+    /// answering is not said here: the run stops on it, in one line.
     pub fn remove(&self, target: &ObjectTarget) {
         match self {
             ObjectStorage::Server(server) => server.remove(target),
             ObjectStorage::Store { .. } => {
                 if let Err(why) = formatbench_worker_arrow::remove_prefix(target) {
-                    crate::progress::say(&why);
+                    if self.unreachable().is_none() {
+                        crate::progress::say(&why);
+                    }
                 }
+            }
+        }
+    }
+
+    /// Why a store of the user's own no longer answers, if it does not: asked after a
+    /// failure, so that a store gone mid-run stops the run at once rather than failing every
+    /// sample left. formatbench's own server is restarted instead ([`Self::begin_sample`]).
+    pub fn unreachable(&self) -> Option<String> {
+        match self {
+            ObjectStorage::Server(_) => None,
+            ObjectStorage::Store { store, .. } => {
+                let why = probe::answers(&self.target(Path::new(""))).err()?;
+                Some(format!(
+                    "the object store at {} is unreachable: {why}",
+                    store.endpoint
+                ))
             }
         }
     }
@@ -138,7 +158,8 @@ impl ObjectStorage {
     }
 
     /// When the run ends: a store of the user's own is emptied of everything the run wrote,
-    /// unless `keep` (`--keep-artifacts`); the server's files go with the scratch.
+    /// unless `keep` (`--keep-artifacts`), or told what is left there when it cannot be; the
+    /// server's files go with the scratch.
     pub fn finish(&self, keep: bool) {
         if let (ObjectStorage::Store { .. }, false) = (self, keep) {
             let all = self.target(Path::new(""));
@@ -147,7 +168,17 @@ impl ObjectStorage {
                     "removed the run's {n} objects from {}",
                     all.url()
                 )),
-                Err(why) => crate::progress::say(&why),
+                Err(why) => {
+                    let why = match self.unreachable() {
+                        Some(_) => "the store does not answer".to_string(),
+                        None => why,
+                    };
+                    crate::progress::say(&format!(
+                        "left the run's objects under {} ({why}): a `--resume` of the run \
+                         removes them when it ends, or remove them by hand",
+                        all.url()
+                    ));
+                }
             }
         }
     }

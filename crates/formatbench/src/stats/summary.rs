@@ -38,8 +38,9 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
     let mut summary = RunSummary::default();
     let mut verifications: BTreeMap<CellKey, &VerificationRecord> = BTreeMap::new();
     let mut samples: BTreeMap<CellKey, Vec<&SampleRecord>> = BTreeMap::new();
-    // A resumed run repeats its dataset, artifact and not-run records; a slot counts once.
-    let mut seen_slots = BTreeSet::new();
+    // A resumed run repeats its dataset, artifact and not-run records; a slot counts once,
+    // and a measured slot's later record (a sample a resume took again) replaces the earlier.
+    let mut seen_slots = BTreeMap::new();
     for record in records {
         match record {
             Record::Environment(env) => {
@@ -70,8 +71,16 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 verifications.insert(v.cell.clone(), v);
             }
             Record::Sample(s) => {
-                if seen_slots.insert((s.cell.clone(), s.round, s.position)) {
-                    samples.entry(s.cell.clone()).or_default().push(s.as_ref());
+                let of_cell = samples.entry(s.cell.clone()).or_default();
+                match seen_slots.entry((s.cell.clone(), s.round, s.position)) {
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(of_cell.len());
+                        of_cell.push(s.as_ref());
+                    }
+                    std::collections::btree_map::Entry::Occupied(slot) if s.round.is_some() => {
+                        of_cell[*slot.get()] = s.as_ref();
+                    }
+                    std::collections::btree_map::Entry::Occupied(_) => {}
                 }
             }
             Record::Stop(stop) => {

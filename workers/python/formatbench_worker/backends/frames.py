@@ -218,7 +218,10 @@ class PolarsFormat(Backend):
             return None
         from .. import storage
 
-        return storage.object_store_options(ctx.storage)
+        # Short retries, as the Rust workers' (2, within 10 s): Polars' own default (8, within
+        # 30 s) failed each sample on a store gone mid-run after about 24 s.
+        return {**storage.object_store_options(ctx.storage),
+                "max_retries": 2, "retry_timeout_ms": 10_000}
 
     def located(self, directory, ctx):
         if not ctx.storage:

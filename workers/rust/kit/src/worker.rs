@@ -36,6 +36,7 @@ fn described<E: BackendError>(b: &dyn Backend<Error = E>) -> serde_json::Value {
         "about": b.about(),
         "version": b.version(),
         "unavailable": b.available().err(),
+        "object_storage": b.object_storage().err(),
         "unordered": b.unordered(),
         "artifact_from": b.artifact_from(),
         "deletion_profiles": b.deletion_profiles(),

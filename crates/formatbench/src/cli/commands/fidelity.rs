@@ -85,6 +85,7 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
         out_dir: args.out.clone(),
         resume: None,
         reuse: false,
+        retry_failed: false,
         keep_artifacts: args.keep_artifacts,
         settings: resolve::settings(&plan, &run_args),
         s3_listen: args.s3_listen.clone(),

@@ -52,6 +52,7 @@ pub fn run_options(suite: &str, out: &Path) -> RunOptions {
         out_dir: out.to_path_buf(),
         resume: None,
         reuse: false,
+        retry_failed: false,
         keep_artifacts: false,
         settings: BTreeMap::from([("suite".into(), suite.into())]),
         s3_listen: None,

@@ -53,6 +53,18 @@ pub fn artifact_of(
             "{}-{}-{}",
             writer_competitor.backend, competitor.profile, competitor.layout
         ));
+    if let (Some(_), Ok(()), Err(reason)) = (&runner.storage, &info.available, &info.object_storage)
+    {
+        // It would never read the artifact from the bucket: none is written or uploaded for
+        // it (py-duckdb-parquet's was 250–330 MB at the egress suite's size).
+        let record = ArtifactRecord {
+            status: SampleStatus::Unsupported,
+            reason: Some(reason.clone()),
+            ..empty_artifact(&runner.run_id, source, competitor)
+        };
+        runner.results.append(&Record::Artifact(record.clone()))?;
+        return Ok((dir, record));
+    }
     if let (Some(_), Err(reason)) = (&writer, &info.available) {
         // A reader that cannot run here needs no table written for it.
         let record = ArtifactRecord {
@@ -180,6 +192,10 @@ fn prepare_artifact(
                 record.reason = Some(format!("preparing the artifact failed: {reason}"));
             }
         }
+    }
+    if record.status == SampleStatus::Failed {
+        // A store gone stops the run here, recording nothing a resume would not redo.
+        runner.store_gone()?;
     }
     runner.results.append(&Record::Artifact(record.clone()))?;
     Ok(record)

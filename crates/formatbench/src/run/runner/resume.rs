@@ -1,6 +1,8 @@
 //! Resuming an interrupted run and reusing samples of earlier ones: a sample's key is its cell,
 //! round and position (the data fingerprint is part of the cell) plus the worker build and the
-//! settings that change what a sample measures.
+//! settings that change what a sample measures. A resume takes again the samples the store
+//! failed (and with `--retry-failed` every failed one): the later record of a slot replaces
+//! the earlier.
 
 use crate::results::{Record, SampleRecord, SampleStatus, ScheduleSlot, StopRecord, RESULTS_FILE};
 use crate::Error;
@@ -15,6 +17,34 @@ pub struct Resumed {
     /// An adaptive run's groups that had stopped, and its samples' ranked times.
     pub stops: Vec<StopRecord>,
     pub walls: Vec<(ScheduleSlot, Option<f64>)>,
+    /// Failed samples taken again, and failed samples kept as they are.
+    pub retaken: usize,
+    pub failed_kept: usize,
+}
+
+/// What a resume says of failed samples: how many it takes again, and how many it keeps (and
+/// how to take those too).
+pub fn retaking(resumed: &Resumed) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut said = String::new();
+    if resumed.retaken > 0 {
+        let n = resumed.retaken;
+        said.push_str(&format!("; retaking {n} failed sample{}", plural(n)));
+    }
+    if resumed.failed_kept > 0 {
+        let n = resumed.failed_kept;
+        said.push_str(&format!(
+            "; {n} failed sample{} kept (`--retry-failed` takes them again)",
+            plural(n)
+        ));
+    }
+    said
+}
+
+/// Whether a resume takes a recorded sample again: a failed one whose store stopped answering
+/// always (the store failed, not the backend), any failed one when asked (`--retry-failed`).
+fn retakes(sample: &SampleRecord, retry_failed: bool) -> bool {
+    sample.status == SampleStatus::Failed && (sample.store_unreachable || retry_failed)
 }
 
 fn slot_of(s: &SampleRecord) -> Option<ScheduleSlot> {
@@ -29,6 +59,7 @@ pub fn read_resumed(
     run_dir: &Path,
     worker_build: &str,
     call: crate::stats::CallMode,
+    retry_failed: bool,
 ) -> Result<Resumed, Error> {
     let records = crate::results::read_records(&run_dir.join(RESULTS_FILE))?;
     let mut resumed = Resumed {
@@ -37,7 +68,12 @@ pub fn read_resumed(
         schedule: None,
         stops: Vec::new(),
         walls: Vec::new(),
+        retaken: 0,
+        failed_kept: 0,
     };
+    // Each slot's last record, slots in the order they were first recorded.
+    let mut slots: Vec<ScheduleSlot> = Vec::new();
+    let mut last: HashMap<ScheduleSlot, &SampleRecord> = HashMap::new();
     for record in &records {
         match record {
             Record::Environment(env) => {
@@ -52,14 +88,30 @@ pub fn read_resumed(
             Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
             Record::Sample(s) => {
                 if let Some(slot) = slot_of(s) {
-                    let ranked = super::stopping::ranked_time(s, call);
-                    resumed.walls.push((slot.clone(), ranked));
-                    resumed.done.insert(slot);
+                    if last.insert(slot.clone(), s).is_none() {
+                        slots.push(slot);
+                    }
                 }
             }
             Record::Stop(stop) => resumed.stops.push(stop.clone()),
             _ => {}
         }
+    }
+    for slot in slots {
+        let Some(sample) = last.get(&slot) else {
+            continue;
+        };
+        if retakes(sample, retry_failed) {
+            resumed.retaken += 1;
+            continue;
+        }
+        if sample.status == SampleStatus::Failed {
+            resumed.failed_kept += 1;
+        }
+        resumed
+            .walls
+            .push((slot.clone(), super::stopping::ranked_time(sample, call)));
+        resumed.done.insert(slot);
     }
     if resumed.run_id.is_empty() {
         return Err(Error::Input(format!(
@@ -132,8 +184,65 @@ pub fn reusable_samples(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::results::{CellKey, ResultsWriter};
+
+    /// A run folder holding `samples` (status, store unreachable) in rounds 1, 2, …, and a
+    /// retake of round 1 after them when `retaken_ok`.
+    fn run_with(samples: &[(SampleStatus, bool)], retaken_ok: bool) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = ResultsWriter::open(&dir.path().join(RESULTS_FILE)).unwrap();
+        let mut env = crate::environment::environment("run", BTreeMap::new());
+        env.worker_build = Some("build".into());
+        writer.append(&Record::Environment(env)).unwrap();
+        let sample = |round: u32, status, unreachable| {
+            let mut s = SampleRecord::bare("run", CellKey::example("b"), Some(round), status, None);
+            s.position = Some(0);
+            s.store_unreachable = unreachable;
+            Record::Sample(Box::new(s))
+        };
+        for (round, (status, unreachable)) in (1..).zip(samples) {
+            writer
+                .append(&sample(round, *status, *unreachable))
+                .unwrap();
+        }
+        if retaken_ok {
+            writer.append(&sample(1, SampleStatus::Ok, false)).unwrap();
+        }
+        dir
+    }
+
+    fn resumed(dir: &tempfile::TempDir, retry_failed: bool) -> Resumed {
+        let call = crate::stats::CallMode::default();
+        read_resumed(dir.path(), "build", call, retry_failed).unwrap()
+    }
+
+    #[test]
+    fn a_resume_retakes_what_the_store_failed_and_any_failure_when_asked() {
+        use SampleStatus::{Failed, Ok};
+        let run = run_with(&[(Ok, false), (Failed, true), (Failed, false)], false);
+        let plain = resumed(&run, false);
+        // Round 2's store failed: taken again; round 3's worker failed: kept.
+        assert_eq!(
+            (plain.done.len(), plain.retaken, plain.failed_kept),
+            (2, 1, 1)
+        );
+        assert!(!plain.done.iter().any(|s| s.round == 2));
+        let retry = resumed(&run, true);
+        assert_eq!(
+            (retry.done.len(), retry.retaken, retry.failed_kept),
+            (1, 2, 0)
+        );
+        // A retaken sample's later record is the slot's: done, and counted once.
+        let retaken = run_with(&[(Failed, true)], true);
+        let after = resumed(&retaken, true);
+        assert_eq!(
+            (after.done.len(), after.retaken, after.walls.len()),
+            (1, 0, 1)
+        );
+    }
 
     fn settings(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

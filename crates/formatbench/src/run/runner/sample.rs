@@ -5,7 +5,7 @@ use super::cells;
 use super::state::Runner;
 use super::Cell;
 use crate::progress::say;
-use crate::results::SampleRecord;
+use crate::results::{Record, SampleRecord, SampleStatus};
 use crate::run::prepare_cache;
 use crate::Error;
 use formatbench_protocol::Op;
@@ -55,6 +55,34 @@ impl Runner<'_> {
         };
         let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
         cells::add_traffic(&mut record, traffic);
+        Ok(record)
+    }
+
+    /// After a failure (a sample, a verification, an artifact): the error that stops the run
+    /// when its store of the user's own no longer answers (the store failed, not the
+    /// backend; every sample left would fail the same way).
+    pub(super) fn store_gone(&self) -> Result<(), Error> {
+        match self.storage.as_ref().and_then(|s| s.unreachable()) {
+            Some(why) => Err(Error::Unavailable(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// A measured sample as it is, unless it failed because its store stopped answering:
+    /// then it is recorded marked `store_unreachable` (a `--resume` takes it again) and the
+    /// run stops.
+    pub(super) fn unless_store_gone(
+        &mut self,
+        mut record: SampleRecord,
+    ) -> Result<SampleRecord, Error> {
+        if record.status != SampleStatus::Failed {
+            return Ok(record);
+        }
+        if let Err(gone) = self.store_gone() {
+            record.store_unreachable = true;
+            self.results.append(&Record::Sample(Box::new(record)))?;
+            return Err(gone);
+        }
         Ok(record)
     }
 }

@@ -35,6 +35,10 @@ impl Runner<'_> {
         }
         self.cleanup_write(cell, &artifact);
         let ok = record.status == SampleStatus::Ok;
+        if !ok {
+            // A store gone stops the run here; a resume verifies the cell again.
+            self.store_gone()?;
+        }
         cell.digest = record.digest.clone();
         self.results.append(&Record::Verification(record.clone()))?;
         if !ok {

@@ -80,9 +80,10 @@ impl Server {
         super::below(base, relative)
     }
 
-    /// Removes the objects under a target (a write sample's output), on the server's disk.
+    /// Removes the objects under a target (a write sample's output), on the server's disk:
+    /// those stored under stand-ins for long keys too.
     pub fn remove(&self, target: &ObjectTarget) {
-        let _ = std::fs::remove_dir_all(self.root.join(BUCKET).join(&target.key));
+        formatbench_s3::remove_under(&self.root.join(BUCKET), &target.key);
     }
 
     /// Starts a new traffic window, restarting a server that died since the last sample;

@@ -98,3 +98,31 @@ fn parallelism_is_the_ranked_calls() {
     let first = summarize_run_as(&records, Some(CallMode::First));
     assert_eq!(first.groups[0].cells[0].parallelism, Some(1.0));
 }
+
+#[test]
+fn a_sample_a_resume_took_again_replaces_the_failed_one() {
+    // Round 2 failed (its store stopped answering), and the resume's record of it came after.
+    let mut records = records(&[("a", &[(0.01, 0.01), (0.01, 0.01), (0.01, 0.01)])]);
+    let failed = records
+        .iter()
+        .position(|r| matches!(r, Record::Sample(s) if s.round == Some(2)));
+    let retaken = match failed.map(|i| records[i].clone()) {
+        Some(Record::Sample(mut s)) => {
+            s.wall_s = Some(0.03);
+            Record::Sample(s)
+        }
+        _ => unreachable!("round 2 is recorded"),
+    };
+    if let Some(Record::Sample(s)) = failed.map(|i| &mut records[i]) {
+        s.status = SampleStatus::Failed;
+        s.store_unreachable = true;
+    }
+    let before = summarize_run(&records);
+    assert_eq!(before.groups[0].cells[0].status, SampleStatus::Failed);
+    records.push(retaken);
+    let after = summarize_run(&records);
+    let cell = &after.groups[0].cells[0];
+    assert_eq!((cell.status, cell.failed_samples), (SampleStatus::Ok, 0));
+    assert_eq!(cell.rounds.len(), 3);
+    assert_eq!(cell.rounds.get(&2), Some(&0.03));
+}
