@@ -3,7 +3,10 @@
 //! a file in a per-user directory of active runs (`$FORMATBENCH_ACTIVE_DIR`, else
 //! `$XDG_RUNTIME_DIR/formatbench/active`, else `/tmp/formatbench-UID/active`) locked with
 //! flock(2) while it lives; a file whose lock can be taken belongs to a run that died, and is
-//! removed. A machine where none of this can be made runs as before, unwatched.
+//! removed. A run that sees another also leaves a line in the other's visitors' file
+//! (`NAME.seen`): a short run that starts and ends within one of the other's samples is then
+//! still seen by it at its next check. A machine where none of this can be made runs as before,
+//! unwatched.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -20,6 +23,10 @@ pub const BESIDE_FLAG: &str =
 #[derive(Debug)]
 pub struct Registration {
     path: PathBuf,
+    /// What this run's own line in another's visitors' file says.
+    line: String,
+    /// How much of this run's visitors' file it has read.
+    visits_read: std::cell::Cell<u64>,
     /// Holds the lock that says the run is alive.
     _file: File,
 }
@@ -55,26 +62,72 @@ fn register_in(dir: &Path, run_dir: &Path) -> Option<Registration> {
     let fresh = dir.join(format!(".{name}.new"));
     let path = dir.join(format!("{name}.run"));
     let mut file = File::create(&fresh).ok()?;
-    let entered = writeln!(
-        file,
-        "{}\n{}",
+    let line = format!(
+        "{}\n{}\n",
         std::process::id(),
         std::path::absolute(run_dir)
             .unwrap_or_else(|_| run_dir.to_path_buf())
             .display()
-    )
-    .is_ok()
+    );
+    let entered = file.write_all(line.as_bytes()).is_ok()
         && try_flock(&file, libc::LOCK_EX)
         && std::fs::rename(&fresh, &path).is_ok();
     if !entered {
         let _ = std::fs::remove_file(&fresh);
         return None;
     }
-    Some(Registration { path, _file: file })
+    Some(Registration {
+        path,
+        line,
+        visits_read: std::cell::Cell::new(0),
+        _file: file,
+    })
+}
+
+/// The visitors' file beside a run's entry.
+fn visitors_file(entry: &Path) -> PathBuf {
+    entry.with_extension("seen")
+}
+
+/// A run's entry (pid, run folder) as its file holds it.
+fn parse_entries(text: &str) -> Vec<OtherRun> {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .chunks(2)
+        .filter_map(|pair| {
+            Some(OtherRun {
+                pid: pair.first()?.parse().ok()?,
+                run_dir: pair.get(1).copied().unwrap_or("?").to_string(),
+            })
+        })
+        .collect()
 }
 
 impl Registration {
-    /// The other runs measuring now; entries of runs that died are removed on the way.
+    /// The runs that saw this one since the last call: they started and may have ended between
+    /// two checks of this run.
+    pub fn visitors(&self) -> Vec<OtherRun> {
+        let Ok(mut file) = File::open(visitors_file(&self.path)) else {
+            return Vec::new();
+        };
+        let mut text = String::new();
+        if file.read_to_string(&mut text).is_err() {
+            return Vec::new();
+        }
+        let read = usize::try_from(self.visits_read.get()).unwrap_or(usize::MAX);
+        let Some(new) = text.get(read..) else {
+            return Vec::new();
+        };
+        // Only whole entries (two whole lines): one being appended now is read next time.
+        let lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let whole = lines.iter().take_while(|l| l.ends_with('\n')).count() / 2 * 2;
+        let complete: usize = lines[..whole].iter().map(|l| l.len()).sum();
+        self.visits_read.set((read + complete) as u64);
+        parse_entries(&new[..complete])
+    }
+
+    /// The other runs measuring now; entries of runs that died are removed on the way. Each
+    /// is told, in its visitors' file, that this run was there.
     pub fn others(&self) -> Vec<OtherRun> {
         let Some(dir) = self.path.parent() else {
             return Vec::new();
@@ -85,6 +138,12 @@ impl Registration {
         let mut out = Vec::new();
         for entry in entries.flatten() {
             let path = entry.path();
+            if path.extension().is_some_and(|e| e == "seen") && !path.with_extension("run").exists()
+            {
+                // The visitors of a run that has ended.
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
             if path == self.path || path.extension().is_none_or(|e| e != "run") {
                 continue;
             }
@@ -94,16 +153,19 @@ impl Registration {
             if try_flock(&file, libc::LOCK_SH) {
                 // Its run is gone (killed, crashed) without removing it.
                 let _ = std::fs::remove_file(&path);
+                let _ = std::fs::remove_file(visitors_file(&path));
                 continue;
             }
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
-            let mut lines = text.lines();
-            if let Some(Ok(pid)) = lines.next().map(str::parse) {
-                out.push(OtherRun {
-                    pid,
-                    run_dir: lines.next().unwrap_or("?").to_string(),
-                });
+            if let Some(other) = parse_entries(&text).into_iter().next() {
+                // One write of the whole entry: appends of two visitors do not interleave.
+                let _ = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(visitors_file(&path))
+                    .and_then(|mut seen| seen.write_all(self.line.as_bytes()));
+                out.push(other);
             }
         }
         out.sort();
@@ -114,6 +176,7 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        let _ = std::fs::remove_file(visitors_file(&self.path));
     }
 }
 
@@ -137,12 +200,14 @@ impl Neighbours {
         neighbours
     }
 
-    /// Whether another run is measuring now; one that was not before is said, once.
+    /// Whether another run is measuring now or came and went since the last check; one that
+    /// was not said before is said, once.
     pub fn check(&mut self) -> bool {
         let Some(registration) = &self.registration else {
             return false;
         };
-        let others = registration.others();
+        let mut others = registration.others();
+        others.extend(registration.visitors());
         for other in &others {
             if self.said.insert(other.clone()) {
                 crate::progress::say(&format!(
@@ -235,6 +300,28 @@ mod tests {
         assert!(!dead.exists(), "the dead run's entry is removed");
         drop(b);
         assert_eq!(a.others(), []);
+        drop(a);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_run_that_came_and_went_between_two_checks_is_still_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = register_in(dir.path(), Path::new("/runs/a")).unwrap();
+        assert_eq!(a.visitors(), []);
+        // B starts, sees A, and ends before A looks again.
+        let b = register_in(dir.path(), Path::new("/runs/b")).unwrap();
+        assert_eq!(b.others().len(), 1);
+        assert_eq!(b.others().len(), 1);
+        drop(b);
+        assert_eq!(a.others(), []);
+        let seen = a.visitors();
+        assert!(
+            !seen.is_empty() && seen.iter().all(|o| o.run_dir == "/runs/b"),
+            "{seen:?}"
+        );
+        // Told once: the next check finds no new visitor.
+        assert_eq!(a.visitors(), []);
         drop(a);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

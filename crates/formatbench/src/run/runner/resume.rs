@@ -201,6 +201,8 @@ mod tests {
             let mut s = SampleRecord::bare("run", CellKey::example("b"), Some(round), status, None);
             s.position = Some(0);
             s.store_unreachable = unreachable;
+            // An ok sample is a record only with its time.
+            s.wall_s = (status == SampleStatus::Ok).then_some(0.5);
             Record::Sample(Box::new(s))
         };
         for (round, (status, unreachable)) in (1..).zip(samples) {
