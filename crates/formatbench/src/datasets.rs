@@ -97,7 +97,10 @@ impl SourceWriter {
     }
 }
 
-/// Rows per source batch: 64 Ki rows, fewer for wide tables so a batch stays near 64 MiB.
+/// Rows per batch of a generated source: 64 Ki rows, fewer for wide tables so a batch stays near
+/// 64 MiB. Generators build exactly the values they return, so this is not the readers'
+/// `formatbench_protocol::batch_rows`: a generated source's batches are part of its layout, which
+/// artifacts inherit, and stay as earlier runs had them.
 pub(crate) fn batch_rows(columns: usize) -> usize {
     ((8 << 20) / columns.max(1)).clamp(1024, 65_536)
 }

@@ -6,6 +6,7 @@ use crate::Error;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
+use formatbench_protocol::{batch_rows, CSV_VALUE_BYTES, DECODED_VALUE_BYTES};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -122,9 +123,10 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
                 return Err(Error::Input(format!("{} has no columns", path.display())));
             }
             let schema = Arc::new(schema);
+            let rows = batch_rows(schema.fields().len(), CSV_VALUE_BYTES);
             let reader = arrow::csv::ReaderBuilder::new(schema.clone())
                 .with_header(true)
-                .with_batch_size(65_536)
+                .with_batch_size(rows)
                 .build(BufReader::with_capacity(1 << 20, file))
                 .map_err(|e| malformed("CSV", &e))?;
             (schema, Box::new(reader), "csv")
@@ -134,8 +136,10 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
                 parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
                     .map_err(|e| malformed("Parquet", &e))?;
             let schema = builder.schema().clone();
+            // Leaves, not fields: a struct or list column reads one buffer per leaf.
+            let leaves = builder.parquet_schema().num_columns();
             let reader = builder
-                .with_batch_size(65_536)
+                .with_batch_size(batch_rows(leaves, DECODED_VALUE_BYTES))
                 .build()
                 .map_err(|e| malformed("Parquet", &e))?;
             (schema, Box::new(reader), "parquet")
