@@ -84,15 +84,17 @@ impl SourceWriter {
         self.rows += batch.num_rows() as u64;
         self.writer
             .write(batch)
-            .map_err(|e| Error::Io(format!("cannot write the source: {e}")))
+            .map_err(|e| Error::Io(format!("cannot write {}: {e}", self.path.display())))
     }
 
     /// Closes the file; returns (fingerprint, rows, bytes).
     pub(crate) fn finish(mut self) -> Result<(String, u64, u64), Error> {
         self.writer
             .finish()
-            .map_err(|e| Error::Io(format!("cannot finish the source: {e}")))?;
-        let bytes = std::fs::metadata(&self.path)?.len();
+            .map_err(|e| Error::Io(format!("cannot finish {}: {e}", self.path.display())))?;
+        let bytes = std::fs::metadata(&self.path)
+            .map_err(|e| Error::Io(format!("cannot read {}: {e}", self.path.display())))?
+            .len();
         Ok((self.digest.finish(), self.rows, bytes))
     }
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 impl DatasetSpec {
     /// Builds the canonical source in `dir`.
     pub fn materialize(&self, dir: &Path) -> Result<Source, Error> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         let path = dir.join(format!("{}.arrow", self.name()));
         match self {
             DatasetSpec::Generated { .. } => generate(self, &path),
