@@ -255,3 +255,20 @@ fn a_wide_csv_is_ingested_and_run_in_bounded_memory() {
         "{err}"
     );
 }
+
+#[test]
+fn reading_a_users_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("mine.csv");
+    std::fs::write(&csv, "a,b\n1,2\n3,4\n").unwrap();
+    let out = dir.path().join("out");
+    let result = common::quick_ipc_read(&["--input", csv.to_str().unwrap()], &[], &out);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(0), "{err}");
+    let said = format!(
+        "dataset mine: reading {} into the canonical source",
+        csv.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(!err.contains("generating"), "{err}");
+}

@@ -223,8 +223,9 @@ impl Runner<'_> {
         let mut cells = Vec::new();
         for (index, spec) in self.plan.datasets.iter().enumerate() {
             say(&format!(
-                "dataset {}: generating the canonical source",
-                spec.name()
+                "dataset {}: {}",
+                spec.name(),
+                spec.materializing()
             ));
             let source = spec.materialize(&self.scratch.join("sources"))?;
             self.results.append(&Record::Dataset(DatasetRecord {
