@@ -5,6 +5,7 @@
 //! files (Arrow IPC), so workers on different Arrow majors, or in other languages, take part alike.
 
 mod answer;
+mod batching;
 mod counters;
 mod job;
 mod measure;
@@ -14,6 +15,7 @@ mod residency;
 mod worker;
 
 pub use answer::{Answer, AnswerStatus, Phase};
+pub use batching::{batch_rows, BATCH_BYTES, CSV_VALUE_BYTES, DECODED_VALUE_BYTES, MAX_BATCH_ROWS};
 pub use counters::OpCounters;
 pub use job::{
     session_queries, FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DEFAULT_SESSION_QUERIES,

@@ -84,20 +84,25 @@ impl SourceWriter {
         self.rows += batch.num_rows() as u64;
         self.writer
             .write(batch)
-            .map_err(|e| Error::Io(format!("cannot write the source: {e}")))
+            .map_err(|e| Error::Io(format!("cannot write {}: {e}", self.path.display())))
     }
 
     /// Closes the file; returns (fingerprint, rows, bytes).
     pub(crate) fn finish(mut self) -> Result<(String, u64, u64), Error> {
         self.writer
             .finish()
-            .map_err(|e| Error::Io(format!("cannot finish the source: {e}")))?;
-        let bytes = std::fs::metadata(&self.path)?.len();
+            .map_err(|e| Error::Io(format!("cannot finish {}: {e}", self.path.display())))?;
+        let bytes = std::fs::metadata(&self.path)
+            .map_err(|e| Error::Io(format!("cannot read {}: {e}", self.path.display())))?
+            .len();
         Ok((self.digest.finish(), self.rows, bytes))
     }
 }
 
-/// Rows per source batch: 64 Ki rows, fewer for wide tables so a batch stays near 64 MiB.
+/// Rows per batch of a generated source: 64 Ki rows, fewer for wide tables so a batch stays near
+/// 64 MiB. Generators build exactly the values they return, so this is not the readers'
+/// `formatbench_protocol::batch_rows`: a generated source's batches are part of its layout, which
+/// artifacts inherit, and stay as earlier runs had them.
 pub(crate) fn batch_rows(columns: usize) -> usize {
     ((8 << 20) / columns.max(1)).clamp(1024, 65_536)
 }

@@ -651,3 +651,146 @@ fn two_resumes_of_one_run_measure_each_sample_once() {
         "no holder once the run is done"
     );
 }
+
+/// Waits for `child` to exit (killing it and failing after `timeout`), with its stderr.
+fn exited_within(mut child: Child, timeout: Duration, what: &str) -> std::process::Output {
+    let deadline = Instant::now() + timeout;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn a_fifo_as_input_is_refused_at_once_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("feed.csv");
+    mkfifo(&fifo);
+    let out = dir.path().join("out");
+    let args = [
+        "run",
+        "--input",
+        fifo.to_str().unwrap(),
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let refused = |what: &str| {
+        // Opening a FIFO without a writer waits for one: the run must not open it at all.
+        let run = exited_within(spawn(&args), Duration::from_secs(30), what);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{what}: {err}");
+        let said = format!("{} is a FIFO", fifo.display());
+        assert!(err.contains(&said), "{what}: {err}");
+        assert_eq!(
+            err.lines().filter(|l| l.contains("error")).count(),
+            1,
+            "{err}"
+        );
+        let left = std::fs::read_dir(&out).map_or(0, |d| d.count());
+        assert_eq!(left, 0, "{what}: no run folder is left");
+    };
+    refused("a FIFO without a writer");
+    // With a writer, reading it failed with "Illegal seek (os error 29)" and no path.
+    let csv = dir.path().join("data.csv");
+    std::fs::write(&csv, "a,b\n1,2\n").unwrap();
+    let mut writer = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec cat '{}' > '{}'",
+            csv.display(),
+            fifo.display()
+        ))
+        .spawn()
+        .unwrap();
+    refused("a FIFO with a writer");
+    let _ = writer.kill();
+    let _ = writer.wait();
+}
+
+#[test]
+fn sigterm_while_reading_an_input_stops_the_run_like_ctrl_c() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    // Large enough that reading it takes seconds in a debug build.
+    let csv = dir.path().join("big.csv");
+    let mut text = std::io::BufWriter::new(std::fs::File::create(&csv).unwrap());
+    writeln!(text, "a,b,c,d,e,f,g,h").unwrap();
+    for row in 0..400_000u64 {
+        let v = row * 7919;
+        writeln!(
+            text,
+            "{row},{v},{},{},{},{},{},{}",
+            v + 1,
+            v + 2,
+            v + 3,
+            v + 4,
+            v + 5,
+            v + 6
+        )
+        .unwrap();
+    }
+    text.flush().unwrap();
+    drop(text);
+    let out = dir.path().join("out");
+    let mut runner = spawn(&[
+        "run",
+        "--input",
+        csv.to_str().unwrap(),
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let lines = BufReader::new(runner.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in lines.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut said = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !said.iter().any(|l: &String| l.contains("dataset big:")) {
+        assert!(
+            Instant::now() < deadline,
+            "the run never began reading: {said:?}"
+        );
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            said.push(line);
+        }
+    }
+    kill(runner.id() as i32, libc::SIGTERM);
+    let run = exited_within(runner, Duration::from_secs(30), "the run after SIGTERM");
+    // The rest of its lines, up to the pipe's end.
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+        said.push(line);
+    }
+    assert_eq!(run.status.code(), Some(130), "{said:?}");
+    assert!(said.iter().any(|l| l.contains("interrupted")), "{said:?}");
+    // It stopped inside the reading: the dataset was never recorded, nothing was measured.
+    let records = formatbench::results::read_records(&run_dir(&out).join("results.jsonl")).unwrap();
+    assert!(
+        !records
+            .iter()
+            .any(|r| matches!(r, formatbench::results::Record::Dataset(_))),
+        "{said:?}"
+    );
+    assert!(samples(&run_dir(&out)).is_empty());
+}

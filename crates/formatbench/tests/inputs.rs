@@ -177,3 +177,98 @@ fn a_native_run_reads_git_without_its_lock_and_leaves_the_peers_alone() {
     }
     assert!(!peers.exists(), "no peer was probed for a native plan");
 }
+
+/// A CSV of `columns` integer columns (`c0`, `c1`, …) and `rows` rows.
+fn wide_csv(path: &std::path::Path, columns: usize, rows: usize) {
+    let header: Vec<String> = (0..columns).map(|c| format!("c{c}")).collect();
+    let mut text = header.join(",") + "\n";
+    for row in 0..rows {
+        let values: Vec<String> = (0..columns)
+            .map(|c| (row * columns + c).to_string())
+            .collect();
+        text += &(values.join(",") + "\n");
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The runner's own peak memory as its last lines state it.
+fn runner_peak(err: &str) -> u64 {
+    let line = err
+        .lines()
+        .find_map(|l| l.split_once("the runner's own peak memory: "))
+        .map(|(_, size)| size.to_string())
+        .unwrap_or_else(|| panic!("no peak line: {err}"));
+    formatbench::units::parse_bytes(&line).unwrap_or_else(|| panic!("unreadable peak: {line}"))
+}
+
+#[test]
+fn a_wide_csv_is_ingested_and_run_in_bounded_memory() {
+    use std::os::unix::process::CommandExt;
+    const GIB: u64 = 1 << 30;
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("wide.csv");
+    wide_csv(&csv, 10_001, 3);
+    let out = dir.path().join("out");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+    command.args(["run", "--input", csv.to_str().unwrap()]);
+    command.args(["--backends", "ipc,csv", "--profiles", "default"]);
+    command.args([
+        "--ops",
+        "write,read",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+    ]);
+    command.arg(&out);
+    // An address-space limit on the runner (and its workers, which inherit it): reading in
+    // batches of 65,536 rows asked for 5 GB here and aborted. Twice the resident bound, for
+    // what threads and the allocator reserve without touching.
+    let limit = libc::rlimit {
+        rlim_cur: 2 * GIB,
+        rlim_max: 2 * GIB,
+    };
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let result = command.output().unwrap();
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(0), "{err}");
+    assert!(!err.contains("memory allocation"), "{err}");
+    let peak = runner_peak(&err);
+    assert!(peak < GIB, "the runner's peak was {peak} bytes: {err}");
+    let run = run_dir(&out);
+    let measured = samples(&run);
+    assert!(
+        !measured.is_empty()
+            && measured
+                .iter()
+                .all(|s| s.status == formatbench::results::SampleStatus::Ok),
+        "{err}"
+    );
+}
+
+#[test]
+fn reading_a_users_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("mine.csv");
+    std::fs::write(&csv, "a,b\n1,2\n3,4\n").unwrap();
+    let out = dir.path().join("out");
+    let result = common::quick_ipc_read(&["--input", csv.to_str().unwrap()], &[], &out);
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(0), "{err}");
+    let said = format!(
+        "dataset mine: reading {} into the canonical source",
+        csv.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(!err.contains("generating"), "{err}");
+}

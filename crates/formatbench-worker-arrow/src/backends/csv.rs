@@ -1,8 +1,7 @@
 //! CSV through arrow-csv: header line, the source schema given to the reader (inference would read
-//! the file twice and guess types), batches of 1,024 rows (arrow-csv's default; measured
-//! faster than 8 Ki or 64 Ki here, the decoder's per-batch buffers stay in cache). Files without quotes (all that the
-//! writer here makes from the built-in datasets) are parsed in parallel chunks of lines, and
-//! takes and ranges parse only the lines they return.
+//! the file twice and guess types), batches of at most 1,024 rows ([`BATCH_ROWS`]). Files
+//! without quotes (all that the writer here makes from the built-in datasets) are parsed in
+//! parallel chunks of lines, and takes and ranges parse only the lines they return.
 
 use super::{column_indices, data_file, Backend, Context, Loaded, Request};
 use crate::rows::{batch_rows, filter_index_range, take_positions};
@@ -25,7 +24,15 @@ use parallel::Unquoted;
 
 pub struct Csv;
 
+/// Rows per batch: arrow-csv's default of 1,024 (measured faster than 8 Ki or 64 Ki here, the
+/// decoder's per-batch buffers stay in cache), fewer for wide tables: the decoder reserves
+/// every field of a batch before it reads (formatbench_protocol::batch_rows).
 const BATCH_ROWS: usize = 1_024;
+
+fn batch_size(schema: &arrow::datatypes::Schema) -> usize {
+    formatbench_protocol::batch_rows(schema.fields().len(), formatbench_protocol::CSV_VALUE_BYTES)
+        .min(BATCH_ROWS)
+}
 
 impl Csv {
     /// One plain reader over the whole file: the path for files with quotes.
@@ -46,7 +53,7 @@ impl Csv {
         };
         let mut builder = ReaderBuilder::new(ctx.schema.clone())
             .with_header(true)
-            .with_batch_size(BATCH_ROWS);
+            .with_batch_size(batch_size(ctx.schema));
         if let Some(projection) = projection {
             builder = builder.with_projection(projection);
         }
@@ -68,7 +75,8 @@ impl Csv {
         let body = file.body();
         // Batches no longer than the text: the decoder sizes its buffers by the batch length.
         let parse = |text: &[u8], projection: Option<&[usize]>, lines: Option<usize>| {
-            let batch_rows = lines.map_or(BATCH_ROWS, |n| n.clamp(1, BATCH_ROWS));
+            let most = batch_size(ctx.schema);
+            let batch_rows = lines.map_or(most, |n| n.clamp(1, most));
             parallel::parse(ctx, text, projection, batch_rows)
         };
         Ok(match request {
@@ -291,7 +299,7 @@ impl Backend for Csv {
                 format!("arrow-csv {}", crate::ARROW_VERSION),
             ),
             ("schema".into(), "given (not inferred)".into()),
-            ("batch_rows".into(), BATCH_ROWS.to_string()),
+            ("batch_rows".into(), batch_size(ctx.schema).to_string()),
             (
                 "parallelism".into(),
                 "row chunks parsed and formatted on every thread (one thread when quotes occur)"

@@ -29,7 +29,19 @@ mod write;
 
 pub struct Parquet;
 
-const BATCH_ROWS: usize = 65_536;
+/// Rows per batch for a file of `leaves` leaf columns: by bytes, at most 65,536, as the reader
+/// reserves every leaf's values for a whole batch before decoding
+/// (formatbench_protocol::batch_rows).
+fn batch_rows_of(leaves: usize) -> usize {
+    formatbench_protocol::batch_rows(leaves, formatbench_protocol::DECODED_VALUE_BYTES)
+}
+
+/// Leaf columns `schema` has in Parquet (a list or struct column has one per leaf).
+fn parquet_leaves(schema: &Schema) -> usize {
+    parquet::arrow::ArrowSchemaConverter::new()
+        .convert(schema)
+        .map_or(schema.fields().len(), |leaves| leaves.num_columns())
+}
 /// A fixed `created_by` keeps files byte-identical across builds of the same writer.
 const CREATED_BY: &str = "formatbench (parquet 60.1.0)";
 
@@ -80,10 +92,9 @@ fn properties(
 fn open(dir: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, WorkerError> {
     let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
     let file = File::open(data_file(dir, "parquet"))?;
-    Ok(
-        ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?
-            .with_batch_size(BATCH_ROWS),
-    )
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?;
+    let rows = batch_rows_of(builder.parquet_schema().num_columns());
+    Ok(builder.with_batch_size(rows))
 }
 
 fn collect(
@@ -290,7 +301,10 @@ impl Backend for Parquet {
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
         // Settings are what the file says; what it cannot say is marked as the writer's.
         let mut out = BTreeMap::from([
-            ("batch_rows".into(), BATCH_ROWS.to_string()),
+            (
+                "batch_rows".into(),
+                batch_rows_of(parquet_leaves(ctx.schema)).to_string(),
+            ),
             ("decode_threads".into(), ctx.threads.to_string()),
             // Column chunks of flat schemas are encoded in parallel (parquet/write.rs).
             ("encode_threads".into(), ctx.threads.to_string()),

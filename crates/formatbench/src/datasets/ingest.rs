@@ -6,6 +6,7 @@ use crate::Error;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
+use formatbench_protocol::{batch_rows, CSV_VALUE_BYTES, DECODED_VALUE_BYTES};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -24,8 +25,8 @@ enum InputFormat {
 
 fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
     let mut magic = [0u8; 8];
-    let n = file.read(&mut magic)?;
-    file.rewind()?;
+    let n = file.read(&mut magic).map_err(io_error(path))?;
+    file.rewind().map_err(io_error(path))?;
     if n == 0 {
         return Err(Error::Input(format!("{} is empty", path.display())));
     }
@@ -60,7 +61,7 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
 /// The line of a CSV's quote that is never closed, if there is one. A quoted field may span
 /// lines and holds doubled quotes (`""`), so an even count of quotes after the opening one
 /// closes it: a reader without this check takes the rest of the file as one field.
-fn unterminated_quote(mut reader: impl std::io::BufRead) -> Result<Option<u64>, Error> {
+fn unterminated_quote(mut reader: impl std::io::BufRead) -> std::io::Result<Option<u64>> {
     let mut quoted_since = None;
     let mut line = 1u64;
     loop {
@@ -88,43 +89,71 @@ const INFER_ROWS: usize = 10_000;
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 
+/// An I/O error on the user's file, naming it.
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Io(format!("cannot read {}: {e}", path.display()))
+}
+
+/// Refuses anything but a regular file before opening it: opening a FIFO waits for a writer
+/// (no signal ends that wait), and no reader here can rewind one.
+pub(crate) fn check_regular_file(path: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::metadata(path)
+        .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?
+        .file_type();
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(Error::Input(format!(
+        "{} is {what}: --input takes one CSV, Parquet or Arrow IPC file",
+        path.display()
+    )))
+}
+
 fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error> {
-    if path.is_dir() {
-        return Err(Error::Input(format!(
-            "{} is a directory: --input takes one CSV, Parquet or Arrow IPC file",
-            path.display()
-        )));
-    }
+    check_regular_file(path)?;
     let mut file = File::open(path)
         .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
     let format = detect(path, &mut file)?;
     let malformed = |what: &str, e: &dyn std::fmt::Display| {
         Error::Input(format!("malformed {what} file {}: {e}", path.display()))
     };
+    let io = io_error(path);
     Ok(match format {
         InputFormat::Csv => {
-            if let Some(line) = unterminated_quote(BufReader::new(&mut file))? {
+            if let Some(line) = unterminated_quote(BufReader::new(&mut file)).map_err(&io)? {
                 return Err(Error::Input(format!(
                     "malformed CSV file {}: the quote opened on line {line} is never closed",
                     path.display()
                 )));
             }
-            file.rewind()?;
+            file.rewind().map_err(&io)?;
             let (schema, _) = arrow::csv::reader::Format::default()
                 .with_header(true)
                 .infer_schema(BufReader::new(&mut file), Some(INFER_ROWS))
                 .map_err(|e| malformed("CSV", &e))?;
-            file.rewind()?;
+            file.rewind().map_err(&io)?;
             let schema = offsets::keep_offsets(schema, BufReader::new(&mut file), INFER_ROWS)
                 .map_err(|e| malformed("CSV", &e))?;
-            file.rewind()?;
+            file.rewind().map_err(&io)?;
             if schema.fields().is_empty() {
                 return Err(Error::Input(format!("{} has no columns", path.display())));
             }
             let schema = Arc::new(schema);
+            let rows = batch_rows(schema.fields().len(), CSV_VALUE_BYTES);
             let reader = arrow::csv::ReaderBuilder::new(schema.clone())
                 .with_header(true)
-                .with_batch_size(65_536)
+                .with_batch_size(rows)
                 .build(BufReader::with_capacity(1 << 20, file))
                 .map_err(|e| malformed("CSV", &e))?;
             (schema, Box::new(reader), "csv")
@@ -134,8 +163,10 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
                 parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
                     .map_err(|e| malformed("Parquet", &e))?;
             let schema = builder.schema().clone();
+            // Leaves, not fields: a struct or list column reads one buffer per leaf.
+            let leaves = builder.parquet_schema().num_columns();
             let reader = builder
-                .with_batch_size(65_536)
+                .with_batch_size(batch_rows(leaves, DECODED_VALUE_BYTES))
                 .build()
                 .map_err(|e| malformed("Parquet", &e))?;
             (schema, Box::new(reader), "parquet")
@@ -240,6 +271,10 @@ fn ingest_file(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, 
     }
     let mut writer = SourceWriter::create(out, &schema)?;
     for batch in batches {
+        // A large file takes a while: Ctrl-C or SIGTERM stops here as it stops a measurement.
+        if crate::interrupt::interrupted() {
+            return Err(Error::Interrupted);
+        }
         let batch = batch.map_err(|e| {
             Error::Input(format!("malformed {format} input {}: {e}", input.display()))
         })?;

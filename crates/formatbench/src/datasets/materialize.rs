@@ -5,9 +5,21 @@ use crate::Error;
 use std::path::Path;
 
 impl DatasetSpec {
+    /// What [`DatasetSpec::materialize`] does, for the progress line: a user's file is read,
+    /// a generated table made.
+    pub fn materializing(&self) -> String {
+        match self {
+            DatasetSpec::Generated { .. } => "generating the canonical source".into(),
+            DatasetSpec::Input { path, .. } => {
+                format!("reading {} into the canonical source", path.display())
+            }
+        }
+    }
+
     /// Builds the canonical source in `dir`.
     pub fn materialize(&self, dir: &Path) -> Result<Source, Error> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
         let path = dir.join(format!("{}.arrow", self.name()));
         match self {
             DatasetSpec::Generated { .. } => generate(self, &path),

@@ -220,8 +220,12 @@ pub fn returned_to_ipc(csv: &Path, ipc: &Path) -> Result<(), String> {
     let null =
         regex::Regex::new(&format!("^{}$", regex::escape(NULL_TEXT))).map_err(|e| e.to_string())?;
     let file = File::open(csv).map_err(|e| format!("no returned table: {e}"))?;
+    // The runner's memory stays a few MiB of batch however wide the table.
+    let rows =
+        formatbench_protocol::batch_rows(parsed.len(), formatbench_protocol::CSV_VALUE_BYTES);
     let reader = arrow::csv::ReaderBuilder::new(Arc::new(Schema::new(parsed)))
         .with_header(true)
+        .with_batch_size(rows)
         .with_null_regex(null)
         .build(file)
         .map_err(|e| e.to_string())?;

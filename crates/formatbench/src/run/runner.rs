@@ -252,8 +252,9 @@ impl Runner<'_> {
         let mut cells = Vec::new();
         for (index, spec) in self.plan.datasets.iter().enumerate() {
             say(&format!(
-                "dataset {}: generating the canonical source",
-                spec.name()
+                "dataset {}: {}",
+                spec.name(),
+                spec.materializing()
             ));
             let source = spec.materialize(&self.scratch.join("sources"))?;
             self.results.append(&Record::Dataset(DatasetRecord {
@@ -290,6 +291,11 @@ impl Runner<'_> {
         let mut verified = Vec::new();
         let mut progress = Progress::new("verify", cells.len());
         for mut cell in cells {
+            // Set-up stops on Ctrl-C or SIGTERM as measuring does (an oracle's pass over a
+            // large source launches no worker that would notice).
+            if crate::interrupt::interrupted() {
+                return Err(Error::Interrupted);
+            }
             let label = cell.label();
             if self.verify(&mut cell)? {
                 verified.push(cell);

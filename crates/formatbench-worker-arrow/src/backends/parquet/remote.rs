@@ -10,7 +10,7 @@
 
 use super::{
     column_indices, in_request_order, row_groups_overlapping, sorted_rows, taken_columns, Context,
-    Loaded, Request, BATCH_ROWS,
+    Loaded, Request,
 };
 use crate::remote::Remote;
 use crate::rows::index_mask;
@@ -72,8 +72,9 @@ impl Opened {
             let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(
                 self.reader.clone(),
                 self.metadata.clone(),
-            )
-            .with_batch_size(BATCH_ROWS);
+            );
+            let rows = super::batch_rows_of(builder.parquet_schema().num_columns());
+            let builder = builder.with_batch_size(rows);
             let mask = ProjectionMask::roots(builder.parquet_schema(), group);
             let stream = configure(builder.with_projection(mask))?.build()?;
             let stream = stream.inspect_ok(|_| formatbench_protocol::phases::first_batch());

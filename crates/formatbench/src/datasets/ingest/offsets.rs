@@ -6,6 +6,7 @@ use arrow::array::AsArray;
 use arrow::csv::ReaderBuilder;
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::error::ArrowError;
+use formatbench_protocol::{batch_rows, CSV_VALUE_BYTES};
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::sync::Arc;
@@ -61,7 +62,8 @@ pub(super) fn keep_offsets(
     let reader = ReaderBuilder::new(Arc::new(as_text))
         .with_header(true)
         .with_projection(zoneless.clone())
-        .with_batch_size(rows.max(1))
+        // The decoder reserves every field of a batch's lines, projected or not.
+        .with_batch_size(batch_rows(schema.fields().len(), CSV_VALUE_BYTES).min(rows.max(1)))
         .build(sample)?;
     let mut offsets: Vec<Option<BTreeSet<String>>> = vec![Some(BTreeSet::new()); zoneless.len()];
     let mut seen = 0;
