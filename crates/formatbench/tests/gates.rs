@@ -13,6 +13,76 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// The one line a command said on stderr that names `what`, checked to be the only such line.
+fn one_line<'a>(err: &'a str, what: &str) -> &'a str {
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(what)).collect();
+    assert_eq!(lines.len(), 1, "one line naming {what:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    lines[0]
+}
+
+/// A small run into `out`; its exit code and stderr.
+fn run_into(out: &str) -> (Option<i32>, String) {
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--backends",
+        "csv",
+        "--ops",
+        "read",
+        "--samples",
+        "1",
+        "--out",
+        out,
+    ]);
+    (ran.status.code(), stderr(&ran))
+}
+
+fn assert_setup_error(out: &str, expect: &str) {
+    let (code, err) = run_into(out);
+    assert_eq!(code, Some(2), "--out {out}: {err}");
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "--out {out}: one line: {err}"
+    );
+    let line = one_line(&err, "error");
+    assert!(line.contains(&format!("--out {out}: ")), "{line}");
+    assert!(line.contains(expect), "--out {out}: {line}");
+}
+
+#[test]
+fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    assert_setup_error(s(&file), "not a directory");
+    // A folder under a file cannot be made.
+    assert_setup_error(s(&file.join("sub")), "cannot create it");
+    // /proc takes no new folders, whoever asks (root included).
+    if Path::new("/proc/self").is_dir() {
+        assert_setup_error("/proc/formatbench-out", "cannot create it");
+    }
+    // A folder without write permission: root writes there anyway, so only others are refused.
+    use std::os::unix::fs::PermissionsExt;
+    let locked = tmp.path().join("read-only");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        println!("skipped the mode 0555 folder: root writes in it (the file cases stand for it)");
+    } else {
+        assert_setup_error(s(&locked), "cannot write in it");
+        assert_setup_error(s(&locked.join("sub")), "cannot create it");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 /// `formatbench suite FILE extra…` on a suite file of `text`: its exit code and stderr.
 fn suite(text: &str, extra: &[&str]) -> (Option<i32>, String) {
     let tmp = tempfile::tempdir().unwrap();
