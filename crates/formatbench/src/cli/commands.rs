@@ -188,7 +188,12 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
         Some(dir) => resolve::stored_plan(dir)?,
         None => resolve::plan(suite, args)?,
     };
-    // Before anything is written: a source that cannot fit stops here, leaving nothing.
+    // Before anything is written: a folder the run cannot write in, or a source that cannot
+    // fit, stops here, leaving nothing.
+    match &args.resume {
+        Some(dir) => crate::plan::limits::check_writable("--resume", dir)?,
+        None => crate::plan::limits::check_writable("--out", &args.out)?,
+    }
     crate::plan::limits::check(&plan.datasets, &args.out, args.allow_large)?;
     let options = RunOptions {
         out_dir: args.out.clone(),

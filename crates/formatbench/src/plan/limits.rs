@@ -54,6 +54,24 @@ fn gib(bytes: u64) -> String {
     crate::units::bytes(bytes)
 }
 
+/// The folder a run writes in (`flag` names it: `--out`, `--resume`), made if missing and
+/// written in once, before anything is measured: a file, a read-only file system or a folder
+/// this user may not write in is a setup error of one line (exit 2), not the machine failing
+/// halfway (exit 1).
+pub fn check_writable(flag: &str, dir: &Path) -> Result<(), Error> {
+    let refuse = |why: String| Error::Input(format!("{flag} {}: {why}", dir.display()));
+    if dir.exists() && !dir.is_dir() {
+        return Err(refuse("not a directory".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| refuse(format!("cannot create it: {e}")))?;
+    // Writing is the one test that covers every reason it may fail (permissions, a read-only
+    // mount, an immutable folder, root's exemptions): a folder made and removed at once.
+    let probe = dir.join(format!(".formatbench-write-check-{}", std::process::id()));
+    std::fs::create_dir(&probe).map_err(|e| refuse(format!("cannot write in it: {e}")))?;
+    let _ = std::fs::remove_dir(&probe);
+    Ok(())
+}
+
 /// Refuses, with the figures, a plan whose datasets cannot be generated here.
 pub fn check(datasets: &[DatasetSpec], out: &Path, allow_large: bool) -> Result<(), Error> {
     for spec in datasets {

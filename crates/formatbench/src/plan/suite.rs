@@ -1,6 +1,8 @@
 //! Suites: TOML files naming datasets × backends × profiles × operations. Built-ins are embedded
 //! in the binary; a user may pass a path.
 
+mod check;
+
 use crate::datasets::{DatasetKind, DatasetSpec, Shape};
 use crate::Error;
 use serde::Deserialize;
@@ -144,38 +146,26 @@ impl SuiteDataset {
     }
 }
 
-/// A suite from TOML text; `origin` names it in errors (a path, "(built-in NAME)").
+/// A suite from TOML text; `origin` names it in errors (a path, "(built-in NAME)"). Every key is
+/// checked here, whatever the command line overrides later, and an error names the line of the
+/// key it blames.
 pub fn parse_suite(text: &str, origin: &str) -> Result<Suite, Error> {
     let suite: Suite = toml::from_str(text).map_err(|e| {
-        let detail = e.message().to_string();
+        // toml's messages may run over several lines; an error is one.
+        let detail = e.message().trim().replace('\n', "; ");
         let line = e
             .span()
-            .map(|span| {
-                format!(
-                    " (line {})",
-                    text[..span.start.min(text.len())].lines().count().max(1)
-                )
-            })
+            .map(|span| format!(" (line {})", check::line_of(text, span.start)))
             .unwrap_or_default();
         Error::Input(format!("bad suite file {origin}{line}: {detail}"))
     })?;
-    if suite.datasets.is_empty() {
+    if let Some(problem) = check::first_problem(&suite) {
+        let line = check::key_line(text, &problem.key)
+            .map(|n| format!(" (line {n})"))
+            .unwrap_or_default();
         return Err(Error::Input(format!(
-            "bad suite file {origin}: it names no datasets"
-        )));
-    }
-    if let Some(bad) = suite
-        .exclude
-        .iter()
-        .find(|e| e.split('/').filter(|part| !part.is_empty()).count() != 2)
-    {
-        return Err(Error::Input(format!(
-            "bad suite file {origin}: exclude = \"{bad}\" is not backend/profile"
-        )));
-    }
-    if suite.datasets.iter().any(|d| d.rows.counts().is_empty()) {
-        return Err(Error::Input(format!(
-            "bad suite file {origin}: a dataset's rows = [] lists no row count"
+            "bad suite file {origin}{line}: {}",
+            problem.what
         )));
     }
     Ok(suite)

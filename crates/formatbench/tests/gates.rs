@@ -1,0 +1,145 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! What ends a command non-zero, through the real binary: a run that measured nothing (every
+//! cell unavailable) exits 2 and names what to build; a folder the run cannot write in is a
+//! setup error (exit 2, one line), not a failed cell; a suite file is checked key by key whatever
+//! the flags, each error at its key's own line. (`compare`'s gate: tests/compare.rs.)
+
+mod common;
+
+use common::{formatbench, stderr};
+use std::path::Path;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The one line a command said on stderr that names `what`, checked to be the only such line.
+fn one_line<'a>(err: &'a str, what: &str) -> &'a str {
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(what)).collect();
+    assert_eq!(lines.len(), 1, "one line naming {what:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    lines[0]
+}
+
+/// A small run into `out`; its exit code and stderr.
+fn run_into(out: &str) -> (Option<i32>, String) {
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--backends",
+        "csv",
+        "--ops",
+        "read",
+        "--samples",
+        "1",
+        "--out",
+        out,
+    ]);
+    (ran.status.code(), stderr(&ran))
+}
+
+fn assert_setup_error(out: &str, expect: &str) {
+    let (code, err) = run_into(out);
+    assert_eq!(code, Some(2), "--out {out}: {err}");
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "--out {out}: one line: {err}"
+    );
+    let line = one_line(&err, "error");
+    assert!(line.contains(&format!("--out {out}: ")), "{line}");
+    assert!(line.contains(expect), "--out {out}: {line}");
+}
+
+#[test]
+fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    assert_setup_error(s(&file), "not a directory");
+    // A folder under a file cannot be made.
+    assert_setup_error(s(&file.join("sub")), "cannot create it");
+    // /proc takes no new folders, whoever asks (root included).
+    if Path::new("/proc/self").is_dir() {
+        assert_setup_error("/proc/formatbench-out", "cannot create it");
+    }
+    // A folder without write permission: root writes there anyway, so only others are refused.
+    use std::os::unix::fs::PermissionsExt;
+    let locked = tmp.path().join("read-only");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        println!("skipped the mode 0555 folder: root writes in it (the file cases stand for it)");
+    } else {
+        assert_setup_error(s(&locked), "cannot write in it");
+        assert_setup_error(s(&locked.join("sub")), "cannot create it");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `formatbench suite FILE extra…` on a suite file of `text`: its exit code and stderr.
+fn suite(text: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("suite.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = tmp.path().join("out");
+    let mut args = vec!["suite", s(&path), "--out", s(&out)];
+    args.extend(extra);
+    let ran = formatbench(&args);
+    (ran.status.code(), stderr(&ran))
+}
+
+const DATASET: &str = "[[datasets]]\nkind = \"mixed\"\nrows = 100\nper_type = 1\n";
+
+/// The suite is refused in one error line that names the file, `line` and `expect`.
+fn assert_refused(text: &str, extra: &[&str], line: usize, expect: &str) {
+    let (code, err) = suite(text, extra);
+    assert_eq!(code, Some(2), "{text}\n{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("bad suite file "), "{err}");
+    assert!(err.contains(&format!("(line {line}): ")), "{text}\n{err}");
+    assert!(err.contains(expect), "{err}");
+    assert!(
+        !err.contains("--samples") && !err.contains("--rounds"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_key_is_reported_at_its_own_line() {
+    let text = format!("name = \"x\"\nsamples = 1\nbackend = [\"csv\"]\n{DATASET}");
+    assert_refused(&text, &[], 3, "unknown field `backend`");
+    let text = format!("name = \"x\"\n\n[quick]\nrounds = 1\nfoo = 2\n{DATASET}");
+    assert_refused(&text, &[], 5, "unknown field `foo`");
+}
+
+#[test]
+fn precision_and_budget_are_checked_even_when_samples_override_them() {
+    for flags in [&[][..], &["--samples", "1"][..], &["--rounds", "1"][..]] {
+        let text = format!("name = \"x\"\nops = [\"read\"]\nprecision = \"fast\"\n{DATASET}");
+        assert_refused(&text, flags, 3, "precision = \"fast\"");
+        let text = format!("name = \"x\"\n\nbudget = \"-3s\"\n{DATASET}");
+        assert_refused(&text, flags, 3, "budget = \"-3s\"");
+    }
+}
+
+#[test]
+fn a_suite_samples_0_is_blamed_on_the_suite_and_its_line() {
+    let text = format!("name = \"x\"\n# a comment\nsamples = 0\n{DATASET}");
+    assert_refused(&text, &[], 3, "samples = 0");
+    let text = format!("name = \"x\"\n{DATASET}\n[quick]\nsamples = 0\n");
+    assert_refused(&text, &["--quick"], 8, "quick.samples = 0");
+    // The same key is refused when the command line's own --samples would replace it.
+    let text = format!("name = \"x\"\nrounds = 0\n{DATASET}");
+    assert_refused(&text, &["--rounds", "1"], 2, "rounds = 0");
+    // The command line's own 0 is still blamed on the command line.
+    let (code, err) = suite(&format!("name = \"x\"\n{DATASET}"), &["--samples", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--samples 0"), "{err}");
+}
