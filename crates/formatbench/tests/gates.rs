@@ -56,6 +56,29 @@ fn assert_setup_error(out: &str, expect: &str) {
     assert!(line.contains(expect), "--out {out}: {line}");
 }
 
+/// A folder's immutable flag, cleared again when dropped (so that the temporary folder can go).
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    fn set(dir: &Path) -> Option<Immutable> {
+        let set = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        set.then(|| Immutable(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .output();
+    }
+}
+
 #[test]
 fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
@@ -67,6 +90,17 @@ fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
     // /proc takes no new folders, whoever asks (root included).
     if Path::new("/proc/self").is_dir() {
         assert_setup_error("/proc/formatbench-out", "cannot create it");
+    }
+    // An immutable folder (`chattr +i`: root, on a file system that has the flag) refuses root
+    // too.
+    let immutable = tmp.path().join("immutable");
+    std::fs::create_dir(&immutable).unwrap();
+    match Immutable::set(&immutable) {
+        Some(_flag) => {
+            assert_setup_error(s(&immutable), "cannot write in it");
+            assert_setup_error(s(&immutable.join("sub")), "cannot create it");
+        }
+        None => println!("skipped the immutable folder: chattr +i is not possible here"),
     }
     // A folder without write permission: root writes there anyway, so only others are refused.
     use std::os::unix::fs::PermissionsExt;
