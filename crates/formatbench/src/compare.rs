@@ -30,6 +30,6 @@ pub use json::{render as json, value as json_value, FORMAT_VERSION};
 pub use markdown::{render as markdown, ROWS as MARKDOWN_ROWS};
 pub use model::{
     CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
-    DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_SAMPLES,
+    DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_COMPARED_SHARE, MIN_SAMPLES,
 };
 pub use terminal::render as terminal;

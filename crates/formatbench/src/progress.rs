@@ -46,6 +46,12 @@ pub fn say(message: &str) {
     }
 }
 
+/// A line even `--quiet` shows: why the command exits non-zero when it ends without an error
+/// (a gate that failed, a run that measured nothing).
+pub fn fail(message: &str) {
+    print_line(message);
+}
+
 /// A line only `--verbose` shows.
 pub fn detail(message: &str) {
     if verbosity() >= Verbosity::Verbose {

@@ -186,3 +186,61 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// A copy of `run` whose records name another dataset (`dataset`), keeping only the records of
+/// `profiles` (every one when empty): a run of other cells, or of fewer.
+fn other_cells(run: &Path, into: &Path, dataset: Option<&str>, profiles: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(into).unwrap();
+    let text = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        let left_out = v["profile"]
+            .as_str()
+            .is_some_and(|p| !profiles.is_empty() && !profiles.contains(&p));
+        if left_out {
+            continue;
+        }
+        if let (Some(name), true) = (dataset, v.get("dataset").is_some()) {
+            v["dataset"] = Value::from(name);
+        }
+        lines.push(serde_json::to_string(&v).unwrap());
+    }
+    std::fs::write(into.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
+    into.to_path_buf()
+}
+
+#[test]
+fn a_gate_that_compared_too_little_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = small_run(&tmp.path().join("results"), &[]);
+    rewritten(&base, &base, Some(1.0), None);
+    let gate = |new: &Path| compare(&[s(&base), s(new), "--fail-on", "regression"]);
+
+    // Two unrelated runs: no cell in common, nothing compared, nothing slower: the gate fails.
+    let unrelated = other_cells(&base, &tmp.path().join("unrelated"), Some("other"), &[]);
+    let failed = gate(&unrelated);
+    let err = stderr(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(stdout(&failed).contains("3 only in BASE, 3 only in NEW"));
+    let line: Vec<&str> = err.lines().filter(|l| l.contains("--fail-on")).collect();
+    assert_eq!(line.len(), 1, "{err}");
+    assert!(
+        line[0].contains("compared 0 of the 3 cells BASE measured")
+            && line[0].contains("at least 50 %"),
+        "{err}"
+    );
+    // Without the gate it is said, and exits 0.
+    let told = compare(&[s(&base), s(&unrelated)]);
+    assert_eq!(told.status.code(), Some(0));
+    assert!(stderr(&told).contains("compared 0 of the 3 cells"));
+
+    // NEW measured 1 of BASE's 3 cells (33 %, under half): fails; 2 of 3 (67 %): passes.
+    let one = other_cells(&base, &tmp.path().join("one"), None, &["default"]);
+    let few = gate(&one);
+    assert_eq!(few.status.code(), Some(1), "{}", stderr(&few));
+    assert!(stderr(&few).contains("compared 1 of the 3 cells BASE measured"));
+    let two = other_cells(&base, &tmp.path().join("two"), None, &["default", "lz4"]);
+    let enough = gate(&two);
+    assert_eq!(enough.status.code(), Some(0), "{}", stderr(&enough));
+}

@@ -21,6 +21,125 @@ fn one_line<'a>(err: &'a str, what: &str) -> &'a str {
     lines[0]
 }
 
+/// Whether the heavy worker of delta-kernel is missing here, as in a checkout that never ran
+/// `workers/rust/build` (else the cells below would run, and the test has nothing to check).
+/// The tests that need it missing have `heavy` or `delta` in their names, so that CI runs them
+/// after its workers are built (they skip), never while one may appear mid-test.
+fn delta_kernel_missing() -> bool {
+    let listed = formatbench(&["backends"]);
+    let text = common::stdout(&listed);
+    let missing = text
+        .lines()
+        .any(|l| l.starts_with("delta-kernel ") && l.contains("not built"));
+    if !missing {
+        println!("skipped: the delta-kernel worker is built here, so its cells are measured");
+    }
+    missing
+}
+
+#[test]
+fn a_run_whose_heavy_worker_is_missing_exits_2_and_names_what_to_build() {
+    if !delta_kernel_missing() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--backends",
+        "delta-kernel",
+        "--ops",
+        "read,first_row",
+        "--samples",
+        "1",
+        "--out",
+        s(out.path()),
+    ]);
+    let err = stderr(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{err}");
+    let line = one_line(&err, "nothing was measured");
+    assert!(
+        line.contains("all 2 cells are unavailable or unsupported here")
+            && line.contains("`workers/rust/build delta-kernel`"),
+        "{line}"
+    );
+    // The run and its report are still written: nothing already recorded is lost.
+    let dir = common::run_dir(out.path());
+    assert!(dir.join("results.jsonl").is_file() && dir.join("report.md").is_file());
+}
+
+#[test]
+fn a_run_of_unsupported_cells_only_exits_2_and_says_why() {
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--per-type",
+        "1",
+        "--backends",
+        "csv",
+        "--profiles",
+        "default",
+        "--ops",
+        "session",
+        "--samples",
+        "1",
+        "--out",
+        s(out.path()),
+    ]);
+    let err = stderr(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{err}");
+    let line = one_line(&err, "nothing was measured");
+    assert!(
+        line.contains("its one cell is unavailable or unsupported here; csv: csv does not do"),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_delta_s3_suite_without_its_workers_exits_2_and_names_all_three() {
+    if !delta_kernel_missing() {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let ran = formatbench(&["suite", "delta-s3", "--quick", "--out", s(out.path())]);
+    let err = stderr(&ran);
+    if err.contains("could be set up here") {
+        println!("skipped: this machine cannot shape the suite's networks: {err}");
+        return;
+    }
+    assert_eq!(ran.status.code(), Some(2), "{err}");
+    // One run per network, each of which measured nothing: each says so, with one command.
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("nothing was measured"))
+        .collect();
+    assert!(!lines.is_empty(), "{err}");
+    for line in lines {
+        assert!(line.contains("all 28 cells are unavailable"), "{line}");
+        let command = line
+            .split("`workers/rust/build ")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .unwrap_or_default();
+        let mut features: Vec<&str> = command.split_whitespace().collect();
+        features.sort_unstable();
+        assert_eq!(
+            features,
+            ["delta-arrow-reader", "delta-kernel", "delta-rs"],
+            "{line}"
+        );
+    }
+}
+
 /// A small run into `out`; its exit code and stderr.
 fn run_into(out: &str) -> (Option<i32>, String) {
     let ran = formatbench(&[
@@ -56,6 +175,29 @@ fn assert_setup_error(out: &str, expect: &str) {
     assert!(line.contains(expect), "--out {out}: {line}");
 }
 
+/// A folder's immutable flag, cleared again when dropped (so that the temporary folder can go).
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    fn set(dir: &Path) -> Option<Immutable> {
+        let set = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        set.then(|| Immutable(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .output();
+    }
+}
+
 #[test]
 fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
@@ -67,6 +209,17 @@ fn an_out_folder_the_run_cannot_write_in_is_a_setup_error_exit_2() {
     // /proc takes no new folders, whoever asks (root included).
     if Path::new("/proc/self").is_dir() {
         assert_setup_error("/proc/formatbench-out", "cannot create it");
+    }
+    // An immutable folder (`chattr +i`: root, on a file system that has the flag) refuses root
+    // too.
+    let immutable = tmp.path().join("immutable");
+    std::fs::create_dir(&immutable).unwrap();
+    match Immutable::set(&immutable) {
+        Some(_flag) => {
+            assert_setup_error(s(&immutable), "cannot write in it");
+            assert_setup_error(s(&immutable.join("sub")), "cannot create it");
+        }
+        None => println!("skipped the immutable folder: chattr +i is not possible here"),
     }
     // A folder without write permission: root writes there anyway, so only others are refused.
     use std::os::unix::fs::PermissionsExt;

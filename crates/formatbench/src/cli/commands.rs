@@ -5,6 +5,7 @@ mod calibrate_coverage;
 mod calibrate_network;
 mod compare;
 mod fidelity;
+mod nothing_measured;
 mod pool;
 mod repair;
 mod rerank;
@@ -232,6 +233,9 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
         130
     } else if summary.any_failed() {
         1
+    } else if let Some(why) = nothing_measured::nothing_measured(&summary) {
+        crate::progress::fail(&why);
+        2
     } else {
         0
     };

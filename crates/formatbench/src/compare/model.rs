@@ -17,6 +17,11 @@ pub const FALSE_DISCOVERY_RATE: f64 = 0.05;
 /// The default threshold of `compare`: changes within ±5 % are not called a change.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 
+/// `--fail-on regression` fails a comparison in which NEW measured fewer than this share of the
+/// cells BASE measured: two unrelated runs (another suite, dataset or set of backends) compare
+/// nothing, and a gate that compared nothing must not pass.
+pub const MIN_COMPARED_SHARE: f64 = 0.5;
+
 /// How a cell of NEW compares with the same cell of BASE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verdict {
@@ -231,6 +236,29 @@ impl Comparison {
             .iter()
             .filter(|c| c.verdict.is_regression())
             .count()
+    }
+
+    /// BASE's measured cells, and how many of them NEW measured too (compared by their times).
+    pub fn compared(&self) -> (usize, usize) {
+        let ran = |side: &Option<Side>| side.as_ref().is_some_and(Side::ran);
+        let measured = self.cells.iter().filter(|c| ran(&c.base));
+        let both = measured.clone().filter(|c| ran(&c.new)).count();
+        (measured.count(), both)
+    }
+
+    /// Why this comparison cannot gate a build: it compared no cell, or fewer than
+    /// [`MIN_COMPARED_SHARE`] of BASE's measured cells.
+    pub fn too_little_compared(&self) -> Option<String> {
+        let (measured, both) = self.compared();
+        if both > 0 && both as f64 >= MIN_COMPARED_SHARE * measured as f64 {
+            return None;
+        }
+        Some(format!(
+            "compared {both} of the {measured} cells BASE measured ({}); a gate needs NEW to \
+             measure at least {:.0} % of them: compare two runs of one suite, datasets and backends",
+            self.counts_text(),
+            MIN_COMPARED_SHARE * 100.0
+        ))
     }
 
     /// `2 slower, 1 faster, 40 no change` (every verdict that occurs).

@@ -24,11 +24,22 @@ pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
     print!("{}", compare::terminal(&cmp));
     export(&cmp, args)?;
     let regressions = cmp.regressions();
-    if args.fail_on.is_some() && regressions > 0 {
-        crate::progress::say(&format!(
+    if args.fail_on.is_none() {
+        if let Some(why) = cmp.too_little_compared() {
+            crate::progress::say(&format!("note: {why}"));
+        }
+        return Ok(0);
+    }
+    if regressions > 0 {
+        crate::progress::fail(&format!(
             "--fail-on regression: {regressions} cells slower beyond ±{:.1} % or failed in NEW",
             threshold * 100.0
         ));
+        return Ok(1);
+    }
+    // A comparison that matched nothing has no regression, and must not pass for it.
+    if let Some(why) = cmp.too_little_compared() {
+        crate::progress::fail(&format!("--fail-on regression: {why}"));
         return Ok(1);
     }
     Ok(0)
