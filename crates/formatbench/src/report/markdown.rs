@@ -139,6 +139,16 @@ fn datasets(out: &mut String, summary: &RunSummary) {
         );
     }
     out.push('\n');
+    for d in &summary.datasets {
+        if let Some(cast) = d.parameters.get("feature_type") {
+            let _ = writeln!(
+                out,
+                "{}: --feature-type {}.\n",
+                escape(&d.dataset),
+                escape(cast)
+            );
+        }
+    }
 }
 
 /// Links to the files `write_reports` writes for the charts at `place`.

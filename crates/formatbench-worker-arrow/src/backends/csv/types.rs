@@ -30,7 +30,11 @@ pub fn readable(schema: &SchemaRef) -> SchemaRef {
     let fields: Vec<Field> = schema
         .fields()
         .iter()
-        .map(|f| f.as_ref().clone().with_data_type(readable_type(f.data_type())))
+        .map(|f| {
+            f.as_ref()
+                .clone()
+                .with_data_type(readable_type(f.data_type()))
+        })
         .collect();
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
@@ -89,7 +93,10 @@ mod tests {
         ]));
         let read = readable(&schema);
         let types: Vec<&DataType> = read.fields().iter().map(|f| f.data_type()).collect();
-        assert_eq!(types[..3], [&DataType::Int64, &DataType::Utf8, &DataType::Utf8]);
+        assert_eq!(
+            types[..3],
+            [&DataType::Int64, &DataType::Utf8, &DataType::Utf8]
+        );
         assert_eq!(
             types[3],
             &DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
