@@ -1,6 +1,7 @@
 //! Datasets: seeded generators and user files, each streamed batch by batch into a canonical
 //! Arrow IPC source file with a content fingerprint. Generated data is never whole in memory.
 
+mod feature_type;
 mod generate;
 mod ingest;
 mod materialize;
@@ -10,8 +11,9 @@ mod types;
 mod words;
 
 pub use crate::rng::Rng;
+pub use feature_type::FeatureType;
 pub use generate::{generate, row_shape, ColumnGenerator};
-pub use ingest::ingest;
+pub use ingest::{ingest, ingest_as};
 pub use spec::{DatasetKind, DatasetSpec, Shape, DATASET_KINDS};
 pub use types::{types_table, TYPES_INDEX};
 

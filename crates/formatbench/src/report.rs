@@ -203,6 +203,11 @@ const LEGEND_RATIO: &str = "paired per-round ratio to the fastest format [95 % b
 const LEGEND_CPU: &str = "the same ratio for CPU time";
 const LEGEND_PAR: &str = "CPU time ÷ wall time";
 const LEGEND_FLAG: &str = "flagged: the flags are listed under the table";
+const LEGEND_BYTES: &str = "bytes fetched from storage per call (cold reads: /proc/self/io \
+     read_bytes); bytes asked = asked for through read calls per call, page-cache hits included \
+     (rchar; `mapped` where reads go through a memory map, which read calls do not see); for \
+     project, range, take and the other selective operations both stand beside the same \
+     competitor's full read (X of Y)";
 const NO_CLEAR_WINNER: &str = "no clear winner: the runner-up's 95 % interval includes 1";
 
 /// `dataset · op · cache warm · threads 2`; writes (cache `n/a`) leave the cache part out, and

@@ -10,6 +10,7 @@ pub(crate) mod coverage;
 mod discovery;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod full_read;
 mod growth;
 mod interval;
 mod model;
@@ -22,13 +23,14 @@ mod traffic;
 pub use call::CallMode;
 pub use completeness::{Completeness, ShortCell};
 pub use discovery::benjamini_hochberg;
+pub use full_read::full_op;
 pub use growth::{crossing, growth_ratio, log_log_slope, slope_fit, Slope, SlopeFit};
 pub use interval::{
     geometric_mean, paired_estimate, paired_log_ratio, paired_ratio, unpaired_log_ratio,
     unpaired_ratio, LogDifference, RatioInterval, CONFIDENCE, MIN_INTERVAL_SAMPLES,
 };
 pub use model::{
-    CacheRatio, CellSummary, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
+    CacheRatio, CellSummary, FullRead, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };
 pub use quantiles::{median, quantile, Summary};
 pub use ranking::fastest;

@@ -154,17 +154,36 @@ pub struct IpcFile {
 impl IpcFile {
     /// Maps the file; decoded arrays point into the mapping (uncompressed files).
     pub fn map(path: &Path) -> Result<Self> {
+        Self::map_for(path, false)
+    }
+
+    /// Maps the file; with `random`, a page fault reads its own page and nothing around it
+    /// (for reads that touch a few blocks or rows of a file not in the page cache).
+    pub fn map_for(path: &Path, random: bool) -> Result<Self> {
         let file = File::open(path).map_err(at(path))?;
         // SAFETY: files are never modified after they are written (a change writes a new file
         // and renames metadata), so the mapping cannot change under the arrays that use it.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(at(path))?;
+        if random {
+            // Advice only: a kernel that ignores it reads around each fault as before.
+            let _ = map.advise(memmap2::Advice::Random);
+        }
         let buffer = Buffer::from(bytes::Bytes::from_owner(map));
         Self::parse(path, Body::Mapped(buffer))
     }
 
     /// Opens the file for plain reads: each decoded block is read into a buffer of its own.
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_for(path, false)
+    }
+
+    /// Opens the file for plain reads; with `random`, without the kernel's readahead (see
+    /// [`advise_random`]). A projection reads only its columns' buffers.
+    pub fn open_for(path: &Path, random: bool) -> Result<Self> {
         let file = File::open(path).map_err(at(path))?;
+        if random {
+            advise_random(&file);
+        }
         Self::parse(path, Body::Plain(file))
     }
 
@@ -236,7 +255,9 @@ impl IpcFile {
             .unwrap_or_default();
         let mut rows = Vec::with_capacity(blocks.len());
         let mut codec = String::from("none");
-        let mut ranged = matches!(body, Body::Ranged(_)).then(|| columns::RangedBlocks {
+        // Plain and ranged reads keep each block's buffer layout, so a projection reads only
+        // its columns' buffers; a mapping touches only those anyway.
+        let mut ranged = (!matches!(body, Body::Mapped(_))).then(|| columns::RangedBlocks {
             column_buffers: columns::column_buffers(&schema),
             headers: Vec::with_capacity(blocks.len()),
             buffers: Vec::with_capacity(blocks.len()),
@@ -381,8 +402,8 @@ impl IpcFile {
         })
     }
 
-    /// Decodes record batch `index` with `decoder`. Read by ranges, a projection fetches
-    /// only its columns' buffers.
+    /// Decodes record batch `index` with `decoder`. Read by plain reads or by ranges, a
+    /// projection reads only its columns' buffers.
     pub fn decode(&self, decoder: &Decoder, index: usize) -> Result<RecordBatch> {
         let projected = match &decoder.columns {
             Some(columns) => self.projected_block(index, columns)?,
@@ -427,6 +448,18 @@ impl IpcFile {
             .map(|i| self.decode(&decoder, i))
             .collect()
     }
+}
+
+/// Tells the kernel that reads of `file` (through any descriptor of this open file) are
+/// random: a read not in the page cache then fetches the pages it asks for and none ahead of
+/// them. Selective reads want this: the kernel's readahead after each read is up to the
+/// device's window (`read_ahead_kb`; 8 MiB on some virtual disks), so a read of a few pages
+/// spread over a file would otherwise fetch most of it. Advice only: where it is ignored
+/// (tmpfs), reads are as before.
+pub fn advise_random(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: posix_fadvise only advises the kernel about a descriptor this process holds.
+    let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
 }
 
 /// A reader positioned at `offset`, for `Read` over a `FileExt` file without seeking it.

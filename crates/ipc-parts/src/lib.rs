@@ -36,7 +36,7 @@ mod write;
 pub use check::Health;
 pub use error::{Result, StoreError};
 pub use file::Access;
-pub use file::{Compression, IpcFile};
+pub use file::{advise_random, Compression, IpcFile};
 pub use key::{Key, KeyKind};
 pub use meta::{PartitionMeta, TableMeta};
 pub use read::{Cols, ReadOptions, Rows, Selection};

@@ -18,6 +18,7 @@ mod decode;
 mod lines;
 mod parallel;
 mod text;
+mod types;
 
 use lines::{runs, Lines};
 use parallel::Unquoted;
@@ -184,12 +185,8 @@ impl Backend for Csv {
         true
     }
     fn can_store(&self, schema: &arrow::datatypes::Schema) -> Result<(), String> {
-        match schema.fields().iter().find(|f| f.data_type().is_nested()) {
-            Some(f) => Err(format!(
-                "CSV cannot store the nested column '{}' ({})",
-                f.name(),
-                f.data_type()
-            )),
+        match types::unsupported(schema) {
+            Some(reason) => Err(reason),
             None => Ok(()),
         }
     }
@@ -237,6 +234,12 @@ impl Backend for Csv {
                 "whole object downloaded (LIST, GET a file), then parsed",
             ));
         }
+        // Large and view strings are parsed as strings (`types`).
+        let schema = types::readable(ctx.schema);
+        let ctx = &Context {
+            schema: &schema,
+            ..*ctx
+        };
         if let Some(file) = Unquoted::open(dir)? {
             return self.read_lines(ctx, &file, request);
         }
@@ -298,7 +301,10 @@ impl Backend for Csv {
                 "library".into(),
                 format!("arrow-csv {}", crate::ARROW_VERSION),
             ),
-            ("schema".into(), "given (not inferred)".into()),
+            (
+                "schema".into(),
+                "given (not inferred); LargeUtf8 and Utf8View columns parsed as Utf8".into(),
+            ),
             ("batch_rows".into(), batch_size(ctx.schema).to_string()),
             (
                 "parallelism".into(),

@@ -25,8 +25,10 @@ const DATA_OBJECT: &str = "data.arrow";
 const TRUSTED_ARTIFACTS: bool = true;
 
 /// The file, memory-mapped (decoded zero-copy) or opened for plain reads (each block read into
-/// a buffer of its own; `read_to_end` into spare capacity, never zeroed first).
-fn open(ctx: &Context, path: &Path, mmap: bool) -> Result<IpcFile, WorkerError> {
+/// a buffer of its own; `read_to_end` into spare capacity, never zeroed first). A `selective`
+/// read (range, take, project) reads without the kernel's readahead, so a cold read fetches
+/// only the blocks, buffers or (mapped) pages it uses.
+fn open(ctx: &Context, path: &Path, mmap: bool, selective: bool) -> Result<IpcFile, WorkerError> {
     let file = match ctx.remote {
         // Over object storage: a ranged GET for the footer, each block's header and each
         // decoded block (the object's length from one HEAD).
@@ -34,8 +36,8 @@ fn open(ctx: &Context, path: &Path, mmap: bool) -> Result<IpcFile, WorkerError> 
             let source = crate::remote::ObjectRanges::open(target, DATA_OBJECT)?;
             IpcFile::open_ranged(path, Box::new(source))?
         }
-        None if mmap => IpcFile::map(path)?,
-        None => IpcFile::open(path)?,
+        None if mmap => IpcFile::map_for(path, selective)?,
+        None => IpcFile::open_for(path, selective)?,
     };
     // SAFETY: see `TRUSTED_ARTIFACTS`; the file is this worker's own output.
     Ok(if TRUSTED_ARTIFACTS {
@@ -51,8 +53,9 @@ impl Ipc {
         ctx: &Context,
         path: &Path,
         request: Request,
-    ) -> Result<Vec<RecordBatch>, WorkerError> {
-        let file = open(ctx, path, self.mmap)?;
+    ) -> Result<(Vec<RecordBatch>, Pruned), WorkerError> {
+        let selective = !matches!(request, Request::All);
+        let file = open(ctx, path, self.mmap, selective)?;
         let blocks: Vec<usize> = (0..file.block_rows().len()).collect();
         let decode_all = |projection: Option<Vec<usize>>| -> Result<Vec<RecordBatch>, WorkerError> {
             // A mapped read decodes every block up front, zero-copy: it hands over no batch
@@ -74,47 +77,111 @@ impl Ipc {
                     .collect()
             })
         };
+        let blocks_left = |decoded: usize| match decoded < blocks.len() {
+            true => Pruned::Some,
+            false => Pruned::None,
+        };
         match request {
-            Request::All => decode_all(None),
-            Request::Columns(names) => decode_all(Some(column_indices(ctx.schema, names)?)),
+            Request::All => Ok((decode_all(None)?, Pruned::None)),
+            Request::Columns(names) => Ok((
+                decode_all(Some(column_indices(ctx.schema, names)?))?,
+                Pruned::None,
+            )),
             Request::Range(RangeSpec::Position { start, end }) => {
                 let decoder = file.decoder(None)?;
-                position_range(file.block_rows(), *start, *end, |i| {
+                let mut decoded = 0;
+                let batches = position_range(file.block_rows(), *start, *end, |i| {
+                    decoded += 1;
                     Ok(file.decode(&decoder, i)?)
-                })
+                })?;
+                Ok((batches, blocks_left(decoded)))
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let index = column_indices(ctx.schema, std::slice::from_ref(column))?;
                 let keys = file.decoder(Some(index))?;
                 let decoder = file.decoder(None)?;
                 let mut out = Vec::new();
-                for i in blocks {
-                    // Each block is read (over object storage: fetched) once; its keys are
-                    // decoded first, the whole block only when some of them match.
-                    let bytes = file.block(i)?;
-                    let keyed = file.decode_block(&keys, i, &bytes)?;
+                for &i in &blocks {
+                    // Each block's index column is read first (only its buffers, unless the
+                    // file is mapped), the whole block only when some of its keys match.
+                    let keyed = file.decode(&keys, i)?;
                     if filter_index_range(&keyed, column, *start, *end)?.num_rows() > 0 {
                         out.push(filter_index_range(
-                            &file.decode_block(&decoder, i, &bytes)?,
+                            &file.decode(&decoder, i)?,
                             column,
                             *start,
                             *end,
                         )?);
                     }
                 }
-                Ok(out)
+                let decoded = out.len();
+                Ok((out, blocks_left(decoded)))
             }
             Request::Take(rows, columns) => {
                 let projection = columns
                     .map(|names| column_indices(ctx.schema, names))
                     .transpose()?;
                 let decoder = file.decoder(projection)?;
-                Ok(
-                    take_positions(file.block_rows(), rows, |i| Ok(file.decode(&decoder, i)?))?
-                        .into_iter()
-                        .collect(),
-                )
+                let taken =
+                    take_positions(file.block_rows(), rows, |i| Ok(file.decode(&decoder, i)?))?;
+                Ok((taken.into_iter().collect(), Pruned::None))
             }
+        }
+    }
+}
+
+/// Whether a range left whole blocks unread (said in its method only when it did).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pruned {
+    Some,
+    None,
+}
+
+/// How a read was done, as its answer's `method` says it.
+fn method(mmap: bool, remote: bool, request: Request, pruned: Pruned) -> &'static str {
+    let pruned = pruned == Pruned::Some;
+    match (mmap, request) {
+        (_, Request::Columns(_)) if remote => {
+            "ranged GETs: the footer, each block's header, then the columns' buffers \
+             (whole blocks for layouts not mapped: views, unions)"
+        }
+        (_, Request::Range(RangeSpec::Index { .. })) if remote && pruned => {
+            "ranged GETs: the footer, each block's header and index column; blocks without \
+             matching keys pruned"
+        }
+        (_, Request::Range(RangeSpec::Index { .. })) if remote => {
+            "ranged GETs: the footer, each block's header and index column, then every block"
+        }
+        (_, Request::Range(RangeSpec::Position { .. })) if remote && pruned => {
+            "ranged GETs: the footer, each block's header, then the blocks holding the range \
+             (blocks outside it pruned)"
+        }
+        _ if remote => "ranged GETs: the footer, each block's header, then the blocks decoded",
+        (true, Request::All | Request::Columns(_)) => "mmap, zero-copy decode",
+        (true, Request::Range(RangeSpec::Position { .. })) if pruned => {
+            "mmap, zero-copy decode; blocks outside the range pruned"
+        }
+        (true, Request::Range(RangeSpec::Index { .. })) if pruned => {
+            "mmap, zero-copy decode; each block's index column, blocks without matching keys pruned"
+        }
+        (true, Request::Range(_)) => "mmap, zero-copy decode of every block",
+        (true, Request::Take(..)) => {
+            "mmap, zero-copy decode of the blocks holding the rows; only the pages the rows lie on are touched"
+        }
+        (false, Request::All) => "buffered reads, decode",
+        (false, Request::Columns(_)) => "buffered reads of the columns' buffers, decode",
+        (false, Request::Range(RangeSpec::Position { .. })) if pruned => {
+            "buffered reads; blocks outside the range pruned"
+        }
+        (false, Request::Range(RangeSpec::Index { .. })) if pruned => {
+            "buffered reads of each block's index column; blocks without matching keys pruned"
+        }
+        (false, Request::Range(RangeSpec::Index { .. })) => {
+            "buffered reads of each block's index column, then of every block"
+        }
+        (false, Request::Range(_)) => "buffered reads of every block (the range spans them all)",
+        (false, Request::Take(..)) => {
+            "buffered reads of the blocks holding the rows (whole blocks)"
         }
     }
 }
@@ -179,21 +246,9 @@ impl Backend for Ipc {
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
         let path = data_file(dir, "arrow");
-        let method = match (self.mmap, request) {
-            (_, Request::Columns(_)) if ctx.remote.is_some() => {
-                "ranged GETs: the footer, each block's header, then the columns' buffers \
-                 (whole blocks for layouts not mapped: views, unions)"
-            }
-            _ if ctx.remote.is_some() => {
-                "ranged GETs: the footer, each block's header, then the blocks decoded"
-            }
-            (true, Request::All | Request::Columns(_)) => "mmap, zero-copy decode",
-            (true, _) => "mmap, zero-copy decode of the needed blocks",
-            (false, Request::All | Request::Columns(_)) => "buffered reads, decode",
-            (false, _) => "buffered reads of the needed blocks",
-        };
-        let batches = self.read_file(ctx, &path, request)?;
-        Ok((Loaded::Table(batches), method))
+        let (batches, pruned) = self.read_file(ctx, &path, request)?;
+        let how = method(self.mmap, ctx.remote.is_some(), request, pruned);
+        Ok((Loaded::Table(batches), how))
     }
 
     fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
@@ -213,6 +268,15 @@ impl Backend for Ipc {
                 format!("arrow-ipc {}", crate::ARROW_VERSION),
             ),
             ("metadata_version".into(), "V5".into()),
+            (
+                "selective_reads".into(),
+                if self.mmap {
+                    "range, take, project: no readaround on faults (madvise RANDOM)"
+                } else {
+                    "range, take, project: no readahead (posix_fadvise RANDOM); projections read only their columns' buffers"
+                }
+                .into(),
+            ),
             (
                 "profile_settings".into(),
                 match ctx.profile {

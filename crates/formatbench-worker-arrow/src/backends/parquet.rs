@@ -1,23 +1,22 @@
 //! Parquet through the parquet crate. Profiles: `default` (snappy; dictionary where the first
 //! rows show it pays) and `compact`
-//! (zstd level 3, dictionary off, byte-stream-split floats). Reads load the offset index so
-//! row selections skip pages instead of decoding them. Writes encode column chunks in parallel.
+//! (zstd level 3, dictionary off, byte-stream-split floats). Row selections load the page index
+//! and read only the row groups and pages holding their rows (`select`); selective reads tell
+//! the kernel not to read ahead. Writes encode column chunks in parallel.
 
 use super::{column_indices, data_file, Backend, Context, Loaded, Request};
-use crate::rows::index_mask;
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::compute::{concat_batches, take_record_batch};
 use arrow::datatypes::Schema;
 use formatbench_protocol::{Op, RangeSpec, ALL_OPS};
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, Encoding, ZstdLevel};
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 use parquet::file::properties::WriterProperties;
-use parquet::file::statistics::Statistics;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::Path;
@@ -25,7 +24,10 @@ use std::sync::Arc;
 
 mod fixed_list;
 mod remote;
+mod select;
 mod write;
+
+use select::{IndexFilter, RowPlan, Rows};
 
 pub struct Parquet;
 
@@ -89,60 +91,87 @@ fn properties(
     })
 }
 
-fn open(dir: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, WorkerError> {
-    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
-    let file = File::open(data_file(dir, "parquet"))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?;
-    let rows = batch_rows_of(builder.parquet_schema().num_columns());
-    Ok(builder.with_batch_size(rows))
+/// What a read loads of the page index, where the file has one: row selections by position
+/// need the offset index (where each page lies and its first row), index ranges the column
+/// index too (each page's minimum and maximum), full and projected reads neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PageIndex {
+    None,
+    Offsets,
+    Full,
 }
 
-fn collect(
-    builder: ParquetRecordBatchReaderBuilder<File>,
-) -> Result<Vec<RecordBatch>, WorkerError> {
-    Ok(builder
-        .build()?
-        .inspect(|_| formatbench_protocol::phases::first_batch())
-        .collect::<Result<Vec<_>, _>>()?)
+/// A file opened for one read: its metadata parsed once and shared by every decoding thread.
+struct Opened<'a> {
+    dir: &'a Path,
+    meta: ArrowReaderMetadata,
+    /// The reads that follow fetch scattered parts of the file (row selections, projections).
+    random: bool,
 }
 
-type Builder = ParquetRecordBatchReaderBuilder<File>;
-
-/// Decodes the columns `indices` with up to `threads` readers, each configured alike (row
-/// selection, filter) so their batches line up.
-fn read_columns(
-    dir: &Path,
-    threads: usize,
-    indices: &[usize],
-    configure: impl Fn(Builder) -> Result<Builder, WorkerError> + Sync,
-) -> Result<Vec<RecordBatch>, WorkerError> {
-    crate::parallel::by_columns(threads, indices, |group| {
-        let builder = open(dir)?;
-        let mask = ProjectionMask::roots(builder.parquet_schema(), group);
-        collect(configure(builder.with_projection(mask))?)
-    })
-}
-
-/// Row groups whose statistics for `column` may hold values in `[lo, hi)`.
-fn row_groups_overlapping(
-    meta: &parquet::file::metadata::ParquetMetaData,
-    column: usize,
-    lo: i64,
-    hi: i64,
-) -> Vec<usize> {
-    (0..meta.num_row_groups())
-        .filter(|&rg| match meta.row_group(rg).column(column).statistics() {
-            Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
-                (Some(&min), Some(&max)) => max >= lo && min < hi,
-                _ => true,
-            },
-            Some(Statistics::Int32(s)) => match (s.min_opt(), s.max_opt()) {
-                (Some(&min), Some(&max)) => i64::from(max) >= lo && i64::from(min) < hi,
-                _ => true,
-            },
-            _ => true,
+impl<'a> Opened<'a> {
+    /// The footer, and the parts of the page index a read needs (`PageIndex`).
+    fn new(dir: &'a Path, page_index: PageIndex, random: bool) -> Result<Self, WorkerError> {
+        let policy = |wanted: bool| match wanted {
+            true => PageIndexPolicy::Optional,
+            false => PageIndexPolicy::Skip,
+        };
+        let options = ArrowReaderOptions::new()
+            .with_offset_index_policy(policy(page_index != PageIndex::None))
+            .with_column_index_policy(policy(page_index == PageIndex::Full));
+        let file = open_file(dir, random)?;
+        Ok(Opened {
+            dir,
+            meta: ArrowReaderMetadata::load(&file, options)?,
+            random,
         })
-        .collect()
+    }
+
+    fn metadata(&self) -> &ParquetMetaData {
+        self.meta.metadata()
+    }
+
+    fn rows(&self) -> usize {
+        self.metadata().file_metadata().num_rows().max(0) as usize
+    }
+
+    /// Decodes the columns `indices` with up to `threads` readers, each reading the same
+    /// `rows` (all when `None`) so their batches line up.
+    fn read_columns(
+        &self,
+        threads: usize,
+        indices: &[usize],
+        rows: Option<Rows>,
+    ) -> Result<Vec<RecordBatch>, WorkerError> {
+        crate::parallel::by_columns(threads, indices, |group| {
+            let file = open_file(self.dir, self.random)?;
+            let builder =
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone());
+            let batch = batch_rows_of(builder.parquet_schema().num_columns());
+            let builder = builder.with_batch_size(batch);
+            let mask = ProjectionMask::roots(builder.parquet_schema(), group);
+            let builder = builder.with_projection(mask);
+            let builder = match &rows {
+                Some(rows) => rows.apply(builder),
+                None => builder,
+            };
+            Ok(builder
+                .build()?
+                .inspect(|_| formatbench_protocol::phases::first_batch())
+                .collect::<Result<Vec<_>, _>>()?)
+        })
+    }
+}
+
+/// The artifact's file. For a selective read the kernel is told its reads are random, so a
+/// cold read fetches the pages asked for and nothing ahead of them (its readahead would fetch
+/// up to the device's window past each one: 8 MiB on this project's test machine).
+fn open_file(dir: &Path, random: bool) -> Result<File, WorkerError> {
+    let file = File::open(data_file(dir, "parquet"))?;
+    if random {
+        ipc_parts::advise_random(&file);
+    }
+    Ok(file)
 }
 
 impl Backend for Parquet {
@@ -198,14 +227,15 @@ impl Backend for Parquet {
         if let Some(target) = ctx.remote {
             return remote::read(ctx, target, request);
         }
-        // Only row selections need the row count; full and projected reads skip that footer parse.
-        let total = || -> Result<usize, WorkerError> {
-            Ok(open(dir)?.metadata().file_metadata().num_rows() as usize)
-        };
         let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
+        let selective = !matches!(request, Request::All);
         Ok(match request {
             Request::All => (
-                Loaded::Table(read_columns(dir, ctx.threads, &all, Ok)?),
+                Loaded::Table(Opened::new(dir, PageIndex::None, false)?.read_columns(
+                    ctx.threads,
+                    &all,
+                    None,
+                )?),
                 "full decode",
             ),
             Request::Columns(names) => {
@@ -220,75 +250,80 @@ impl Backend for Parquet {
                         ));
                     }
                 }
+                let file = Opened::new(dir, PageIndex::None, selective)?;
                 (
-                    Loaded::Table(read_columns(dir, ctx.threads, &indices, Ok)?),
-                    "projected column chunks",
+                    Loaded::Table(file.read_columns(ctx.threads, &indices, None)?),
+                    "projected column chunks only",
                 )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
-                let total = total()?;
-                let (start, end) = (*start as usize, (*end as usize).min(total));
-                let batches = read_columns(dir, ctx.threads, &all, |builder| {
-                    let ranges = std::iter::once(start..end);
-                    Ok(builder
-                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
-                })?;
-                (
-                    Loaded::Table(batches),
-                    "row selection (pages skipped by the offset index)",
-                )
+                let file = Opened::new(dir, PageIndex::Offsets, selective)?;
+                let total = file.rows();
+                let (start, end) = ((*start as usize).min(total), (*end as usize).min(total));
+                let plan = RowPlan::span(start..end);
+                let batches = file.read_columns(ctx.threads, &all, Some(Rows::Plan(&plan)))?;
+                let how = match (
+                    plan.prunes(file.metadata()),
+                    select::has_offset_index(file.metadata()),
+                ) {
+                    (true, true) => "row groups and pages outside the range pruned (offset index)",
+                    (true, false) => {
+                        "row groups outside the range pruned (no page index: whole column chunks)"
+                    }
+                    (false, _) => "row selection (the range touches every page)",
+                };
+                (Loaded::Table(batches), how)
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
-                let index = ctx.schema.index_of(column).map_err(|_| {
+                let root = ctx.schema.index_of(column).map_err(|_| {
                     WorkerError::Invalid(format!("index column '{column}' is not in the table"))
                 })?;
-                let (lo, hi) = (*start, *end);
-                let batches = read_columns(dir, ctx.threads, &all, |builder| {
-                    let groups = row_groups_overlapping(builder.metadata(), index, lo, hi);
-                    let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
-                    let name = column.clone();
-                    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
-                        index_mask(&batch, &name, lo, hi)
-                    });
-                    Ok(builder
-                        .with_row_groups(groups)
-                        .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
-                })?;
-                (
-                    Loaded::Table(batches),
-                    "row groups pruned by statistics + filter on the index column",
-                )
+                let file = Opened::new(dir, PageIndex::Full, selective)?;
+                let filter = IndexFilter {
+                    root,
+                    name: column.clone(),
+                    lo: *start,
+                    hi: *end,
+                };
+                let kind = select::IndexKind::of(ctx.schema.field(root).data_type());
+                let (batches, pruned) = select::index_range(
+                    file.metadata(),
+                    &filter,
+                    kind,
+                    ctx.threads,
+                    &all,
+                    |threads, columns, rows| file.read_columns(threads, columns, Some(rows)),
+                )?;
+                let how = match (pruned, select::has_offset_index(file.metadata())) {
+                    (true, true) => "row groups pruned by statistics and pages by the page index, then a filter on the index column",
+                    (true, false) => "row groups pruned by statistics (no page index), then a filter on the index column",
+                    (false, _) => "every row group and page read (statistics rule none out), then a filter on the index column",
+                };
+                (Loaded::Table(batches), how)
             }
             Request::Take(rows, columns) => {
-                let total = total()?;
                 let (indices, schema) = taken_columns(ctx, columns)?;
-                let sorted = sorted_rows(rows, total)?;
+                let file = Opened::new(dir, PageIndex::Offsets, selective)?;
+                let sorted = sorted_rows(rows, file.rows())?;
                 // The array layout's one fixed-size list: its picked rows from the leaf.
-                let fixed = match indices[..] {
-                    [only] => fixed_list::read(
-                        &data_file(dir, "parquet"),
-                        &ctx.schema.fields()[only],
-                        Some(&sorted),
-                        ctx.threads,
-                    )?,
-                    _ => None,
-                };
-                let how = match fixed {
-                    Some(_) => "fixed-size float list rows read from its leaf values (levels checked) + reorder",
-                    None => "row selection of single rows + reorder",
-                };
-                let found = match fixed {
-                    Some(batch) => batch,
-                    None => {
-                        let found =
-                            read_columns(dir, ctx.threads, &indices, |builder| {
-                                let ranges = sorted.iter().map(|&r| r..r + 1);
-                                Ok(builder.with_row_selection(
-                                    RowSelection::from_consecutive_ranges(ranges, total),
-                                ))
-                            })?;
-                        concat_batches(&schema, &found)?
+                if let [only] = indices[..] {
+                    let field = &ctx.schema.fields()[only];
+                    let path = data_file(dir, "parquet");
+                    if let Some(found) = fixed_list::read(&path, field, Some(&sorted), ctx.threads)?
+                    {
+                        return Ok((
+                            Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
+                            "fixed-size float list rows read from its leaf values (levels checked) + reorder",
+                        ));
                     }
+                }
+                let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
+                let found = file.read_columns(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
+                let found = concat_batches(&schema, &found)?;
+                let how = if select::has_offset_index(file.metadata()) {
+                    "only the row groups and pages holding the rows (offset index) + reorder"
+                } else {
+                    "only the row groups holding the rows (no page index: whole column chunks) + reorder"
                 };
                 (
                     Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
@@ -308,7 +343,14 @@ impl Backend for Parquet {
             ("decode_threads".into(), ctx.threads.to_string()),
             // Column chunks of flat schemas are encoded in parallel (parquet/write.rs).
             ("encode_threads".into(), ctx.threads.to_string()),
-            ("page_index".into(), "optional (read when present)".into()),
+            (
+                "page_index".into(),
+                "offset index for range and take, column index too for index ranges (when the file has them)".into(),
+            ),
+            (
+                "selective_reads".into(),
+                "range, take, project: no readahead (posix_fadvise RANDOM)".into(),
+            ),
             (
                 "library".into(),
                 format!("parquet {}", crate::ARROW_VERSION),

@@ -167,6 +167,11 @@ pub struct RunArgs {
     /// With --input: the integer column `range` selects by (otherwise by position).
     #[arg(long, requires = "input")]
     pub index: Option<String>,
+    /// With --input: cast every float64 column to float32 as the file is read in, so a float64
+    /// feature matrix (scikit-learn's default) enters the matrix operations and the array
+    /// layout; the cast is stated and recorded with the dataset.
+    #[arg(long, requires = "input", value_parser = ["float32"])]
+    pub feature_type: Option<String>,
     /// Seed of the generators and of the columns and rows operations choose.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,

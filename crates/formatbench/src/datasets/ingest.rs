@@ -242,9 +242,20 @@ fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
 /// Streams `input` into the canonical IPC file at `out`; `index` names the integer column that
 /// `range` selects by (without it, ranges are by position).
 pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
+    ingest_as(input, index, None, out)
+}
+
+/// [`ingest`], with the float64 columns cast to `feature_type` when given (`--feature-type`).
+pub fn ingest_as(
+    input: &Path,
+    index: Option<&str>,
+    feature_type: Option<super::FeatureType>,
+    out: &Path,
+) -> Result<Source, Error> {
     let what = format!("input {}", input.display());
     // Arrow's complaints about a user's file are about the input; its I/O errors are not.
-    crate::error::reading(&what, || ingest_file(input, index, out)).map_err(|e| match e {
+    let ingested = || ingest_file(input, index, feature_type, out);
+    crate::error::reading(&what, ingested).map_err(|e| match e {
         Error::Arrow(arrow::error::ArrowError::IoError(message, _)) => {
             Error::Io(format!("while ingesting {}: {message}", input.display()))
         }
@@ -253,8 +264,17 @@ pub fn ingest(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, E
     })
 }
 
-fn ingest_file(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, Error> {
+fn ingest_file(
+    input: &Path,
+    index: Option<&str>,
+    feature_type: Option<super::FeatureType>,
+    out: &Path,
+) -> Result<Source, Error> {
     let (schema, batches, format) = open_batches(input)?;
+    let (schema, batches, cast) = match feature_type {
+        Some(to) => super::feature_type::cast_features(schema, batches, to)?,
+        None => (schema, batches, Vec::new()),
+    };
     if let Some(index) = index {
         let field = schema.field_with_name(index).map_err(|_| {
             Error::Input(format!(
@@ -284,11 +304,15 @@ fn ingest_file(input: &Path, index: Option<&str>, out: &Path) -> Result<Source, 
     if rows == 0 {
         return Err(Error::Input(format!("{} has no rows", input.display())));
     }
-    let parameters = BTreeMap::from([
+    let mut parameters = BTreeMap::from([
         ("input".into(), input.display().to_string()),
         ("format".into(), format.to_string()),
         ("index".into(), index.unwrap_or("(position)").to_string()),
     ]);
+    if !cast.is_empty() {
+        let described = super::feature_type::described(&cast);
+        parameters.insert("feature_type".into(), described);
+    }
     let name = super::spec::input_name(input);
     Ok(Source {
         name,

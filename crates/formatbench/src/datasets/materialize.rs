@@ -1,6 +1,6 @@
 //! A dataset's canonical source, generated or ingested: the one step from a spec to a file.
 
-use super::{generate, ingest, DatasetSpec, Source};
+use super::{generate, ingest_as, DatasetSpec, Source};
 use crate::Error;
 use std::path::Path;
 
@@ -23,7 +23,11 @@ impl DatasetSpec {
         let path = dir.join(format!("{}.arrow", self.name()));
         match self {
             DatasetSpec::Generated { .. } => generate(self, &path),
-            DatasetSpec::Input { path: input, index } => ingest(input, index.as_deref(), &path),
+            DatasetSpec::Input {
+                path: input,
+                index,
+                feature_type,
+            } => ingest_as(input, index.as_deref(), *feature_type, &path),
         }
     }
 }

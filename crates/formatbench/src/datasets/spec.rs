@@ -122,6 +122,9 @@ pub enum DatasetSpec {
     Input {
         path: PathBuf,
         index: Option<String>,
+        /// `--feature-type`: the float64 columns cast to this type as the file is ingested.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feature_type: Option<super::FeatureType>,
     },
 }
 

@@ -112,6 +112,7 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.float("resident_fraction", &samples, |s| s.resident_fraction);
     t.count("read_bytes", &samples, |s| s.read_bytes);
     t.count("write_bytes", &samples, |s| s.write_bytes);
+    t.count("requested_bytes", &samples, |s| s.requested_bytes);
     t.count("result_bytes", &samples, |s| s.result_bytes);
     t.count("rows_returned", &samples, |s| s.rows_returned);
     t.count("columns_returned", &samples, |s| s.columns_returned);
@@ -185,6 +186,13 @@ pub fn summary_table(summary: &RunSummary, runs: &str) -> Table {
     t.float("bytes_per_value", &cells, |c| c.bytes_per_value);
     t.float("resident_fraction", &cells, |c| c.resident_fraction);
     t.count("read_bytes", &cells, |c| c.read_bytes);
+    t.count("requested_bytes", &cells, |c| c.requested_bytes);
+    t.count("full_read_bytes", &cells, |c| {
+        c.full_read.and_then(|f| f.read_bytes)
+    });
+    t.count("full_read_requested_bytes", &cells, |c| {
+        c.full_read.and_then(|f| f.requested_bytes)
+    });
     t.float("read_amplification", &cells, |c| c.read_amplification);
     t.count("calls", &cells, |c| c.calls);
     t.text("method", &cells, |c| c.method.clone());

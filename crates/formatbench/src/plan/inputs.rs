@@ -29,6 +29,8 @@ pub struct OpInputs {
     pub index: Option<String>,
     /// Feature matrices: the float32 columns, the matrix's features, in stored order.
     pub features: Vec<String>,
+    /// Float64 columns: none of them a feature, but `--feature-type float32` would make them so.
+    pub float64_columns: u64,
     /// Feature matrices: the columns besides the index and the features (`mixed` returns them).
     pub metadata: Vec<String>,
     /// Feature matrices: sorted distinct positions for `random_rows` and `mixed`.
@@ -128,7 +130,14 @@ impl OpInputs {
             .filter_map(|&i| features.get(i as usize).cloned())
             .collect();
         let store = index.as_ref().map(|index| StoreInputs::new(n, index));
+        let float64_columns = source
+            .schema
+            .fields()
+            .iter()
+            .filter(|f| f.data_type() == &DataType::Float64)
+            .count() as u64;
         Ok(OpInputs {
+            float64_columns,
             store,
             project,
             range,
@@ -168,9 +177,18 @@ impl OpInputs {
 
     /// Why the operations on feature matrices cannot run on this dataset, if they cannot.
     pub fn matrix_refusal(&self) -> Option<String> {
-        self.features.is_empty().then(|| {
-            "the dataset has no float32 feature columns (matrix operations need a features dataset)"
-                .to_string()
+        if !self.features.is_empty() {
+            return None;
+        }
+        Some(match self.float64_columns {
+            0 => "the dataset has no float32 feature columns (matrix operations need a features dataset)"
+                .to_string(),
+            n => format!(
+                "the dataset has no float32 feature columns; its {n} float64 column{} enter{} \
+                 the matrix operations with --feature-type float32 (a recorded cast)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "s" } else { "" },
+            ),
         })
     }
 

@@ -6,7 +6,7 @@ use super::overall::{geo_tables, LEGEND_GEOMEAN};
 use super::rows::{detail_fields, flag_list, rows, Field};
 use super::{
     artifact_settings, artifact_size, environment_rows, group_notes, group_title, not_measured,
-    recommendation, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
+    recommendation, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
 };
 use crate::results::SampleStatus;
 use crate::stats::RunSummary;
@@ -139,6 +139,16 @@ fn datasets(out: &mut String, summary: &RunSummary) {
         );
     }
     out.push('\n');
+    for d in &summary.datasets {
+        if let Some(cast) = d.parameters.get("feature_type") {
+            let _ = writeln!(
+                out,
+                "{}: --feature-type {}.\n",
+                escape(&d.dataset),
+                escape(cast)
+            );
+        }
+    }
 }
 
 /// Links to the files `write_reports` writes for the charts at `place`.
@@ -160,9 +170,11 @@ fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) {
     let _ = writeln!(
         out,
         "Rows are fastest first. `*` {LEGEND_NOISY}. `!` {LEGEND_FLAG}. Ratio = {}. \
-         CPU ratio = {LEGEND_CPU}. Parallelism = {LEGEND_PAR}. Settings: the artifact's \
+         CPU ratio = {LEGEND_CPU}. Parallelism = {LEGEND_PAR}. Read bytes = {}. \
+         Settings: the artifact's \
          fairness manifest.\n",
-        escape(LEGEND_RATIO)
+        escape(LEGEND_RATIO),
+        escape(LEGEND_BYTES)
     );
     for (index, group) in summary.groups.iter().enumerate() {
         let _ = writeln!(out, "### {}\n", escape(&group_title(group)));

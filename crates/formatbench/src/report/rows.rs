@@ -53,7 +53,11 @@ pub(super) struct Row<'a> {
     pub per_value: String,
     pub peak: String,
     pub resident: String,
+    /// Bytes fetched from storage per call; for a selective operation beside its full read's
+    /// ("3.1 MB of 13.7 MB").
     pub read: String,
+    /// Bytes asked for through read calls per call (page-cache hits included), likewise.
+    pub requested: String,
     pub amplification: String,
     pub method: String,
     /// The fairness manifest of the cell's artifact.
@@ -91,6 +95,7 @@ impl Row<'_> {
             Field::Peak => &self.peak,
             Field::Resident => &self.resident,
             Field::Read => &self.read,
+            Field::Requested => &self.requested,
             Field::Amplification => &self.amplification,
             Field::Method => &self.method,
             Field::Settings => &self.settings,
@@ -114,6 +119,7 @@ pub(super) enum Field {
     Peak,
     Resident,
     Read,
+    Requested,
     Amplification,
     Method,
     Settings,
@@ -136,6 +142,7 @@ impl Field {
             Field::Peak => "Peak mem",
             Field::Resident => "Resident",
             Field::Read => "Read bytes",
+            Field::Requested => "Bytes asked",
             Field::Amplification => "Read amplification",
             Field::Method => "Method",
             Field::Settings => "Settings",
@@ -157,6 +164,34 @@ pub(super) fn shows_residency(group: &OpGroup) -> bool {
             .any(|c| c.resident_fraction.is_some_and(|f| f < WARM_RESIDENT))
 }
 
+/// A selective operation's group (project, range, take, …) shows the bytes its reads asked
+/// for beside a full read's, whatever the cache held.
+pub(super) fn shows_requested(group: &OpGroup) -> bool {
+    crate::stats::full_op(&group.op).is_some()
+        && group.cells.iter().any(|c| c.requested_bytes.is_some())
+}
+
+/// "3.1 MB of 13.7 MB": a selective operation's bytes beside its full read's (alone when the
+/// full read's are unknown).
+fn of_full(bytes: Option<u64>, full: Option<u64>) -> String {
+    match (bytes, full) {
+        (Some(bytes), Some(full)) => format!("{} of {}", format::bytes(bytes), format::bytes(full)),
+        (Some(bytes), None) => format::bytes(bytes),
+        (None, _) => DASH.to_string(),
+    }
+}
+
+/// The bytes a cell asked for beside its full read's; `mapped` where the full read asked for
+/// next to nothing of its artifact (its reads went through a memory map, which read calls do
+/// not see).
+fn requested_text(c: &CellSummary) -> String {
+    let full = c.full_read.and_then(|f| f.requested_bytes);
+    match (full, c.size_bytes) {
+        (Some(full), Some(size)) if full.saturating_mul(100) < size => "mapped".into(),
+        _ => of_full(c.requested_bytes, full),
+    }
+}
+
 /// The Markdown and HTML columns after the median; `Settings` always comes last.
 pub(super) fn detail_fields(group: &OpGroup) -> Vec<Field> {
     let mut fields = vec![
@@ -173,6 +208,9 @@ pub(super) fn detail_fields(group: &OpGroup) -> Vec<Field> {
     ];
     if shows_residency(group) {
         fields.extend([Field::Resident, Field::Read, Field::Amplification]);
+    }
+    if shows_requested(group) {
+        fields.push(Field::Requested);
     }
     fields.extend([Field::Method, Field::Settings]);
     fields
@@ -275,7 +313,8 @@ pub(super) fn rows<'a>(group: &'a OpGroup, artifacts: &[ArtifactRecord]) -> Vec<
                 per_value: or_dash(c.bytes_per_value, format::per_value),
                 peak: or_dash(c.peak_rss_bytes, format::bytes),
                 resident: or_dash(c.resident_fraction, format::percent),
-                read: or_dash(c.read_bytes, format::bytes),
+                read: of_full(c.read_bytes, c.full_read.and_then(|f| f.read_bytes)),
+                requested: requested_text(c),
                 amplification: or_dash(c.read_amplification, format::ratio2),
                 method: c
                     .method

@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use: one call of the operation, the call the run ranks (`--call`: warm = a call after the first in the same worker, first = a fresh worker's first), as the S3 server counted it, split where the worker said its first call ended (~ marks a cell whose worker did not say: the mean over its calls); requests by kind, response bytes sent (fetched) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
+const LEGEND: &str = "per use: one call of the operation, the call the run ranks (`--call`: warm = a call after the first in the same worker, first = a fresh worker's first), as the S3 server counted it, split where the worker said its first call ended (~ marks a cell whose worker did not say: the mean over its calls); requests by kind, response bytes sent (fetched; for project, range, take and the other selective operations, beside the same competitor's full read: X of Y) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {
@@ -129,7 +129,15 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 cell.phases
                     .get(formatbench_protocol::phases::FIRST_BATCH)
                     .map_or_else(|| format::DASH.into(), |s| format::duration(*s)),
-                format::bytes(traffic.bytes_sent),
+                match cell.full_read.and_then(|f| f.object_bytes) {
+                    // A selective operation's bytes beside its full read's.
+                    Some(full) => format!(
+                        "{} of {}",
+                        format::bytes(traffic.bytes_sent),
+                        format::bytes(full)
+                    ),
+                    None => format::bytes(traffic.bytes_sent),
+                },
                 format::bytes(traffic.bytes_received),
                 cell.read_amplification
                     .map_or_else(|| format::DASH.into(), format::two_decimals),

@@ -5,10 +5,10 @@
 
 use super::format::truncate;
 use super::overall::{geo_tables, GeoTable, LEGEND_GEOMEAN};
-use super::rows::{flag_list, rows, shows_residency, Field, Row};
+use super::rows::{flag_list, rows, shows_requested, shows_residency, Field, Row};
 use super::{
-    group_notes, group_title, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR, LEGEND_RATIO,
-    SHORT_REASON,
+    group_notes, group_title, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
+    LEGEND_RATIO, SHORT_REASON,
 };
 use crate::results::SampleStatus;
 use crate::stats::{OpGroup, RunSummary};
@@ -70,7 +70,8 @@ pub fn render(summary: &RunSummary, columns: usize) -> String {
             }
         }
         let rows = rows(group, &summary.artifacts);
-        out.push_str(&table(&rows, &fields(group), columns));
+        let selective = crate::stats::full_op(&group.op).is_some();
+        out.push_str(&table(&rows, &fields(group), columns, selective));
         for (label, flag) in flag_list(&rows) {
             out.push_str(&format!("{INDENT}! {label}: {flag}\n"));
         }
@@ -93,6 +94,13 @@ pub fn render(summary: &RunSummary, columns: usize) -> String {
          ×best = {LEGEND_RATIO}\n\
          cpu× = {LEGEND_CPU}   par = {LEGEND_PAR}\n"
     ));
+    if summary
+        .groups
+        .iter()
+        .any(|g| shows_residency(g) || shows_requested(g))
+    {
+        out.push_str(&format!("read = {LEGEND_BYTES}\n"));
+    }
     if !tables.is_empty() {
         out.push_str(&format!("summary = {LEGEND_GEOMEAN}\n"));
     }
@@ -146,6 +154,9 @@ fn fields(group: &OpGroup) -> Vec<(&'static str, Field)> {
     ];
     if shows_residency(group) {
         fields.extend([("resident", Field::Resident), ("read", Field::Read)]);
+    } else if shows_requested(group) {
+        // A warm read fetches nothing from storage: what it asked for shows its selectivity.
+        fields.push(("asked", Field::Requested));
     }
     fields.extend([
         ("size", Field::Size),
@@ -182,12 +193,23 @@ fn cells(row: &Row<'_>, fields: &[(&str, Field)]) -> Vec<String> {
     cells
 }
 
-/// The table at most `columns` wide where leaving out optional columns can make it so.
-fn table(rows: &[Row<'_>], fields: &[(&'static str, Field)], columns: usize) -> String {
+/// The table at most `columns` wide where leaving out optional columns can make it so. A
+/// `selective` operation's bytes (beside a full read's) are what its table is for: they go last.
+fn table(
+    rows: &[Row<'_>],
+    fields: &[(&'static str, Field)],
+    columns: usize,
+    selective: bool,
+) -> String {
     let mut kept = fields.to_vec();
     let mut left_out = Vec::new();
     let mut text = full_table(rows, &kept, columns);
-    for name in DROP_ORDER {
+    let order = DROP_ORDER
+        .iter()
+        .copied()
+        .filter(|name| !(selective && *name == "read"))
+        .chain(selective.then_some("read"));
+    for name in order {
         if widest(&text) <= columns {
             break;
         }

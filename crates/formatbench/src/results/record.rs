@@ -345,6 +345,11 @@ pub struct SampleRecord {
     pub read_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_bytes: Option<u64>,
+    /// Bytes the worker asked the OS for through read calls during the operation, page-cache
+    /// hits included and memory-mapped reads not (/proc/self/io `rchar`): what a read asks
+    /// for whatever the cache holds, so warm reads show their selectivity too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_bytes: Option<u64>,
     /// (CPU user + system) ÷ wall over the operation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallelism: Option<f64>,
@@ -472,6 +477,7 @@ impl SampleRecord {
             resident_fraction: None,
             read_bytes: None,
             write_bytes: None,
+            requested_bytes: None,
             parallelism: None,
             first_call_s: None,
             warm_call_s: None,

@@ -257,6 +257,9 @@ impl Runner<'_> {
                 spec.materializing()
             ));
             let source = spec.materialize(&self.scratch.join("sources"))?;
+            if let Some(cast) = source.parameters.get("feature_type") {
+                say(&format!("dataset {}: --feature-type {cast}", source.name));
+            }
             self.results.append(&Record::Dataset(DatasetRecord {
                 run_id: self.run_id.clone(),
                 dataset: source.name.clone(),

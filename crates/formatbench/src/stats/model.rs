@@ -50,6 +50,12 @@ pub struct CellSummary {
     /// Bytes fetched from storage per call (each sample's count ÷ its calls, the first call
     /// included), the median over the ok samples.
     pub read_bytes: Option<u64>,
+    /// Bytes the worker asked the OS for through read calls per call, page-cache hits
+    /// included (each sample's `requested_bytes` ÷ its calls), the median over the ok samples.
+    pub requested_bytes: Option<u64>,
+    /// A selective operation's (project, range, take, …) yardstick: the same competitor's full
+    /// read in the same setting (`stats::full_read`).
+    pub full_read: Option<FullRead>,
     /// Bytes fetched from storage ÷ Arrow bytes returned: for cold reads of local files (the
     /// kernel's count), and for every read from object storage (the S3 server's count).
     pub read_amplification: Option<f64>,
@@ -72,6 +78,19 @@ pub struct CellSummary {
     /// Wall seconds per round, for paired comparisons.
     pub rounds: BTreeMap<u32, f64>,
     pub cpu_rounds: BTreeMap<u32, f64>,
+}
+
+/// The bytes of a full read (`read`, or `matrix` for the matrix operations) of the same
+/// backend, profile, layout and target on the same dataset, cache state, thread cap and place,
+/// per call: what a selective operation's bytes are shown beside.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FullRead {
+    /// Fetched from storage (/proc/self/io `read_bytes`; real in cold reads of local files).
+    pub read_bytes: Option<u64>,
+    /// Asked for through read calls (`rchar`).
+    pub requested_bytes: Option<u64>,
+    /// Sent by the S3 server (object storage).
+    pub object_bytes: Option<u64>,
 }
 
 /// All competitors of one operation on one dataset under one cache state, thread cap and place

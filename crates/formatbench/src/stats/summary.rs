@@ -193,6 +193,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
             );
         }
     }
+    super::full_read::fill(&mut summary.groups);
     summary.geomeans = super::across::geomeans(&summary.groups);
     summary.cache_ratios = super::across::cache_ratios(&summary.groups);
     summary
@@ -332,6 +333,12 @@ fn summarize_cell(
                 .filter_map(|s| Some(s.read_bytes? / s.calls.unwrap_or(1).max(1)))
                 .collect(),
         ),
+        requested_bytes: median_u64(
+            ok.iter()
+                .filter_map(|s| Some(s.requested_bytes? / s.calls.unwrap_or(1).max(1)))
+                .collect(),
+        ),
+        full_read: None,
         read_amplification: median_f64(&amplifications),
         object_traffic_is_mean: traffic.as_ref().is_some_and(|(_, own)| !own),
         object_traffic: traffic.map(|(t, _)| t),

@@ -1,12 +1,13 @@
-//! Where each column's buffers lie in a record batch's body, so a projection read by ranges
-//! (an object in a bucket) fetches only its own columns' bytes instead of whole blocks, as
-//! Arrow C++'s reader does with a column selection.
+//! Where each column's buffers lie in a record batch's body, so a projection read by plain reads
+//! or by ranges (an object in a bucket) reads only its own columns' bytes instead of whole
+//! blocks, as Arrow C++'s reader does with a column selection.
 
 use super::{Body, IpcFile};
-use crate::error::{at, Result, StoreError};
+use crate::error::{at as at_path, Result, StoreError};
 use arrow::buffer::Buffer;
 use arrow::datatypes::{DataType, Schema};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 
 /// Fetched ranges closer than this are fetched as one: a request costs more than a few
 /// kilobytes of extra bytes (Arrow C++'s default hole size for its range cache).
@@ -94,7 +95,8 @@ pub(super) fn needed_ranges(
     Ok(merged)
 }
 
-/// What a file read by ranges keeps of each block to fetch only a projection's buffers.
+/// What a file read by plain reads or by ranges keeps of each block to read only a
+/// projection's buffers.
 pub(super) struct RangedBlocks {
     /// Each top-level column's buffer indices (`None`: a layout not mapped; whole blocks).
     pub(super) column_buffers: Option<Vec<Range<usize>>>,
@@ -105,14 +107,14 @@ pub(super) struct RangedBlocks {
 }
 
 impl IpcFile {
-    /// Block `index` with only `columns`' buffers fetched (the rest of its body zeros, never
-    /// decoded), or `None` where the file is not read by ranges or its layout is not mapped.
+    /// Block `index` with only `columns`' buffers read (the rest of its body zeros, never
+    /// decoded), or `None` where the file is mapped or its layout is not mapped out.
     pub(super) fn projected_block(
         &self,
         index: usize,
         columns: &[usize],
     ) -> Result<Option<Buffer>> {
-        let (Body::Ranged(source), Some(ranged)) = (&self.body, &self.ranged) else {
+        let Some(ranged) = &self.ranged else {
             return Ok(None);
         };
         let Some(spans) = &ranged.column_buffers else {
@@ -128,17 +130,12 @@ impl IpcFile {
         let needed = needed_ranges(spans, buffers, columns, body_len)
             .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
         let body_start = block.offset() as u64 + meta_len as u64;
-        let requests: Vec<(u64, usize)> = needed
-            .iter()
-            .map(|&(offset, len)| (body_start + offset, len as usize))
-            .collect();
-        let fetched = source.read_ranges(&requests).map_err(at(&self.path))?;
-        // Zeroed memory of this size comes untouched from the allocator: pages no fetched
-        // range lands on are never written.
+        // Zeroed memory of this size comes untouched from the allocator: pages no read range
+        // lands on are never written.
         let mut bytes = vec![0u8; meta_len + body_len as usize];
         let short = || {
             StoreError::Corrupt(format!(
-                "{}: a fetched range is shorter than asked",
+                "{}: a read range is shorter than asked",
                 self.path.display()
             ))
         };
@@ -147,12 +144,30 @@ impl IpcFile {
             .filter(|_| header.len() == meta_len)
             .ok_or_else(short)?
             .copy_from_slice(header);
-        for (&(offset, len), data) in needed.iter().zip(&fetched) {
-            let at = meta_len + offset as usize;
-            if data.len() != len as usize {
-                return Err(short());
+        match &self.body {
+            Body::Mapped(_) => return Ok(None),
+            Body::Plain(file) => {
+                for &(offset, len) in &needed {
+                    let at = meta_len + offset as usize;
+                    let into = bytes.get_mut(at..at + len as usize).ok_or_else(short)?;
+                    file.read_exact_at(into, body_start + offset)
+                        .map_err(at_path(&self.path))?;
+                }
             }
-            bytes[at..at + data.len()].copy_from_slice(data);
+            Body::Ranged(source) => {
+                let requests: Vec<(u64, usize)> = needed
+                    .iter()
+                    .map(|&(offset, len)| (body_start + offset, len as usize))
+                    .collect();
+                let fetched = source.read_ranges(&requests).map_err(at_path(&self.path))?;
+                for (&(offset, len), data) in needed.iter().zip(&fetched) {
+                    let at = meta_len + offset as usize;
+                    if data.len() != len as usize {
+                        return Err(short());
+                    }
+                    bytes[at..at + data.len()].copy_from_slice(data);
+                }
+            }
         }
         Ok(Some(Buffer::from_vec(bytes)))
     }

@@ -57,9 +57,17 @@ pub fn array_schema(source: &Schema) -> Result<SchemaRef, KitError> {
 pub fn array_schema_as(form: ArrayForm, source: &Schema) -> Result<SchemaRef, KitError> {
     let features = feature_indices(source);
     let Some(&first) = features.first() else {
-        return Err(KitError::Unsupported(
-            "the array layout needs float32 feature columns; this table has none".into(),
-        ));
+        let wide = source
+            .fields()
+            .iter()
+            .any(|f| f.data_type() == &DataType::Float64);
+        let hint = match wide {
+            true => " (its float64 columns enter with --feature-type float32)",
+            false => "",
+        };
+        return Err(KitError::Unsupported(format!(
+            "the array layout needs float32 feature columns; this table has none{hint}"
+        )));
     };
     if form == ArrayForm::Bare {
         return Ok(Arc::new(source.project(&features)?));

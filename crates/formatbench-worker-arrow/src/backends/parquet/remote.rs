@@ -8,28 +8,23 @@
 //! measured here.
 #![allow(deprecated)]
 
+use super::select::{self, IndexFilter, RowPlan, Rows};
 use super::{
-    column_indices, in_request_order, row_groups_overlapping, sorted_rows, taken_columns, Context,
-    Loaded, Request,
+    column_indices, in_request_order, sorted_rows, taken_columns, Context, Loaded, Request,
 };
 use crate::remote::Remote;
-use crate::rows::index_mask;
 use crate::WorkerError;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
 use formatbench_protocol::{ObjectTarget, RangeSpec};
 use futures::TryStreamExt;
-use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderMetadata, ArrowReaderOptions, RowFilter, RowSelection,
-};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::arrow::async_reader::{ParquetObjectReader, ParquetRecordBatchStreamBuilder};
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::PageIndexPolicy;
 
 /// The artifact's one file, as an object below the artifact's key.
 const DATA_OBJECT: &str = "data.parquet";
-
-type StreamBuilder = ParquetRecordBatchStreamBuilder<ParquetObjectReader>;
 
 struct Opened {
     remote: &'static Remote,
@@ -38,17 +33,19 @@ struct Opened {
 }
 
 impl Opened {
-    /// The footer (and, when `page_index`, the column and offset indexes).
-    fn new(target: &ObjectTarget, page_index: bool) -> Result<Opened, WorkerError> {
+    /// The footer, with `offsets` the offset index (row selections) and with `columns` the
+    /// column index too (index ranges).
+    fn new(target: &ObjectTarget, offsets: bool, columns: bool) -> Result<Opened, WorkerError> {
         let remote = Remote::get(target)?;
         let path = Remote::path(target, DATA_OBJECT);
         let mut reader = ParquetObjectReader::new(remote.store.clone(), path);
-        let policy = if page_index {
-            PageIndexPolicy::Optional
-        } else {
-            PageIndexPolicy::Skip
+        let policy = |wanted: bool| match wanted {
+            true => PageIndexPolicy::Optional,
+            false => PageIndexPolicy::Skip,
         };
-        let options = ArrowReaderOptions::new().with_page_index_policy(policy);
+        let options = ArrowReaderOptions::new()
+            .with_offset_index_policy(policy(offsets))
+            .with_column_index_policy(policy(columns && offsets));
         let metadata = remote.block_on(ArrowReaderMetadata::load_async(&mut reader, options))?;
         Ok(Opened {
             remote,
@@ -61,22 +58,28 @@ impl Opened {
         self.metadata.metadata().file_metadata().num_rows() as usize
     }
 
-    /// The columns `indices`, one stream per thread's group of columns, each configured alike.
+    /// The columns `indices`, one stream per thread's group of columns, each reading the same
+    /// `rows` (all when `None`).
     fn read(
         &self,
         threads: usize,
         indices: &[usize],
-        configure: impl Fn(StreamBuilder) -> Result<StreamBuilder, WorkerError> + Sync,
+        rows: Option<Rows>,
     ) -> Result<Vec<RecordBatch>, WorkerError> {
         crate::parallel::by_columns(threads, indices, |group| {
             let builder = ParquetRecordBatchStreamBuilder::new_with_metadata(
                 self.reader.clone(),
                 self.metadata.clone(),
             );
-            let rows = super::batch_rows_of(builder.parquet_schema().num_columns());
-            let builder = builder.with_batch_size(rows);
+            let batch = super::batch_rows_of(builder.parquet_schema().num_columns());
+            let builder = builder.with_batch_size(batch);
             let mask = ProjectionMask::roots(builder.parquet_schema(), group);
-            let stream = configure(builder.with_projection(mask))?.build()?;
+            let builder = builder.with_projection(mask);
+            let builder = match &rows {
+                Some(rows) => rows.apply(builder),
+                None => builder,
+            };
+            let stream = builder.build()?;
             let stream = stream.inspect_ok(|_| formatbench_protocol::phases::first_batch());
             Ok(self.remote.block_on(stream.try_collect::<Vec<_>>())?)
         })
@@ -90,61 +93,58 @@ pub(super) fn read(
 ) -> Result<(Loaded, &'static str), WorkerError> {
     let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
     let selects_rows = matches!(request, Request::Range(_) | Request::Take(..));
-    let file = Opened::new(target, selects_rows)?;
+    let by_index = matches!(request, Request::Range(RangeSpec::Index { .. }));
+    let file = Opened::new(target, selects_rows, by_index)?;
     let (batches, how) = match request {
         Request::All => (
-            file.read(ctx.threads, &all, Ok)?,
+            file.read(ctx.threads, &all, None)?,
             "async reader: suffix GET for the footer, ranged GETs of every column chunk",
         ),
         Request::Columns(names) => (
-            file.read(ctx.threads, &column_indices(ctx.schema, names)?, Ok)?,
+            file.read(ctx.threads, &column_indices(ctx.schema, names)?, None)?,
             "async reader: suffix GET for the footer, ranged GETs of the projected column chunks",
         ),
         Request::Range(RangeSpec::Position { start, end }) => {
             let total = file.rows();
-            let (start, end) = (*start as usize, (*end as usize).min(total));
-            let batches =
-                file.read(ctx.threads, &all, |builder| {
-                    let ranges = std::iter::once(start..end);
-                    Ok(builder
-                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
-                })?;
-            (
-                batches,
-                "async reader: footer and page index, then ranged GETs of the selected pages",
-            )
+            let (start, end) = ((*start as usize).min(total), (*end as usize).min(total));
+            let plan = RowPlan::span(start..end);
+            let how = match plan.prunes(file.metadata.metadata()) {
+                true => "async reader: footer and page index, then ranged GETs of the pages holding the range (row groups and pages outside it pruned)",
+                false => "async reader: footer and page index, then ranged GETs of every page (the range touches each)",
+            };
+            (file.read(ctx.threads, &all, Some(Rows::Plan(&plan)))?, how)
         }
         Request::Range(RangeSpec::Index { column, start, end }) => {
-            let index = ctx.schema.index_of(column).map_err(|_| {
+            let root = ctx.schema.index_of(column).map_err(|_| {
                 WorkerError::Invalid(format!("index column '{column}' is not in the table"))
             })?;
-            let (lo, hi) = (*start, *end);
-            let groups = row_groups_overlapping(file.metadata.metadata(), index, lo, hi);
-            let batches = file.read(ctx.threads, &all, |builder| {
-                let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
-                let name = column.clone();
-                let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
-                    index_mask(&batch, &name, lo, hi)
-                });
-                Ok(builder
-                    .with_row_groups(groups.clone())
-                    .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
-            })?;
-            (
-                batches,
-                "async reader: row groups pruned by statistics, filter on the index column",
-            )
+            let filter = IndexFilter {
+                root,
+                name: column.clone(),
+                lo: *start,
+                hi: *end,
+            };
+            let kind = select::IndexKind::of(ctx.schema.field(root).data_type());
+            let (batches, pruned) = select::index_range(
+                file.metadata.metadata(),
+                &filter,
+                kind,
+                ctx.threads,
+                &all,
+                |threads, columns, rows| file.read(threads, columns, Some(rows)),
+            )?;
+            let how = match pruned {
+                true => "async reader: row groups pruned by statistics and pages by the page index, then a filter on the index column",
+                false => "async reader: every row group and page fetched (statistics rule none out), then a filter on the index column",
+            };
+            (batches, how)
         }
         Request::Take(rows, columns) => {
             let total = file.rows();
             let (indices, schema) = taken_columns(ctx, columns)?;
             let sorted = sorted_rows(rows, total)?;
-            let found =
-                file.read(ctx.threads, &indices, |builder| {
-                    let ranges = sorted.iter().map(|&r| r..r + 1);
-                    Ok(builder
-                        .with_row_selection(RowSelection::from_consecutive_ranges(ranges, total)))
-                })?;
+            let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
+            let found = file.read(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
             let found = concat_batches(&schema, &found)?;
             (
                 vec![in_request_order(&found, rows, &sorted)?],

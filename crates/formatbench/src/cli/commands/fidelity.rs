@@ -77,6 +77,7 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
         .map(|path| DatasetSpec::Input {
             path: path.clone(),
             index: None,
+            feature_type: None,
         })
         .collect();
     plan.verify_only = true;
@@ -124,6 +125,7 @@ fn first_rows(
     let spec = DatasetSpec::Input {
         path: path.to_path_buf(),
         index: index.map(str::to_string),
+        feature_type: None,
     };
     let source = spec.materialize(&scratch.join("source"))?;
     let file = File::open(&source.path)

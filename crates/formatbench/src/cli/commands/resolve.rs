@@ -44,10 +44,16 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
 }
 
 fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
+    if args.input.is_none() && args.feature_type.is_some() {
+        return Err(Error::Input(
+            "--feature-type casts the float64 columns of your file: it needs --input".into(),
+        ));
+    }
     if let Some(path) = &args.input {
         return Ok(vec![DatasetSpec::Input {
             path: path.clone(),
             index: args.index.clone(),
+            feature_type: args.feature_type.as_deref().map(str::parse).transpose()?,
         }]);
     }
     if let Some(name) = &args.dataset {

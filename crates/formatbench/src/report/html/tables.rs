@@ -5,8 +5,8 @@ use super::super::format::{html_escape as esc, truncate};
 use super::super::overall::{geo_tables, LEGEND_GEOMEAN};
 use super::super::rows::{detail_fields, flag_list, rows, Field, Row};
 use super::super::{
-    group_notes, group_title, ran, winner, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
-    LEGEND_RATIO, SHORT_REASON,
+    group_notes, group_title, ran, winner, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY,
+    LEGEND_PAR, LEGEND_RATIO, SHORT_REASON,
 };
 use super::elements::{empty, section, td, td_num, thead};
 use super::tradeoffs::charts_at;
@@ -116,13 +116,14 @@ pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) 
     let _ = writeln!(
         out,
         "<p class=\"legend\">Rows are fastest first; the fastest is highlighted. \
-         * {}. ! {}. Ratio = {}. CPU ratio = {}. Parallelism = {}. \
+         * {}. ! {}. Ratio = {}. CPU ratio = {}. Parallelism = {}. Read bytes = {}. \
          Settings: the artifact’s fairness manifest.</p>",
         esc(LEGEND_NOISY),
         esc(LEGEND_FLAG),
         esc(LEGEND_RATIO),
         esc(LEGEND_CPU),
-        esc(LEGEND_PAR)
+        esc(LEGEND_PAR),
+        esc(LEGEND_BYTES)
     );
     for (index, group) in summary.groups.iter().enumerate() {
         let _ = writeln!(out, "<h3>{}</h3>", esc(&group_title(group)));

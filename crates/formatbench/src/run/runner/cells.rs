@@ -522,6 +522,7 @@ pub fn sample_record(
     record.result_bytes = answer.result_bytes;
     record.read_bytes = Some(answer.counters.read_bytes);
     record.write_bytes = Some(answer.counters.write_bytes);
+    record.requested_bytes = Some(answer.counters.rchar);
     let cpu = answer.counters.cpu_user_s + answer.counters.cpu_sys_s;
     let wall = answer.op_s * answer.calls as f64;
     record.parallelism = (wall > 0.0).then(|| cpu / wall);

@@ -126,3 +126,40 @@ fn a_sample_a_resume_took_again_replaces_the_failed_one() {
     assert_eq!(cell.rounds.len(), 3);
     assert_eq!(cell.rounds.get(&2), Some(&0.03));
 }
+
+/// A selective operation's cell carries its competitor's full read (`stats::full_read`).
+#[test]
+fn a_range_cell_carries_its_competitors_full_read() {
+    let mut records = Vec::new();
+    for (op, backend, bytes) in [
+        ("read", "parquet", 1_000),
+        ("range", "parquet", 250),
+        ("read", "ipc", 4_000),
+        ("range", "ipc", 3_000),
+    ] {
+        let mut cell = key(backend);
+        cell.op = op.into();
+        cell.cache = "cold".into();
+        let mut s = SampleRecord::bare("run", cell, Some(1), SampleStatus::Ok, None);
+        s.wall_s = Some(0.01);
+        s.calls = Some(1);
+        s.read_bytes = Some(bytes);
+        s.requested_bytes = Some(bytes * 2);
+        records.push(Record::Sample(Box::new(s)));
+    }
+    let summary = summarize_run(&records);
+    let range = summary.groups.iter().find(|g| g.op == "range").unwrap();
+    let full = |backend: &str| {
+        range
+            .cells
+            .iter()
+            .find(|c| c.cell.backend == backend)
+            .and_then(|c| c.full_read)
+            .unwrap()
+    };
+    assert_eq!(full("parquet").read_bytes, Some(1_000));
+    assert_eq!(full("parquet").requested_bytes, Some(2_000));
+    assert_eq!(full("ipc").read_bytes, Some(4_000));
+    let read = summary.groups.iter().find(|g| g.op == "read").unwrap();
+    assert!(read.cells.iter().all(|c| c.full_read.is_none()));
+}
