@@ -191,10 +191,17 @@ fn a_float64_matrix_enters_the_matrix_operations_with_a_stated_cast() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("sk.parquet");
     float64_matrix(&input);
-    // Without the option nothing is measured, and the refusal names it.
+    // Without the option nothing is measured (exit 2, said in one line), and the refusal names
+    // it.
     let plain = dir.path().join("plain");
     let result = matrix_run(&input, &plain, &[]);
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("nothing was measured")
+            && stderr(&result).contains("--feature-type float32"),
+        "{}",
+        stderr(&result)
+    );
     let refused = samples(&run_dir(&plain));
     assert!(refused
         .iter()
