@@ -275,17 +275,8 @@ impl Backend for Parquet {
                 (Loaded::Table(batches), how)
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
-                let root = ctx.schema.index_of(column).map_err(|_| {
-                    WorkerError::Invalid(format!("index column '{column}' is not in the table"))
-                })?;
+                let (filter, kind) = IndexFilter::of(ctx.schema, column, *start, *end)?;
                 let file = Opened::new(dir, PageIndex::Full, selective)?;
-                let filter = IndexFilter {
-                    root,
-                    name: column.clone(),
-                    lo: *start,
-                    hi: *end,
-                };
-                let kind = select::IndexKind::of(ctx.schema.field(root).data_type());
                 let (batches, pruned) = select::index_range(
                     file.metadata(),
                     &filter,

@@ -115,16 +115,7 @@ pub(super) fn read(
             (file.read(ctx.threads, &all, Some(Rows::Plan(&plan)))?, how)
         }
         Request::Range(RangeSpec::Index { column, start, end }) => {
-            let root = ctx.schema.index_of(column).map_err(|_| {
-                WorkerError::Invalid(format!("index column '{column}' is not in the table"))
-            })?;
-            let filter = IndexFilter {
-                root,
-                name: column.clone(),
-                lo: *start,
-                hi: *end,
-            };
-            let kind = select::IndexKind::of(ctx.schema.field(root).data_type());
+            let (filter, kind) = IndexFilter::of(ctx.schema, column, *start, *end)?;
             let (batches, pruned) = select::index_range(
                 file.metadata.metadata(),
                 &filter,

@@ -153,6 +153,28 @@ pub(super) struct IndexFilter {
     pub hi: i64,
 }
 
+impl IndexFilter {
+    /// The filter of `column` in `[start, end)` on `schema`, and how its values are compared.
+    pub fn of(
+        schema: &arrow::datatypes::Schema,
+        column: &str,
+        start: i64,
+        end: i64,
+    ) -> Result<(IndexFilter, IndexKind), WorkerError> {
+        let root = schema.index_of(column).map_err(|_| {
+            WorkerError::Invalid(format!("index column '{column}' is not in the table"))
+        })?;
+        let kind = IndexKind::of(schema.field(root).data_type());
+        let filter = IndexFilter {
+            root,
+            name: column.to_string(),
+            lo: start,
+            hi: end,
+        };
+        Ok((filter, kind))
+    }
+}
+
 impl Rows<'_> {
     pub fn apply<T>(&self, builder: ArrowReaderBuilder<T>) -> ArrowReaderBuilder<T> {
         match self {
