@@ -40,6 +40,7 @@ th, td { border: 1px solid var(--border); padding: 0.25rem 0.45rem; text-align: 
 th { background: var(--head); }
 .num { text-align: right; white-space: nowrap; }
 th.num { white-space: normal; }
+td.parts { white-space: normal; }
 tr:has(> td > .badge) td { background: var(--win); font-weight: 600; }
 tr:has(> td > .badge) td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
 figure { margin: 0; }

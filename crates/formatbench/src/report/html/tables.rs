@@ -8,7 +8,7 @@ use super::super::{
     group_notes, group_title, ran, winner, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY,
     LEGEND_PAR, LEGEND_RATIO, SHORT_REASON,
 };
-use super::elements::{empty, section, td, td_num, thead};
+use super::elements::{empty, section, td, td_num, td_parts, thead};
 use super::tradeoffs::charts_at;
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, RunSummary};
@@ -188,10 +188,10 @@ pub(super) fn results(out: &mut String, summary: &RunSummary, charts: &[Chart]) 
                 for cell in &cells {
                     match cell {
                         Column::One(f) if !f.right() => td(out, r.text(*f)),
-                        Column::One(f) => td_num(out, r.text(*f)),
+                        Column::One(f) => td_parts(out, r.text(*f)),
                         Column::Joined(group, _) => {
                             let texts: Vec<&str> = group.iter().map(|f| r.text(*f)).collect();
-                            td_num(out, &texts.join(" · "))
+                            td_parts(out, &texts.join(" · "))
                         }
                     }
                 }
@@ -328,7 +328,8 @@ mod tests {
         assert!(
             cold.contains("<th scope=\"col\" class=\"num\">Resident · read · amplification</th>")
         );
-        assert!(cold.contains("<td class=\"num\">2 % · 11.8 MiB · 0.26×</td>"));
+        assert!(cold
+            .contains("<td class=\"num parts\">2\u{a0}%\u{a0}· 11.8\u{a0}MiB\u{a0}· 0.26×</td>"));
         let scan = text
             .split("<h3>mixed-100000x61 · scan · cache warm · threads 2</h3>")
             .nth(1)
