@@ -47,6 +47,15 @@ pub(crate) fn ipc_compression(profile: &str) -> ::ipc_parts::Compression {
     }
 }
 
+/// A single-file backend's declaration that it reads `format` files from any writer, from
+/// where it keeps its own ([`data_file`]).
+pub(crate) fn given_file(format: &str, extension: &str) -> Option<formatbench_protocol::GivenFile> {
+    Some(formatbench_protocol::GivenFile::new(
+        format,
+        &format!("data.{extension}"),
+    ))
+}
+
 /// The one file a single-file backend keeps in its artifact directory.
 pub(crate) fn data_file(dir: &Path, extension: &str) -> std::path::PathBuf {
     dir.join(format!("data.{extension}"))

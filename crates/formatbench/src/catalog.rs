@@ -93,6 +93,9 @@ pub struct BackendInfo {
     pub object_storage: Result<(), String>,
     /// Tables of files: how it is read and by whom it is written.
     pub table: TableTraits,
+    /// The format whose files from any writer it reads as they are (an `as-given` competitor
+    /// for a user's file of that format), and where in its artifact directory.
+    pub given: Option<formatbench_protocol::GivenFile>,
 }
 
 /// What a backend of tables of files (Delta) declares; all empty for the others.
@@ -147,6 +150,7 @@ pub fn native_backends() -> Vec<BackendInfo> {
             available: Ok(()),
             object_storage: b.object_storage(),
             table: TableTraits::default(),
+            given: b.given_file(),
         });
     let selftest = formatbench_worker_selftest::BACKENDS
         .iter()
@@ -168,6 +172,7 @@ pub fn native_backends() -> Vec<BackendInfo> {
             available: Ok(()),
             object_storage: formatbench_worker_selftest::object_storage(name),
             table: TableTraits::default(),
+            given: None,
         });
     let heavy = heavy::heavy_backends().iter().cloned();
     native.chain(heavy).chain(selftest).collect()

@@ -3,6 +3,7 @@
 
 mod feature_type;
 mod generate;
+pub mod given;
 mod ingest;
 mod materialize;
 mod realistic;
@@ -13,7 +14,7 @@ mod words;
 pub use crate::rng::Rng;
 pub use feature_type::FeatureType;
 pub use generate::{generate, row_shape, ColumnGenerator};
-pub use ingest::{ingest, ingest_as};
+pub use ingest::{ingest, ingest_as, input_format};
 pub use spec::{DatasetKind, DatasetSpec, Shape, DATASET_KINDS};
 pub use types::{types_table, TYPES_INDEX};
 

@@ -148,7 +148,9 @@ fn a_table_delta_cannot_store_is_refused_for_writer_and_readers() {
         "--out",
         out.path().to_str().unwrap(),
     ]);
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    // Every cell refused: nothing was measured, which exits 2 with the reasons (issue 43).
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(stderr(&result).contains("nothing was measured"));
     for s in common::samples(&run_dir(out.path())) {
         assert_ne!(s.status, SampleStatus::Ok, "{}", s.cell.backend);
         if s.status == SampleStatus::Unsupported {

@@ -28,6 +28,10 @@ def _version(dist):
         return None
 
 
+#: The profile of a competitor that reads the user's file as given (formatbench_protocol).
+AS_GIVEN = "as-given"
+
+
 def describe():
     versions = {"python": platform.python_version()}
     entries = []
@@ -50,7 +54,9 @@ def describe():
                  "deletion_profiles": list(backend.deletion_profiles),
                  # Why its cells on object storage are unsupported (None: it has a route): the
                  # runner then writes no artifact for them.
-                 "object_storage": backend.object_storage()}
+                 "object_storage": backend.object_storage(),
+                 "given": ({"format": backend.given[0], "file": backend.given[1]}
+                           if backend.given else None)}
         if backend.matrix_layouts:
             entry["layouts"] = backend.layout_ops()
         if missing:
@@ -158,7 +164,11 @@ def execute(job, cap):
         raise Unsupported(f"{backend.name} does not do '{op}' natively on the {layout} layout")
     if target not in backend.targets:
         raise Unsupported(f"{backend.name} does not read into or write from '{target}'")
-    if job["profile"] not in backend.profiles:
+    as_given = job["profile"] == AS_GIVEN and backend.given is not None
+    if as_given and op == "write":
+        raise Unsupported(f"{backend.name} does not write the as-given file: it is the user's, "
+                          "read as it is")
+    if job["profile"] not in backend.profiles and not as_given:
         return {"status": "failed", "reason": f"{backend.name} has no profile '{job['profile']}'"}
 
     threads.cap_pyarrow(cap)

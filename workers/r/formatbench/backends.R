@@ -4,12 +4,18 @@
 
 NOT_PACKAGED <- " (it is not packaged for Debian 12; install it from CRAN to use it)"
 
+# `given`: list(format, file) when it reads files of that format from any writer as they are
+# (a user's file then gets an `as-given` competitor, read in place and never written).
 r_backend <- function(name, packages, about, ops, target, write, read, profiles = "default",
-                      lossy = FALSE, install_hint = "") {
+                      lossy = FALSE, install_hint = "", given = NULL) {
   list(name = name, packages = packages, about = about, ops = ops, target = target,
        write = write, read = read, profiles = profiles, lossy = lossy,
-       install_hint = install_hint)
+       install_hint = install_hint, given = given)
 }
+
+# The profile of a competitor that reads the user's file as given (formatbench_protocol).
+AS_GIVEN <- "as-given"
+GIVEN_CSV <- list(format = "csv", file = "data.csv")
 
 unsupported <- function(...) {
   structure(class = c("unsupported", "error", "condition"),
@@ -120,7 +126,7 @@ BACKENDS <- list(
     "r-data.table", c("data.table", "bit64"),
     "data.table fwrite/fread CSV; profile yaml adds fwrite's YAML header of column types",
     ops = c("write", "read", "scan", "project", "range"), target = "data.table",
-    profiles = c("default", "yaml"), lossy = TRUE,
+    profiles = c("default", "yaml"), lossy = TRUE, given = GIVEN_CSV,
     write = function(df, dir, ctx) {
       data.table::fwrite(df, csv_file(dir), nThread = ctx$threads, yaml = need_yaml(ctx),
                          dateTimeAs = "ISO", showProgress = FALSE)
@@ -130,7 +136,7 @@ BACKENDS <- list(
     "r-vroom", c("vroom", "bit64"),
     "vroom CSV; profile default keeps vroom's lazy ALTREP columns, eager materializes them",
     ops = c("write", "read", "scan", "project", "range"), target = "tibble",
-    profiles = c("default", "eager"), lossy = TRUE,
+    profiles = c("default", "eager"), lossy = TRUE, given = GIVEN_CSV,
     write = function(df, dir, ctx) {
       vroom::vroom_write(df, csv_file(dir), delim = ",", num_threads = ctx$threads,
                          progress = FALSE)

@@ -80,7 +80,11 @@ execute <- function(job) {
   if (!is.null(job$storage)) {
     stop(unsupported(local_files_only(backend$name)))
   }
-  if (!(job$profile %in% backend$profiles)) {
+  as_given <- identical(job$profile, AS_GIVEN) && !is.null(backend$given)
+  if (as_given && identical(job$op, "write")) {
+    stop(unsupported(backend$name, " does not write the as-given file: it is the user's, read as it is"))
+  }
+  if (!(job$profile %in% backend$profiles) && !as_given) {
     return(list(status = "failed", reason = paste0(backend$name, " has no profile '", job$profile, "'")))
   }
   if (is.null(job$source_text)) {

@@ -191,6 +191,10 @@ impl Backend for Csv {
         }
     }
 
+    fn given_file(&self) -> Option<formatbench_protocol::GivenFile> {
+        super::given_file("csv", "csv")
+    }
+
     fn object_storage(&self) -> Result<(), String> {
         Ok(())
     }

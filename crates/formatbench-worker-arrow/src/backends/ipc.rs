@@ -225,6 +225,10 @@ impl Backend for Ipc {
         }
     }
 
+    fn given_file(&self) -> Option<formatbench_protocol::GivenFile> {
+        super::given_file("arrow-ipc", "arrow")
+    }
+
     fn object_storage(&self) -> Result<(), String> {
         if self.mmap {
             return Err("ipc-mmap maps local files; over object storage the ipc backend reads the same files by range".into());

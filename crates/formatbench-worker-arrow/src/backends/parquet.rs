@@ -196,6 +196,10 @@ impl Backend for Parquet {
         &ALL_OPS
     }
 
+    fn given_file(&self) -> Option<formatbench_protocol::GivenFile> {
+        super::given_file("parquet", "parquet")
+    }
+
     fn object_storage(&self) -> Result<(), String> {
         Ok(())
     }

@@ -36,6 +36,9 @@ struct DescribedBackend {
     object_storage: Option<String>,
     #[serde(flatten)]
     table: super::TableTraits,
+    /// The format whose files from any writer it reads as given; absent or null for none.
+    #[serde(default)]
+    given: Option<formatbench_protocol::GivenFile>,
 }
 
 /// Runs a worker program's `--describe` (a heavy worker, a peer) and lists its backends, or
@@ -95,6 +98,7 @@ pub fn describe_worker(
             available: b.unavailable.map_or(Ok(()), Err),
             object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
+            given: b.given,
         })
         .collect())
 }

@@ -107,6 +107,7 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
             available: Err(reason.to_string()),
             object_storage: Ok(()),
             table: Default::default(),
+            given: None,
         })
         .collect()
 }

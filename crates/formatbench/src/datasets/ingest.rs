@@ -58,6 +58,26 @@ fn detect(path: &Path, file: &mut File) -> Result<InputFormat, Error> {
     }
 }
 
+impl InputFormat {
+    /// The name results and the `as-given` competitors use for it.
+    fn name(self) -> &'static str {
+        match self {
+            InputFormat::Csv => "csv",
+            InputFormat::Parquet => "parquet",
+            InputFormat::IpcFile => "arrow-ipc",
+            InputFormat::IpcStream => "arrow-ipc-stream",
+        }
+    }
+}
+
+/// The format of a user's file (`csv`, `parquet`, `arrow-ipc`, `arrow-ipc-stream`), or `None`
+/// when it cannot be told (ingesting it then says why).
+pub fn input_format(path: &Path) -> Option<&'static str> {
+    check_regular_file(path).ok()?;
+    let mut file = File::open(path).ok()?;
+    detect(path, &mut file).ok().map(InputFormat::name)
+}
+
 /// The line of a CSV's quote that is never closed, if there is one. A quoted field may span
 /// lines and holds doubled quotes (`""`), so an even count of quotes after the opening one
 /// closes it: a reader without this check takes the rest of the file as one field.
@@ -156,7 +176,7 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
                 .with_batch_size(rows)
                 .build(BufReader::with_capacity(1 << 20, file))
                 .map_err(|e| malformed("CSV", &e))?;
-            (schema, Box::new(reader), "csv")
+            (schema, Box::new(reader), format.name())
         }
         InputFormat::Parquet => {
             let builder =
@@ -169,18 +189,18 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
                 .with_batch_size(batch_rows(leaves, DECODED_VALUE_BYTES))
                 .build()
                 .map_err(|e| malformed("Parquet", &e))?;
-            (schema, Box::new(reader), "parquet")
+            (schema, Box::new(reader), format.name())
         }
         InputFormat::IpcFile => {
             check_ipc_blocks(path)?;
             let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)
                 .map_err(|e| malformed("Arrow IPC", &e))?;
-            (reader.schema(), Box::new(reader), "arrow-ipc")
+            (reader.schema(), Box::new(reader), format.name())
         }
         InputFormat::IpcStream => {
             let reader = arrow::ipc::reader::StreamReader::try_new_buffered(file, None)
                 .map_err(|e| malformed("Arrow IPC stream", &e))?;
-            (reader.schema(), Box::new(reader), "arrow-ipc-stream")
+            (reader.schema(), Box::new(reader), format.name())
         }
     })
 }

@@ -7,7 +7,7 @@ use crate::results::{ArtifactRecord, CellKey, SampleStatus};
 use crate::stats::{CellSummary, OpGroup};
 
 /// Artifact settings that make up the fairness manifest, in the order they are shown.
-const MANIFEST_KEYS: [&str; 12] = [
+const MANIFEST_KEYS: [&str; 20] = [
     "library",
     "profile_settings",
     "codecs",
@@ -15,6 +15,15 @@ const MANIFEST_KEYS: [&str; 12] = [
     "dictionary",
     "codec",
     "row_groups",
+    // A user's file read as given (datasets/given.rs): what it is, beside the re-encodings.
+    "row_group_rows",
+    "page_index",
+    "data_pages",
+    "statistics",
+    "sorted_by",
+    "batches",
+    "compression",
+    "dialect",
     "blocks",
     "dtype",
     "data_files",

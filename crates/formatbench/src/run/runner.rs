@@ -3,6 +3,7 @@
 
 mod cell;
 mod cells;
+mod given;
 mod identity;
 mod independent;
 mod resume;
@@ -22,7 +23,7 @@ use crate::results::{
 };
 use crate::Error;
 use cell::Cell;
-use formatbench_protocol::Op;
+use formatbench_protocol::{Op, AS_GIVEN};
 use identity::{clock_resolution, schedule_hash, worker_build};
 use resume::{read_resumed, reusable_samples};
 use state::Runner;
@@ -324,9 +325,20 @@ impl Runner<'_> {
         for competitor in &self.plan.competitors {
             let info = super::find(&competitor.backend)
                 .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
-            let (artifact_dir, artifact) =
-                cells::artifact_of(self, &info, competitor, source, inputs)?;
+            let as_given = competitor.profile == AS_GIVEN;
+            let (artifact_dir, artifact) = match given::given_input(&info, source) {
+                Some(input) if as_given => {
+                    given::given_artifact(self, &info, competitor, source, input)?
+                }
+                // The user's file of another format, or a generated dataset: nothing given.
+                None if as_given => continue,
+                _ => cells::artifact_of(self, &info, competitor, source, inputs)?,
+            };
             for (op, cache) in self.cache_states() {
+                if as_given && op == Op::Write {
+                    // Writing is re-encoding: the re-encodings are the other profiles.
+                    continue;
+                }
                 let mut cell = Cell::new(
                     dataset,
                     source,

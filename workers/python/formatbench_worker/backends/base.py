@@ -66,6 +66,10 @@ class Backend:
     unordered = False
     #: Profiles whose tables have rows deleted after writing.
     deletion_profiles = ()
+    #: (format, file): it reads files of this format from any writer as they are, from this
+    #: name in its artifact directory, so a user's file of the format gets an `as-given`
+    #: competitor (read in place, never written). None: it reads only its own writes.
+    given = None
     #: The layouts on which it does the matrix operations (`matrix`); `array` among them
     #: means it stores the array layout too, with `array_ops`.
     matrix_layouts = ()

@@ -51,6 +51,7 @@ def _pandas_file(directory, extension, ctx):
 
 class PandasCsv(Backend):
     name = "py-pandas-csv"
+    given = ("csv", "data.csv")
     about = ("pandas.read_csv / DataFrame.to_csv (C engine, dtypes given; array layout: "
              "';'-joined shortest round-trip floats in one cell)")
     modules = ("pandas", "numpy")
@@ -252,6 +253,7 @@ class PolarsFormat(Backend):
 
 class PolarsCsv(PolarsFormat):
     name = "py-polars-csv"
+    given = ("csv", "data.csv")
     about = "polars.read_csv / write_csv (schema given)"
     extension = "csv"
     lossy = True
@@ -277,6 +279,7 @@ class PolarsCsv(PolarsFormat):
 
 class PolarsParquet(PolarsFormat):
     name = "py-polars-parquet"
+    given = ("parquet", "data.parquet")
     about = "polars.read_parquet / write_parquet (default: snappy; compact: zstd-3)"
     profiles = ("default", "compact")
     extension = "parquet"
@@ -301,6 +304,7 @@ class PolarsParquet(PolarsFormat):
 
 class PolarsIpc(PolarsFormat):
     name = "py-polars-ipc"
+    given = ("arrow-ipc", "data.ipc")
     about = "polars.read_ipc / write_ipc (default: uncompressed; lz4; zstd; reads memory-mapped)"
     profiles = ("default", "lz4", "zstd")
     extension = "ipc"

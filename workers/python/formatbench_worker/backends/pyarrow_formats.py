@@ -120,6 +120,7 @@ class ArrowMatrices:
 
 class PyarrowParquet(ArrowMatrices, Backend):
     name = "py-pyarrow-parquet"
+    given = ("parquet", "data.parquet")
     about = "pyarrow.parquet (default: snappy; compact: zstd-3, no dictionary, BSS floats)"
     modules = ("pyarrow.parquet", "pyarrow.dataset")
     dists = ("pyarrow",)
@@ -201,6 +202,7 @@ class PyarrowParquet(ArrowMatrices, Backend):
 
 class PyarrowFeather(ArrowMatrices, Backend):
     name = "py-pyarrow-feather"
+    given = ("arrow-ipc", "data.arrow")
     about = "pyarrow.feather, Arrow IPC files (default: uncompressed; lz4; zstd)"
     modules = ("pyarrow.feather",)
     dists = ("pyarrow",)
@@ -269,6 +271,7 @@ class PyarrowFeatherMmap(PyarrowFeather):
 
 class PyarrowCsv(Backend):
     name = "py-pyarrow-csv"
+    given = ("csv", "data.csv")
     about = "pyarrow.csv (schema given, multithreaded parse)"
     modules = ("pyarrow.csv",)
     dists = ("pyarrow",)

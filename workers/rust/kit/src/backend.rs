@@ -182,6 +182,13 @@ pub trait Backend: Sync {
             self.name()
         ))
     }
+    /// The format whose files from any writer its reads take as they are, and the file name
+    /// in the artifact directory it reads them from; `None` when it reads only what its own
+    /// writer wrote. A backend that declares one gets an `as-given` competitor for a user's
+    /// file of that format.
+    fn given_file(&self) -> Option<formatbench_protocol::GivenFile> {
+        None
+    }
     /// `Err(reason)` when it cannot run here (e.g. a library missing at run time).
     fn available(&self) -> Result<(), String> {
         Ok(())

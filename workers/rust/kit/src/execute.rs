@@ -48,7 +48,15 @@ fn try_execute<E: BackendError>(
         .find(|b| b.name() == job.backend)
         .ok_or_else(|| KitError::Invalid(format!("unknown backend '{}'", job.backend)))?;
     backend.available().map_err(KitError::Unsupported)?;
-    if !backend.profiles().contains(&job.profile.as_str()) {
+    let as_given = job.profile == formatbench_protocol::AS_GIVEN && backend.given_file().is_some();
+    if as_given && job.op == Op::Write {
+        return Err(KitError::Unsupported(format!(
+            "{} does not write the as-given file: it is the user's, read as it is",
+            job.backend
+        ))
+        .into());
+    }
+    if !as_given && !backend.profiles().contains(&job.profile.as_str()) {
         return Err(KitError::Invalid(format!(
             "backend '{}' has no profile '{}'",
             job.backend, job.profile

@@ -6,7 +6,7 @@ use crate::datasets::{DatasetKind, DatasetSpec, Shape};
 use crate::plan::{Competitor, Plan, Stopping, Suite};
 use crate::run::catalog;
 use crate::Error;
-use formatbench_protocol::{Op, ALL_OPS, DELTA_OPS, MATRIX_OPS, STORE_OPS};
+use formatbench_protocol::{Op, ALL_OPS, AS_GIVEN, DELTA_OPS, MATRIX_OPS, STORE_OPS};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -120,7 +120,24 @@ fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec
         .collect())
 }
 
-fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>, Error> {
+/// The formats of the users' files among the datasets (`parquet`, `arrow-ipc`, `csv`): each
+/// gets an `as-given` competitor in every backend that reads its files as they are.
+fn given_formats(datasets: &[DatasetSpec]) -> Vec<&'static str> {
+    datasets
+        .iter()
+        .filter_map(|d| match d {
+            DatasetSpec::Input { path, .. } => crate::datasets::input_format(path),
+            DatasetSpec::Generated { .. } => None,
+        })
+        .filter(|format| formatbench_protocol::GIVEN_FORMATS.contains(format))
+        .collect()
+}
+
+fn competitors(
+    suite: Option<&Suite>,
+    args: &RunArgs,
+    given: &[&str],
+) -> Result<Vec<Competitor>, Error> {
     let wanted = args
         .backends
         .clone()
@@ -206,11 +223,25 @@ fn competitors(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Competitor>,
             .map(|(name, _)| name)
             .filter(|name| is_all(&wanted_layouts) || wanted_layouts.contains(name))
             .collect();
-        for profile in &info.profiles {
+        // The user's file itself, read as it is: its own profile, on the wide layout it has.
+        let as_given = info
+            .given
+            .as_ref()
+            .filter(|g| given.contains(&g.format.as_str()))
+            .map(|_| AS_GIVEN.to_string());
+        let layouts_of = |profile: &String| -> Vec<&String> {
+            if *profile == AS_GIVEN {
+                layouts.iter().copied().filter(|l| *l == "wide").collect()
+            } else {
+                layouts.clone()
+            }
+        };
+        for profile in info.profiles.iter().chain(as_given.as_ref()) {
             if excluded.contains(&format!("{}/{profile}", info.name)) {
                 continue;
             }
             if is_all(&profiles) || profiles.contains(profile) {
+                let layouts = layouts_of(profile);
                 for layout in &layouts {
                     for target in &targets {
                         out.push(Competitor {
@@ -289,10 +320,12 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         ));
     }
     let stopping = stopping(suite, args)?;
+    let datasets = datasets(suite, args)?;
+    let competitors = competitors(suite, args, &given_formats(&datasets))?;
     Ok(Plan {
         suite: suite.map_or_else(|| "(command line)".into(), |s| s.name.clone()),
-        datasets: datasets(suite, args)?,
-        competitors: competitors(suite, args)?,
+        datasets,
+        competitors,
         ops: ops(suite, args)?,
         blocks,
         max_rounds: args.samples.or_else(|| {

@@ -108,7 +108,11 @@ pub fn artifact_of(
 }
 
 /// An artifact record with nothing known yet but whose it is.
-fn empty_artifact(run_id: &str, source: &Source, competitor: &Competitor) -> ArtifactRecord {
+pub(super) fn empty_artifact(
+    run_id: &str,
+    source: &Source,
+    competitor: &Competitor,
+) -> ArtifactRecord {
     ArtifactRecord {
         run_id: run_id.to_string(),
         dataset: source.name.clone(),
