@@ -14,11 +14,19 @@ pub struct ObjectTarget {
     pub bucket: String,
     pub key: String,
     pub region: String,
+    /// Files of the artifact that are objects of their own elsewhere in the bucket (a user's
+    /// file read in place, `--input s3://…`): relative path → object key. Absent for the
+    /// artifacts formatbench uploads, whose files all lie under `key`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub objects: std::collections::BTreeMap<String, String>,
 }
 
 impl ObjectTarget {
     /// The object key of the artifact's file at `relative` (`/`-separated).
     pub fn key_of(&self, relative: &str) -> String {
+        if let Some(object) = self.objects.get(relative.trim_start_matches('/')) {
+            return object.clone();
+        }
         match relative.trim_start_matches('/') {
             "" => self.key.clone(),
             rest if self.key.is_empty() => rest.to_string(),
@@ -135,6 +143,7 @@ mod tests {
             bucket: "b".into(),
             key: "run/parquet".into(),
             region: "us-east-1".into(),
+            objects: Default::default(),
         };
         assert_eq!(target.key_of("data.parquet"), "run/parquet/data.parquet");
         assert_eq!(target.key_of(""), "run/parquet");

@@ -10,7 +10,7 @@ pub mod backends;
 mod parallel;
 mod remote;
 /// A store of the user's own (`--storage s3://…`): checked before a run, emptied after it.
-pub use remote::{check_store, remove_prefix, upload_artifact};
+pub use remote::{check_store, download_object, remove_prefix, upload_artifact};
 pub mod rows;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};

@@ -86,6 +86,16 @@ impl Remote {
     /// The artifact's objects, downloaded whole (one LIST, one GET each) into `into`, keeping
     /// their paths below the artifact's key.
     pub fn download(&self, target: &ObjectTarget, into: &Path) -> Result<u64, WorkerError> {
+        if !target.objects.is_empty() {
+            // A user's file read in place: its one object, wherever it lies, under its name.
+            let mut total = 0;
+            for (relative, key) in &target.objects {
+                let bytes = self.fetch(&ObjectPath::from(key.as_str()))?;
+                total += bytes.len() as u64;
+                std::fs::write(into.join(relative), &bytes)?;
+            }
+            return Ok(total);
+        }
         let prefix = ObjectPath::from(target.key.as_str());
         let listed: Vec<_> = self
             .block_on(self.store.list(Some(&prefix)).try_collect::<Vec<_>>())
@@ -173,6 +183,37 @@ pub fn upload_artifact(dir: &Path, target: &ObjectTarget) -> Result<u64, String>
     remote
         .upload_dir(dir, target)
         .map_err(|e| format!("cannot upload {} to {}: {e}", dir.display(), target.url()))
+}
+
+/// Streams the object `target.key` (a user's `--input s3://…`) into the local file `dest`,
+/// in the chunks the client receives: the runner's untimed copy, from which the canonical
+/// source is built. Its size.
+pub fn download_object(target: &ObjectTarget, dest: &Path) -> Result<u64, String> {
+    use std::io::Write;
+    let remote = build(target)?;
+    let path = ObjectPath::from(target.key.as_str());
+    let failed = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", target.url());
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(dest)
+            .map_err(|e| format!("cannot create {}: {e}", dest.display()))?,
+    );
+    remote.block_on(async {
+        let mut stream = remote
+            .store
+            .get(&path)
+            .await
+            .map_err(|e| failed(&e))?
+            .into_stream();
+        let mut total = 0u64;
+        while let Some(chunk) = stream.try_next().await.map_err(|e| failed(&e))? {
+            file.write_all(&chunk)
+                .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+            total += chunk.len() as u64;
+        }
+        file.flush()
+            .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+        Ok(total)
+    })
 }
 
 /// Removes every object under `target.key` (a write sample's output, or a whole run's);

@@ -35,9 +35,9 @@ pub use recommend::recommendation;
 use crate::results::{ArtifactRecord, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 use crate::Error;
-use format::DASH;
 /// Byte counts as every report writes them (binary units).
-pub use format::{bytes, count};
+pub use format::bytes;
+use format::DASH;
 pub(crate) use format::{html_escape, html_head};
 pub(crate) use markdown::escape as markdown_escape;
 use std::path::Path;

@@ -125,6 +125,19 @@ pub fn parse_precision(text: &str) -> Option<Option<f64>> {
     }
 }
 
+/// A count with thousands separators: 100000 → "100,000".
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,7 +36,11 @@ def filesystem(target):
 
 
 def path(target, relative=""):
-    """`bucket/key/relative`, as pyarrow filesystems name objects."""
+    """`bucket/key/relative`, as pyarrow filesystems name objects; a file the target maps to
+    an object of its own (a user's file read in place, `objects`) is that object."""
+    own = (target.get("objects") or {}).get(relative.strip("/"))
+    if own:
+        return "/".join((target["bucket"], own.strip("/")))
     key = target["key"].strip("/")
     return "/".join(p for p in (target["bucket"], key, relative.strip("/")) if p)
 

@@ -161,7 +161,10 @@ pub struct RunArgs {
     /// `features`: number of float32 feature columns.
     #[arg(long)]
     pub features: Option<usize>,
-    /// Benchmark your own CSV, Parquet or Arrow IPC file.
+    /// Benchmark your own CSV, Parquet or Arrow IPC file: read as it is (profile `as-given`)
+    /// beside its re-encodings. `s3://BUCKET/KEY` with `--endpoint` reads an object in place
+    /// on your store (credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`); nothing
+    /// is written there.
     #[arg(long)]
     pub input: Option<PathBuf>,
     /// With --input: the integer column `range` selects by (otherwise by position).
@@ -241,7 +244,8 @@ pub struct RunArgs {
     /// each with its own server, and are then reported together (`RUN-networks/`).
     #[arg(long)]
     pub network: Option<String>,
-    /// With `--storage s3://BUCKET/PREFIX`: the store's S3 API (`http://HOST:PORT`);
+    /// With `--storage s3://BUCKET/PREFIX` or `--input s3://BUCKET/KEY`: the store's S3 API
+    /// (`http://HOST:PORT`);
     /// credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`.
     #[arg(long)]
     pub endpoint: Option<String>,

@@ -51,11 +51,11 @@ fn joined(set: BTreeSet<String>) -> String {
 /// "50,000" when every part is the same size, else "min–max" (`what` when there are none).
 fn spread(values: &[u64], what: &str) -> String {
     match (values.iter().min(), values.iter().max()) {
-        (Some(min), Some(max)) if min == max => crate::report::count(*min),
+        (Some(min), Some(max)) if min == max => crate::units::count(*min),
         (Some(min), Some(max)) => format!(
             "{}–{}",
-            crate::report::count(*min),
-            crate::report::count(*max)
+            crate::units::count(*min),
+            crate::units::count(*max)
         ),
         _ => what.to_string(),
     }

@@ -27,7 +27,30 @@ impl DatasetSpec {
                 path: input,
                 index,
                 feature_type,
+                object: None,
             } => ingest_as(input, index.as_deref(), *feature_type, &path),
+            DatasetSpec::Input {
+                index,
+                feature_type,
+                object: Some(object),
+                ..
+            } => {
+                // The canonical source is built from a local copy (untimed); the as-given
+                // competitors read the object itself, where it lies.
+                let name = object.key.rsplit('/').next().unwrap_or("input");
+                let copy = dir.join(format!("given-{name}"));
+                formatbench_worker_arrow::download_object(object, &copy).map_err(Error::Io)?;
+                let mut source = ingest_as(&copy, index.as_deref(), *feature_type, &path)?;
+                source.name = self.name();
+                source.parameters.insert("input".into(), object.url());
+                source
+                    .parameters
+                    .insert("input_copy".into(), copy.display().to_string());
+                source
+                    .parameters
+                    .insert("input_endpoint".into(), object.endpoint.clone());
+                Ok(source)
+            }
         }
     }
 }

@@ -125,6 +125,10 @@ pub enum DatasetSpec {
         /// `--feature-type`: the float64 columns cast to this type as the file is ingested.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feature_type: Option<super::FeatureType>,
+        /// `--input s3://BUCKET/KEY`: the object (`key` is its key) on the user's store, read
+        /// in place by the `as-given` competitors; `path` is then its `s3://` address.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        object: Option<formatbench_protocol::ObjectTarget>,
     },
 }
 

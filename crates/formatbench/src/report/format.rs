@@ -1,7 +1,7 @@
 //! Number and text formatting shared by every report, so the terminal, Markdown and HTML
 //! outputs never disagree about how a value reads.
 
-pub use crate::units::{bytes, duration, significant, DASH};
+pub use crate::units::{bytes, count, duration, significant, DASH};
 
 /// Decimals for a ratio: two near 1× where close calls matter, fewer further out.
 fn ratio_decimals(r: f64) -> usize {
@@ -64,19 +64,6 @@ pub fn per_value(b: f64) -> String {
     } else {
         DASH.to_string()
     }
-}
-
-/// A count with thousands separators: 100000 → "100,000".
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Collapses every run of whitespace (reasons often carry a worker's multi-line stderr) into

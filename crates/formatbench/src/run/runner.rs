@@ -152,6 +152,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         renditions: HashMap::new(),
         readers: HashMap::new(),
         prepared: HashMap::new(),
+        given_objects: HashMap::new(),
         storage,
         neighbours: super::beside::Neighbours::enter(&run_dir),
     };
@@ -328,7 +329,11 @@ impl Runner<'_> {
             let as_given = competitor.profile == AS_GIVEN;
             let (artifact_dir, artifact) = match given::given_input(&info, source) {
                 Some(input) if as_given => {
-                    given::given_artifact(self, &info, competitor, source, input)?
+                    let object = match self.plan.datasets.get(dataset) {
+                        Some(crate::datasets::DatasetSpec::Input { object, .. }) => object.clone(),
+                        _ => None,
+                    };
+                    given::given_artifact(self, &info, competitor, source, input, object)?
                 }
                 // The user's file of another format, or a generated dataset: nothing given.
                 None if as_given => continue,
@@ -352,6 +357,11 @@ impl Runner<'_> {
                 );
                 cell.key.storage = self.plan.storage.key().into();
                 cell.key.network = self.plan.storage.network_key().into();
+                if self.given_objects.contains_key(&artifact_dir) {
+                    // The user's object, read where it lies, across whatever is between.
+                    cell.key.storage = "s3".into();
+                    cell.key.network = "endpoint".into();
+                }
                 let matrix_refusal = op
                     .is_matrix()
                     .then(|| inputs.matrix_refusal())

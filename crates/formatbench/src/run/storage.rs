@@ -98,6 +98,7 @@ impl ObjectStorage {
                     bucket: store.bucket.clone(),
                     key: key_prefix.clone(),
                     region: store.region.clone(),
+                    objects: Default::default(),
                 };
                 below(base, relative)
             }
@@ -195,6 +196,7 @@ mod tests {
             bucket: "formatbench".into(),
             key: "20261203T174431Z-07631".into(),
             region: "us-east-1".into(),
+            objects: Default::default(),
         };
         let long = Path::new("writes/0-py-lance-default-wide-write-r0-with-a-long-dataset-name");
         let a = below(base.clone(), long);

@@ -3,6 +3,7 @@
 
 pub mod cells;
 pub mod fidelity;
+pub mod own_store;
 
 use formatbench::datasets::{DatasetKind, DatasetSpec, Source};
 use formatbench::results::{read_records, Record, SampleRecord};

@@ -75,6 +75,7 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
     plan.datasets = files
         .iter()
         .map(|path| DatasetSpec::Input {
+            object: None,
             path: path.clone(),
             index: None,
             feature_type: None,
@@ -123,6 +124,7 @@ fn first_rows(
     scratch: &Path,
 ) -> Result<RecordBatch, Error> {
     let spec = DatasetSpec::Input {
+        object: None,
         path: path.to_path_buf(),
         index: index.map(str::to_string),
         feature_type: None,

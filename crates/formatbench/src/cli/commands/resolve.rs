@@ -54,6 +54,7 @@ fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec
             path: path.clone(),
             index: args.index.clone(),
             feature_type: args.feature_type.as_deref().map(str::parse).transpose()?,
+            object: input_object(path, args)?,
         }]);
     }
     if let Some(name) = &args.dataset {
@@ -120,12 +121,65 @@ fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec
         .collect())
 }
 
+/// The object of `--input s3://BUCKET/KEY` on the store `--endpoint` names; `None` for a
+/// local file.
+fn input_object(
+    path: &std::path::Path,
+    args: &RunArgs,
+) -> Result<Option<formatbench_protocol::ObjectTarget>, Error> {
+    let Some(url) = path.to_str().filter(|p| p.starts_with("s3://")) else {
+        return Ok(None);
+    };
+    let endpoint = args.endpoint.as_deref().ok_or_else(|| {
+        Error::Input(format!(
+            "--input {url}: add --endpoint URL (the store's S3 API, http://HOST:PORT)"
+        ))
+    })?;
+    let store = crate::plan::UserStore::parse(url, endpoint, &user_region())
+        .map_err(|e| Error::Input(format!("--input: {e}")))?;
+    if store.prefix.is_empty() {
+        return Err(Error::Input(format!(
+            "--input {url}: name the object, s3://BUCKET/KEY"
+        )));
+    }
+    Ok(Some(formatbench_protocol::ObjectTarget {
+        endpoint: store.endpoint,
+        bucket: store.bucket,
+        key: store.prefix,
+        region: store.region,
+        objects: Default::default(),
+    }))
+}
+
+/// The signing region of a store of the user's own: `AWS_REGION`, else us-east-1.
+fn user_region() -> String {
+    std::env::var("AWS_REGION")
+        .ok()
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "us-east-1".into())
+}
+
+/// The format an object's key names by its extension (an object is not opened to plan).
+fn format_by_name(key: &str) -> Option<&'static str> {
+    let extension = key.rsplit_once('.')?.1.to_ascii_lowercase();
+    match extension.as_str() {
+        "parquet" | "pq" => Some("parquet"),
+        "arrow" | "feather" | "ipc" => Some("arrow-ipc"),
+        "csv" | "txt" | "tsv" => Some("csv"),
+        _ => None,
+    }
+}
+
 /// The formats of the users' files among the datasets (`parquet`, `arrow-ipc`, `csv`): each
 /// gets an `as-given` competitor in every backend that reads its files as they are.
 fn given_formats(datasets: &[DatasetSpec]) -> Vec<&'static str> {
     datasets
         .iter()
         .filter_map(|d| match d {
+            DatasetSpec::Input {
+                object: Some(object),
+                ..
+            } => format_by_name(&object.key),
             DatasetSpec::Input { path, .. } => crate::datasets::input_format(path),
             DatasetSpec::Generated { .. } => None,
         })
@@ -405,11 +459,7 @@ fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage
                     network.name()
                 )));
             }
-            let region = std::env::var("AWS_REGION")
-                .ok()
-                .filter(|r| !r.is_empty())
-                .unwrap_or_else(|| "us-east-1".into());
-            crate::plan::UserStore::parse(other, endpoint, &region)
+            crate::plan::UserStore::parse(other, endpoint, &user_region())
                 .map(crate::plan::Storage::Endpoint)
                 .map_err(|e| Error::Input(format!("--storage: {e}")))
         }

@@ -28,6 +28,7 @@ pub fn given_artifact(
     competitor: &Competitor,
     source: &Source,
     input: &str,
+    object: Option<formatbench_protocol::ObjectTarget>,
 ) -> Result<(PathBuf, ArtifactRecord), Error> {
     let dir = runner
         .scratch
@@ -38,8 +39,34 @@ pub fn given_artifact(
         return Ok((dir, record.clone()));
     }
     let mut record = super::cells::empty_artifact(&runner.run_id, source, competitor);
+    if let Some(cast) = source.parameters.get("feature_type") {
+        // The canonical source is the cast: the file itself holds other types.
+        record.status = SampleStatus::Unsupported;
+        record.reason = Some(format!(
+            "the file as given is not the data measured: --feature-type cast it ({cast})"
+        ));
+    } else if let Some(object) = object {
+        in_place(runner, &dir, info, source, object, &mut record)?;
+    } else {
+        linked(runner, &dir, info, source, input, &mut record)?;
+    }
+    runner.prepared.insert(dir.clone(), record.clone());
+    runner.results.append(&Record::Artifact(record.clone()))?;
+    Ok((dir, record))
+}
+
+/// The record of a local file linked in place, and its upload where the run's artifacts live
+/// in a bucket.
+fn linked(
+    runner: &mut Runner,
+    dir: &Path,
+    info: &BackendInfo,
+    source: &Source,
+    input: &str,
+    record: &mut ArtifactRecord,
+) -> Result<(), Error> {
     let format = source.parameters.get("format").map_or("", String::as_str);
-    match link_into(&dir, info, Path::new(input)) {
+    match link_into(dir, info, Path::new(input)) {
         Err(reason) => {
             record.status = SampleStatus::Failed;
             record.reason = Some(reason);
@@ -49,9 +76,9 @@ pub fn given_artifact(
             let values = source.rows * source.schema.fields().len() as u64;
             record.bytes_per_value = (values > 0).then(|| size as f64 / values as f64);
             record.settings = crate::datasets::given::describe(Path::new(input), format)?;
-            if let Some(target) = runner.object_target(&dir) {
+            if let Some(target) = runner.object_target(dir) {
                 // The bucket gets the file as it is, as every artifact gets there.
-                match formatbench_worker_arrow::upload_artifact(&dir, &target) {
+                match formatbench_worker_arrow::upload_artifact(dir, &target) {
                     Ok(_) => {
                         record.settings.insert("object_url".into(), target.url());
                     }
@@ -63,9 +90,7 @@ pub fn given_artifact(
             }
         }
     }
-    runner.prepared.insert(dir.clone(), record.clone());
-    runner.results.append(&Record::Artifact(record.clone()))?;
-    Ok((dir, record))
+    Ok(())
 }
 
 /// Links `input` into `dir` under the name `info` reads (a symbolic link: the file is read in
@@ -86,4 +111,54 @@ fn link_into(dir: &Path, info: &BackendInfo, input: &Path) -> Result<u64, String
     std::os::unix::fs::symlink(&input, &link)
         .map_err(|e| format!("cannot link {} at {}: {e}", input.display(), link.display()))?;
     Ok(size)
+}
+
+/// The record of a user's object read in place (`--input s3://…`): described from the run's
+/// untimed local copy, and every job of its competitor pointed at the object itself (nothing
+/// is uploaded, and nothing written to the user's store).
+fn in_place(
+    runner: &mut Runner,
+    dir: &Path,
+    info: &BackendInfo,
+    source: &Source,
+    object: formatbench_protocol::ObjectTarget,
+    record: &mut ArtifactRecord,
+) -> Result<(), Error> {
+    if let Err(reason) = &info.object_storage {
+        record.status = SampleStatus::Unsupported;
+        record.reason = Some(format!("the file is read where it lies: {reason}"));
+        return Ok(());
+    }
+    let (Some(copy), Some(given)) = (source.parameters.get("input_copy"), info.given.as_ref())
+    else {
+        record.status = SampleStatus::Failed;
+        record.reason = Some("the object's local copy is missing".into());
+        return Ok(());
+    };
+    let format = source.parameters.get("format").map_or("", String::as_str);
+    let copy = Path::new(copy);
+    let size = std::fs::metadata(copy)
+        .map_err(|e| Error::Io(format!("cannot read {}: {e}", copy.display())))?
+        .len();
+    record.size_bytes = Some(size);
+    let values = source.rows * source.schema.fields().len() as u64;
+    record.bytes_per_value = (values > 0).then(|| size as f64 / values as f64);
+    record.settings = crate::datasets::given::describe(copy, format)?;
+    record.settings.insert(
+        "profile_settings".into(),
+        format!(
+            "the user's {format} object, read in place from {} (never written)",
+            object.endpoint
+        ),
+    );
+    record.settings.insert("object_url".into(), object.url());
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    let target = formatbench_protocol::ObjectTarget {
+        key: String::new(),
+        objects: [(given.file.clone(), object.key.clone())].into(),
+        ..object
+    };
+    runner.given_objects.insert(dir.to_path_buf(), target);
+    Ok(())
 }

@@ -46,6 +46,9 @@ pub(super) struct Runner<'a> {
     /// Artifacts already prepared in this run, by directory: a reader of another backend's
     /// artifact (a Delta reader) shares the one its writer made.
     pub(super) prepared: HashMap<PathBuf, crate::results::ArtifactRecord>,
+    /// Artifacts that are a user's object read in place (`--input s3://…`), by directory:
+    /// their jobs name that object, whatever the run's own storage.
+    pub(super) given_objects: HashMap<PathBuf, formatbench_protocol::ObjectTarget>,
     /// The run's S3 server, when artifacts live in object storage.
     pub(super) storage: Option<crate::run::storage::ObjectStorage>,
     /// Other formatbench runs measuring on this machine: samples taken beside one are flagged.
@@ -161,6 +164,9 @@ impl Runner<'_> {
         &self,
         artifact: &Path,
     ) -> Option<formatbench_protocol::ObjectTarget> {
+        if let Some(given) = self.given_objects.get(artifact) {
+            return Some(given.clone());
+        }
         let storage = self.storage.as_ref()?;
         let relative = artifact.strip_prefix(&self.scratch).unwrap_or(artifact);
         Some(storage.target(relative))

@@ -76,6 +76,7 @@ mod tests {
             bucket: "b".into(),
             key: "run".into(),
             region: "us-east-1".into(),
+            objects: Default::default(),
         };
         let why = answers(&target).err().unwrap_or_default();
         assert!(why.starts_with("cannot connect"), "{why}");

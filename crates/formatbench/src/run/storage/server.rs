@@ -76,6 +76,7 @@ impl Server {
             bucket: BUCKET.into(),
             key: self.key_prefix.clone(),
             region: REGION.into(),
+            objects: Default::default(),
         };
         super::below(base, relative)
     }
