@@ -272,3 +272,58 @@ fn reading_a_users_file_says_so() {
     assert!(err.contains(&said), "{err}");
     assert!(!err.contains("generating"), "{err}");
 }
+
+#[test]
+fn an_index_without_an_input_is_refused_instead_of_ignored() {
+    let out = tempfile::tempdir().unwrap();
+    let result = formatbench(&[
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        "100",
+        "--index",
+        "id",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("--index") && stderr(&result).contains("it needs --input"),
+        "{}",
+        stderr(&result)
+    );
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_three_row_file_ranges_over_one_row_instead_of_being_called_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("tiny.csv");
+    std::fs::write(&input, "id,x\n1,2.5\n2,3.5\n3,4.5\n").unwrap();
+    let out = dir.path().join("out");
+    let result = formatbench(&[
+        "run",
+        "--input",
+        input.to_str().unwrap(),
+        "--backends",
+        "parquet",
+        "--profiles",
+        "default",
+        "--ops",
+        "range,take",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(stderr(&result).contains("'range' selects 1 of 3 rows"));
+    let all = samples(&run_dir(&out));
+    assert_eq!(all.len(), 2);
+    assert!(all
+        .iter()
+        .all(|s| s.status == formatbench::results::SampleStatus::Ok));
+}

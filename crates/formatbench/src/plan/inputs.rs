@@ -91,18 +91,18 @@ impl OpInputs {
             Some(column) => Some(SortedIndex::load(source, column)?),
             None => None,
         };
+        // The middle quarter, and at least one row of any table that has one (a 3-row file's
+        // quarter rounds to none).
+        let middle = |m: u64| (3 * m / 8, (5 * m / 8).max(3 * m / 8 + 1).min(m));
         let (range, range_rows) = match &index {
             Some(index) => {
-                let m = index.values.len() as u64;
-                index.range(3 * m / 8, 5 * m / 8)
+                let (start, end) = middle(index.values.len() as u64);
+                index.range(start, end)
             }
-            None => (
-                RangeSpec::Position {
-                    start: 3 * n / 8,
-                    end: 5 * n / 8,
-                },
-                5 * n / 8 - 3 * n / 8,
-            ),
+            None => {
+                let (start, end) = middle(n);
+                (RangeSpec::Position { start, end }, end - start)
+            }
         };
         let mut take_rng = Rng::new(seed, 0x7A4E);
         let take = take_rng.distinct(TAKE_ROWS.min(n), n);

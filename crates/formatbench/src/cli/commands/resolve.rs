@@ -44,6 +44,13 @@ fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, E
 }
 
 fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
+    if args.input.is_none() && args.index.is_some() {
+        // A generated table has its own index; the option would silently change nothing.
+        return Err(Error::Input(
+            "--index names the integer column of your file that ranges select by: it needs --input"
+                .into(),
+        ));
+    }
     if args.input.is_none() && args.feature_type.is_some() {
         return Err(Error::Input(
             "--feature-type casts the float64 columns of your file: it needs --input".into(),
