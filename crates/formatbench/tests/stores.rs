@@ -238,3 +238,44 @@ fn ipc_parts_profiles_make_the_partition_size_section() {
         assert!(report.contains(wanted), "{wanted}\n{report}");
     }
 }
+
+#[test]
+fn featherstore_projects_a_table_without_an_index_column() {
+    if !featherstore() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("plain.csv");
+    std::fs::write(&csv, "a,b,c\n1,x,2.5\n2,y,3.5\n3,z,4.5\n4,w,5.5\n").unwrap();
+    let out = dir.path().join("out");
+    let result = formatbench(&[
+        "run",
+        "--input",
+        csv.to_str().unwrap(),
+        "--backends",
+        "py-featherstore",
+        "--targets",
+        "arrow,polars",
+        "--ops",
+        "read,project",
+        "--samples",
+        "1",
+        "--min-sample-ms",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let all = samples(&run_dir(&out));
+    assert!(all.iter().any(|s| s.cell.op == "project"));
+    // FeatherStore's own default index is left out of the projection, as of a full read.
+    for s in &all {
+        assert_eq!(
+            s.status,
+            SampleStatus::Ok,
+            "{}: {:?}",
+            s.cell.target,
+            s.reason
+        );
+    }
+}

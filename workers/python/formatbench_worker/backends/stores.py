@@ -85,10 +85,10 @@ class FeatherStore(Backend):
             return read(), f"read_{ctx.target}()"
         if request.kind == "columns":
             result = read(cols=list(request.columns))
-            if ctx.target != "pandas" and ctx.index_column not in request.columns:
-                # FeatherStore always returns the index column; the projection did not ask for it.
-                result = result.drop([ctx.index_column]) if ctx.target == "arrow" \
-                    else result.drop(ctx.index_column)
+            if ctx.target != "pandas":
+                # FeatherStore always returns the index column (the table's own, or the default
+                # one it adds to a table without): the projection keeps only what it asked for.
+                result = result.select(list(request.columns))
             return result, f"read_{ctx.target}(cols=[…])"
         if request.kind in ("before", "after", "between"):
             bound = request.bound
