@@ -10,7 +10,7 @@ mod common;
 
 use arrow::array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
-use common::{formatbench, run_dir, samples, stderr};
+use common::{run_dir, samples, stderr};
 use formatbench::results::{read_records, ArtifactRecord, Record, SampleRecord, SampleStatus};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -82,25 +82,16 @@ fn ipc_file(dir: &Path) -> PathBuf {
 
 /// Runs `--input FILE --index id` with a cold cache and one sample a cell; the run directory.
 fn run(input: &Path, backends: &str, out: &Path) -> PathBuf {
-    let result = formatbench(&[
-        "run",
-        "--input",
-        input.to_str().unwrap(),
+    let args = [
         "--index",
         "id",
         "--ops",
         "read,range,take",
-        "--backends",
-        backends,
         "--cache",
         "cold",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    ];
+    let result =
+        common::one_sample_of(input, &[&args[..], &["--backends", backends]].concat(), out);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     run_dir(out)
 }
@@ -253,23 +244,16 @@ fn the_peers_read_the_users_file_as_given_too() {
 
     for (input, format) in [(parquet, "parquet"), (ipc, "arrow-ipc"), (csv, "csv")] {
         let out = dir.path().join(format!("out-{format}"));
-        let result = formatbench(&[
-            "run",
-            "--input",
-            input.to_str().unwrap(),
+        let backends = peers.join(",");
+        let args = [
             "--backends",
-            &peers.join(","),
+            &backends,
             "--profiles",
             "as-given",
             "--ops",
             "read,project",
-            "--samples",
-            "1",
-            "--min-sample-ms",
-            "0",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        ];
+        let result = common::one_sample_of(&input, &args, &out);
         assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
         let all = samples(&run_dir(&out));
         let readers: std::collections::BTreeSet<&str> =

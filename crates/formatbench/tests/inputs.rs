@@ -302,23 +302,15 @@ fn a_three_row_file_ranges_over_one_row_instead_of_being_called_empty() {
     let input = dir.path().join("tiny.csv");
     std::fs::write(&input, "id,x\n1,2.5\n2,3.5\n3,4.5\n").unwrap();
     let out = dir.path().join("out");
-    let result = formatbench(&[
-        "run",
-        "--input",
-        input.to_str().unwrap(),
+    let args = [
         "--backends",
         "parquet",
         "--profiles",
         "default",
         "--ops",
         "range,take",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    ];
+    let result = common::one_sample_of(&input, &args, &out);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     assert!(stderr(&result).contains("'range' selects 1 of 3 rows"));
     let all = samples(&run_dir(&out));

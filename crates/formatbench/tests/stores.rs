@@ -248,23 +248,12 @@ fn featherstore_projects_a_table_without_an_index_column() {
     let csv = dir.path().join("plain.csv");
     std::fs::write(&csv, "a,b,c\n1,x,2.5\n2,y,3.5\n3,z,4.5\n4,w,5.5\n").unwrap();
     let out = dir.path().join("out");
-    let result = formatbench(&[
-        "run",
-        "--input",
-        csv.to_str().unwrap(),
-        "--backends",
-        "py-featherstore",
-        "--targets",
-        "arrow,polars",
-        "--ops",
-        "read,project",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let args = ["--backends", "py-featherstore", "--targets", "arrow,polars"];
+    let result = common::one_sample_of(
+        &csv,
+        &[&args[..], &["--ops", "read,project"]].concat(),
+        &out,
+    );
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let all = samples(&run_dir(&out));
     assert!(all.iter().any(|s| s.cell.op == "project"));

@@ -138,6 +138,16 @@ pub fn quick_ipc_read(source: &[&str], extra: &[&str], out: &Path) -> Output {
     formatbench(&args)
 }
 
+/// One sample a cell of a user's file: `run --input INPUT` with `args` (backends, operations,
+/// profiles, …), no repetition to a minimum sample length, into `out`.
+pub fn one_sample_of(input: &Path, args: &[&str], out: &Path) -> Output {
+    let mut all = vec!["run", "--input", input.to_str().expect("a UTF-8 path")];
+    all.extend(args);
+    all.extend(["--samples", "1", "--min-sample-ms", "0"]);
+    all.extend(["--out", out.to_str().expect("a UTF-8 path")]);
+    formatbench(&all)
+}
+
 /// A small generated table for [`quick_ipc_read`].
 pub const SMALL_MIXED: [&str; 6] = ["--dataset", "mixed", "--rows", "100", "--per-type", "1"];
 
