@@ -91,6 +91,11 @@ pub struct Answer {
     /// Effective settings (codec, encodings read back, method used for the op, versions, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, String>,
+    /// The object-storage requests and bytes of the whole sample as the worker's own S3 client
+    /// counted them, for a store that counts nothing for formatbench (a user's); absent where
+    /// the worker cannot count them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_traffic: Option<crate::ObjectTraffic>,
 }
 
 fn one() -> u64 {
@@ -125,6 +130,7 @@ impl Answer {
             resident_fraction: None,
             result_bytes: None,
             settings: BTreeMap::new(),
+            client_traffic: None,
         }
     }
 

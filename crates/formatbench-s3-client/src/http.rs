@@ -76,6 +76,12 @@ where
     C: Connect + Clone + Send + Sync + std::fmt::Debug + 'static,
 {
     async fn call(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
+        crate::counted::request(
+            request.method(),
+            request.uri(),
+            request.headers().contains_key(::http::header::RANGE),
+            request.body().content_length() as u64,
+        );
         let response = self.0.request(request).await.map_err(|e| {
             let kind = if e.is_connect() {
                 HttpErrorKind::Connect
@@ -87,7 +93,15 @@ where
             HttpError::new(kind, std::io::Error::other(with_causes(&e)))
         })?;
         let (parts, body) = response.into_parts();
-        let body = body.map_err(|e| HttpError::new(HttpErrorKind::Interrupted, e));
+        crate::counted::response(parts.status.as_u16() >= 400);
+        let body = body
+            .map_frame(|frame| {
+                if let Some(data) = frame.data_ref() {
+                    crate::counted::body_bytes(data.len() as u64);
+                }
+                frame
+            })
+            .map_err(|e| HttpError::new(HttpErrorKind::Interrupted, e));
         Ok(HttpResponse::from_parts(parts, HttpResponseBody::new(body)))
     }
 }

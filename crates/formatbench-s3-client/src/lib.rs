@@ -4,6 +4,7 @@
 //! variables, which the runner sets for its own server. Retries are kept short, so a server
 //! that died fails the sample in seconds, not minutes.
 
+mod counted;
 pub mod http;
 #[cfg(feature = "object-store-013")]
 pub mod v013;
@@ -15,6 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use counted::client_traffic;
 pub use object_store;
 
 /// Retries kept short, so a server that died fails the sample in seconds, not minutes.

@@ -124,6 +124,31 @@ fn a_users_object_is_read_in_place_and_nothing_is_written_to_its_store() {
         .all(|s| s.cell.storage == "local" && s.status == SampleStatus::Ok));
     assert!(all.iter().any(|s| s.cell.backend == "ipc"));
 
+    // The worker's own client counted each read's requests and bytes: the user's store has
+    // no counters for formatbench.
+    for s in &given {
+        assert_eq!(s.traffic_counted_by.as_deref(), Some("client"), "{s:?}");
+        let counted = s.object_traffic.as_ref().expect("client-side traffic");
+        assert!(counted.bytes_sent > 0 && counted.get + counted.get_range > 0);
+        assert_eq!(counted.put + counted.part + counted.delete, 0);
+    }
+    let read = |op: &str| {
+        given
+            .iter()
+            .find(|s| s.cell.op == op)
+            .unwrap()
+            .object_traffic
+            .as_ref()
+            .unwrap()
+            .bytes_sent
+    };
+    assert!(
+        read("range") < read("read"),
+        "a range fetches less than a full read"
+    );
+    let report = std::fs::read_to_string(run_dir(&out).join("report.md")).unwrap();
+    assert!(report.contains("counted by the worker's own S3 client"));
+
     // The store served the download and the ranged reads of the object, and took nothing.
     let served = traffic(&store.endpoint);
     for kind in ["put", "part", "multipart", "delete"] {

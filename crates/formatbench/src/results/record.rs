@@ -275,6 +275,10 @@ pub struct SampleRecord {
     pub first_call_object_traffic: Option<formatbench_protocol::ObjectTraffic>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_call_object_traffic: Option<formatbench_protocol::ObjectTraffic>,
+    /// Who counted `object_traffic`: absent for the S3 server (formatbench's own), `client`
+    /// for the worker's own S3 client (a store of the user's, which counts nothing for us).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic_counted_by: Option<String>,
     pub round: Option<u32>,
     /// 0-based position of the sample within its round.
     #[serde(default)]
@@ -444,6 +448,7 @@ impl SampleRecord {
             object_traffic: None,
             first_call_object_traffic: None,
             warm_call_object_traffic: None,
+            traffic_counted_by: None,
             round,
             position: None,
             status,

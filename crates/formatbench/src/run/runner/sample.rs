@@ -7,6 +7,7 @@ use super::Cell;
 use crate::progress::say;
 use crate::results::{Record, SampleRecord, SampleStatus};
 use crate::run::prepare_cache;
+use crate::run::storage::SampleTraffic;
 use crate::Error;
 use formatbench_protocol::Op;
 
@@ -54,6 +55,22 @@ impl Runner<'_> {
             cells::check_digest(cell, &outcome, &verify_out)
         };
         let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
+        let server_counted = matches!(traffic, Some(Ok(Some(_))) | Some(Err(_)));
+        let counted_here = match &outcome.answer {
+            // No server of formatbench's counted it (a user's store): the worker's client did.
+            Ok(answer) if !server_counted && cell.key.storage == "s3" => answer
+                .client_traffic
+                .clone()
+                .map(|t| Ok(Some(SampleTraffic::Whole(t)))),
+            _ => None,
+        };
+        let traffic = match counted_here {
+            Some(counted) => {
+                record.traffic_counted_by = Some("client".into());
+                Some(counted)
+            }
+            None => traffic,
+        };
         cells::add_traffic(&mut record, traffic);
         Ok(record)
     }
