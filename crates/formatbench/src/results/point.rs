@@ -7,11 +7,20 @@ use super::{ArtifactRecord, CellKey};
 /// Rows as the command line writes them: `10k`, `100k`, `1M`, else the number (`1,048,576`).
 pub fn rows_text(rows: u64) -> String {
     for (scale, unit) in [(1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")] {
-        if rows >= scale && rows % scale == 0 {
+        if rows >= scale && rows.is_multiple_of(scale) {
             return format!("{}{unit}", rows / scale);
         }
     }
-    crate::report::count(rows)
+    // Thousands grouped, as the reports write counts (results sit below the reports).
+    let digits = rows.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A sweep point in a few words ("10k rows/group, sorted by x"); `None` for a file written
