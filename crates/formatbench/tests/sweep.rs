@@ -217,6 +217,11 @@ fn a_row_group_sweep_reads_each_rewritten_file_verified_and_reports_it() {
     assert!(section.contains("| unsupported |"), "{section}");
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("Row-group sweep"));
+    let summary = common::stdout(&result);
+    assert!(
+        summary.contains("events: row-group sweep (cache cold): bytes read per call"),
+        "{summary}"
+    );
 }
 
 #[test]

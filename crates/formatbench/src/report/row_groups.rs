@@ -196,3 +196,68 @@ fn op_columns(cell: Option<&CellSummary>, cache: &str) -> [String; 2] {
     };
     [time, bytes.map_or_else(|| DASH.to_string(), format::bytes)]
 }
+
+/// The sweep for the terminal, narrow enough for it: each file, its row groups and size, and
+/// the bytes each operation read per call (the times are in the operations' tables above).
+pub(super) fn terminal(summary: &RunSummary) -> String {
+    let mut out = String::new();
+    for table in tables(summary) {
+        let bytes: Vec<usize> = (0..table.headers.len())
+            .filter(|&i| table.headers[i].ends_with(" bytes"))
+            .collect();
+        let mut headers: Vec<String> = ["file", "rows/group", "by", "groups", "size"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect();
+        headers.extend(
+            bytes
+                .iter()
+                .map(|&i| table.headers[i].trim_end_matches(" bytes").to_string()),
+        );
+        let rows: Vec<Vec<String>> = table
+            .rows
+            .iter()
+            .map(|row| {
+                let file = format!("{}/{}", row[0], row[1]);
+                // The file as given names its declared order in the full table only.
+                let by = match row[1].as_str() {
+                    AS_GIVEN => DASH.to_string(),
+                    _ => row[3].clone(),
+                };
+                let rows = row[2].trim_end_matches(" (default)").to_string();
+                let mut out = vec![file, rows, by, row[4].clone(), row[5].clone()];
+                out.extend(bytes.iter().map(|&i| row[i].clone()));
+                out
+            })
+            .collect();
+        let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| -> String {
+            let parts: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(i, (c, w))| {
+                    let pad = " ".repeat(w.saturating_sub(c.chars().count()));
+                    if i < 3 {
+                        format!("{c}{pad}")
+                    } else {
+                        format!("{pad}{c}")
+                    }
+                })
+                .collect();
+            format!("  {}\n", parts.join("  ").trim_end())
+        };
+        out.push_str(&format!("{}: bytes read per call\n", table.title));
+        out.push_str(&line(&headers));
+        for row in &rows {
+            out.push_str(&line(row));
+        }
+        out.push('\n');
+    }
+    out
+}
