@@ -13,6 +13,7 @@ mod measure;
 mod object_storage;
 pub mod phases;
 mod residency;
+pub mod rewrite;
 mod worker;
 
 pub use answer::{Answer, AnswerStatus, Phase};

@@ -131,6 +131,7 @@ fn read(backend: &str, dir: &Path, file: &str, request: Request) -> Read {
         index: Some("id"),
         split: None,
         remote: None,
+        row_group_rows: None,
     };
     drop_cache(&dir.join(file));
     let backend = find_backend(backend).unwrap();

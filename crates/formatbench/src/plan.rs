@@ -7,6 +7,7 @@ pub mod limits;
 mod schedule;
 mod storage;
 mod suite;
+pub mod sweep;
 
 pub use cache::{check_cold_possible, parse_cache, CacheState};
 pub use inputs::{OpInputs, DEFAULT_FILES, DEFAULT_SESSION_QUERIES};
@@ -27,6 +28,14 @@ pub struct Competitor {
     pub profile: String,
     pub layout: String,
     pub target: String,
+    /// A point of the row-group sweep (`run --row-group-rows`): the rows per row group its
+    /// file was re-written with; absent for every other competitor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_group_rows: Option<u64>,
+    /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
+    /// the file keeps the source's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_by: Option<String>,
 }
 
 /// The layout study's sampling rule: a sample repeats a short operation until it has lasted

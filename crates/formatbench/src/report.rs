@@ -19,6 +19,7 @@ mod pareto;
 mod partitions;
 mod pick;
 mod recommend;
+mod row_groups;
 mod rows;
 mod rstudy;
 mod sensitivity;
@@ -74,6 +75,12 @@ fn sections(summary: &RunSummary, fidelity: Option<&Fidelity>) -> Vec<Section> {
             "The R read/write study",
             None,
             rstudy::tables(summary),
+        ),
+        section(
+            "row-groups",
+            "Row-group sweep",
+            None,
+            row_groups::tables(summary),
         ),
         section(
             "partitions",

@@ -1,11 +1,13 @@
 //! The append-only results file: one JSON object per line, flushed after each, so a crash or an
 //! interrupt never loses a finished sample. The schema is documented in docs/results.md.
 
+mod point;
 mod record;
 mod repair;
 mod schema;
 mod store;
 
+pub use point::{point_label, rows_text};
 pub use record::{
     ArtifactRecord, CappedCell, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord,
     SampleStatus, ScheduleRecord, ScheduleSlot, StopRecord, VerificationRecord,

@@ -89,6 +89,24 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
     (bytes.is_finite() && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
+/// A count such as `10k`, `1.5M`, `100_000`, `1e5` or `2G`: k, M and G count thousands (a row
+/// count, not bytes); a fraction left over is refused.
+pub fn parse_count(text: &str) -> Option<u64> {
+    let plain = text.trim().replace('_', "");
+    let (number, scale) = match plain.char_indices().last() {
+        Some((at, 'k' | 'K')) => (&plain[..at], 1e3),
+        Some((at, 'M')) => (&plain[..at], 1e6),
+        Some((at, 'G')) => (&plain[..at], 1e9),
+        _ => (plain.as_str(), 1.0),
+    };
+    if let (Ok(n), 1.0) = (number.parse::<u64>(), scale) {
+        return Some(n);
+    }
+    let value = number.trim().parse::<f64>().ok()? * scale;
+    (value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= 1e15)
+        .then_some(value as u64)
+}
+
 /// A duration such as `60s`, `1.5m`, `2h`, `500ms` or a plain number of seconds.
 pub fn parse_duration(text: &str) -> Option<f64> {
     let text = text.trim();
@@ -150,6 +168,22 @@ mod tests {
         assert_eq!(parse_bytes("33554432"), Some(32 << 20));
         for bad in ["", "lots", "4 parsecs", "-1G", "1e400", "99999999999T"] {
             assert_eq!(parse_bytes(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn counts_read_thousands_and_refuse_fractions_and_nonsense() {
+        assert_eq!(parse_count("10k"), Some(10_000));
+        assert_eq!(parse_count("100K"), Some(100_000));
+        assert_eq!(parse_count("1M"), Some(1_000_000));
+        assert_eq!(parse_count("1.5M"), Some(1_500_000));
+        assert_eq!(parse_count("100_000"), Some(100_000));
+        assert_eq!(parse_count("1e5"), Some(100_000));
+        assert_eq!(parse_count("1048576"), Some(1_048_576));
+        for bad in [
+            "", "k", "ten", "1.5", "-1k", "1.00001k", "5 rows", "1e400", "1m",
+        ] {
+            assert_eq!(parse_count(bad), None, "{bad:?}");
         }
     }
 

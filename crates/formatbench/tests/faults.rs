@@ -403,6 +403,8 @@ fn a_full_disk_keeps_every_complete_record() {
                 cache: "warm".into(),
                 storage: "local".into(),
                 network: "n/a".into(),
+                row_group_rows: None,
+                sort_by: None,
             },
             Some(round),
             SampleStatus::Ok,

@@ -48,12 +48,17 @@ fn parquet_leaves(schema: &Schema) -> usize {
 const CREATED_BY: &str = "formatbench (parquet 60.1.0)";
 
 fn properties(
-    profile: &str,
+    ctx: &Context,
     schema: &Schema,
     batches: &[RecordBatch],
-    threads: usize,
 ) -> Result<WriterProperties, WorkerError> {
+    let (profile, threads) = (ctx.profile, ctx.threads);
     let builder = WriterProperties::builder().set_created_by(CREATED_BY.into());
+    // A point of the row-group sweep sets its own size; every other write keeps the default.
+    let builder = match ctx.row_group_rows {
+        Some(rows) => builder.set_max_row_group_row_count(Some(rows)),
+        None => builder,
+    };
     Ok(match profile {
         "compact" => {
             let level = ZstdLevel::try_new(COMPACT_ZSTD_LEVEL)?;
@@ -208,7 +213,7 @@ impl Backend for Parquet {
         // Inside the timer, as any writer of such data to Parquet must do it.
         let (schema, converted) = write::with_parquet_units(ctx.schema, batches)?;
         let batches = converted.as_deref().unwrap_or(batches);
-        let props = properties(ctx.profile, &schema, batches, ctx.threads)?;
+        let props = properties(ctx, &schema, batches)?;
         let file = File::create(data_file(dir, "parquet"))?;
         let flat = !schema.fields().iter().any(|f| f.data_type().is_nested());
         if ctx.threads > 1 && flat {
@@ -352,7 +357,13 @@ impl Backend for Parquet {
             ),
             // The writer's defaults, unchanged by either profile.
             ("data_page_size_limit".into(), "1 MiB".into()),
-            ("max_row_group_rows".into(), "1,048,576".into()),
+            (
+                "max_row_group_rows".into(),
+                match ctx.row_group_rows {
+                    Some(rows) => format!("{rows} (the row-group sweep's)"),
+                    None => "1,048,576".into(),
+                },
+            ),
         ]);
         out.insert(
             "profile_settings".into(),

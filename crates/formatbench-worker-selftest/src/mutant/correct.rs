@@ -117,6 +117,7 @@ impl Source {
             index: None,
             split: None,
             remote: None,
+            row_group_rows: None,
         };
         let (result, _) = plan.run(self, &ctx, &job.artifact)?;
         let batches = match result {

@@ -161,6 +161,8 @@ mod tests {
                         cache: "warm".into(),
                         storage: "local".into(),
                         network: "n/a".into(),
+                        row_group_rows: None,
+                        sort_by: None,
                     },
                     verdict: verdict(i),
                     note: None,

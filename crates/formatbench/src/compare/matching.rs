@@ -189,7 +189,15 @@ fn memory(base: Option<&Vec<f64>>, new: Option<&Vec<f64>>, threshold: f64) -> Op
 
 /// Every artifact of either run with its exact size in each, BASE's order first.
 pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
-    type Key = (String, String, String, String, String);
+    type Key = (
+        String,
+        String,
+        String,
+        String,
+        String,
+        Option<u64>,
+        Option<String>,
+    );
     let sized = |s: &RunSummary| -> Vec<(Key, Option<u64>)> {
         s.artifacts
             .iter()
@@ -201,6 +209,8 @@ pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
                         a.backend.clone(),
                         a.profile.clone(),
                         a.layout.clone(),
+                        a.row_group_rows,
+                        a.sort_by.clone(),
                     ),
                     a.size_bytes.filter(|_| a.status == SampleStatus::Ok),
                 )
@@ -225,6 +235,8 @@ pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
             backend: k.2.clone(),
             profile: k.3.clone(),
             layout: k.4.clone(),
+            row_group_rows: k.5,
+            sort_by: k.6.clone(),
             base: find(&b, k),
             new: find(&n, k),
         })
@@ -308,6 +320,54 @@ mod tests {
                 ("parquet".to_string(), Verdict::Slower),
             ]
         );
+    }
+
+    /// `records` with every cell made the row-group sweep's point `rows`, sorted by `sort_by`.
+    fn at_point(mut records: Vec<Record>, rows: u64, sort_by: Option<&str>) -> Vec<Record> {
+        for record in &mut records {
+            let cell = match record {
+                Record::Verification(v) => &mut v.cell,
+                Record::Sample(s) => &mut s.cell,
+                _ => continue,
+            };
+            cell.row_group_rows = Some(rows);
+            cell.sort_by = sort_by.map(str::to_string);
+        }
+        records
+    }
+
+    #[test]
+    fn sweep_points_are_part_of_a_cells_identity() {
+        let ok = SampleStatus::Ok;
+        let plain = run(&[("parquet", ok, 0.02)]);
+        let small = at_point(plain.clone(), 10_000, None);
+        let sorted = at_point(plain.clone(), 10_000, Some("x"));
+        let verdicts = |base: &[Record], new: &[Record]| {
+            let mut got: Vec<Verdict> = compared(base, new).into_iter().map(|c| c.1).collect();
+            got.sort_by_key(|v| format!("{v:?}"));
+            got
+        };
+        // The same point in both runs pairs up; another point, or none, does not.
+        assert_eq!(verdicts(&small, &small), [Verdict::NoChange]);
+        assert_eq!(
+            verdicts(&plain, &small),
+            [Verdict::OnlyInBase, Verdict::OnlyInNew]
+        );
+        assert_eq!(
+            verdicts(&small, &sorted),
+            [Verdict::OnlyInBase, Verdict::OnlyInNew]
+        );
+        // A cell without a point reads and writes as before the keys existed.
+        let line = serde_json::to_string(&key("parquet")).unwrap();
+        assert!(!line.contains("row_group_rows") && !line.contains("sort_by"));
+        let old: CellKey = serde_json::from_str(&line).unwrap();
+        assert_eq!(old.row_group_rows, None);
+        let mut point = key("parquet");
+        point.row_group_rows = Some(10_000);
+        point.sort_by = Some("x".into());
+        let line = serde_json::to_string(&point).unwrap();
+        assert!(line.contains("\"row_group_rows\":10000") && line.contains("\"sort_by\":\"x\""));
+        assert_eq!(serde_json::from_str::<CellKey>(&line).unwrap(), point);
     }
 
     #[test]

@@ -162,6 +162,9 @@ pub struct SizeChange {
     pub backend: String,
     pub profile: String,
     pub layout: String,
+    /// The row-group sweep's point, when the artifact is one (plan/sweep.rs).
+    pub row_group_rows: Option<u64>,
+    pub sort_by: Option<String>,
     pub base: Option<u64>,
     pub new: Option<u64>,
 }
@@ -177,8 +180,11 @@ impl SizeChange {
         } else {
             format!(" ({})", self.layout)
         };
+        let point = crate::results::point_label(self.row_group_rows, self.sort_by.as_deref())
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
         format!(
-            "{} · {}/{}{layout}",
+            "{} · {}/{}{layout}{point}",
             self.dataset, self.backend, self.profile
         )
     }
@@ -331,6 +337,9 @@ impl Comparison {
                 }
                 if target {
                     label.push_str(&format!(" →{}", k.target));
+                }
+                if let Some(point) = k.sweep_label() {
+                    label.push_str(&format!(" ({point})"));
                 }
                 let mut op = k.op.clone();
                 if cache && k.cache != "n/a" {

@@ -79,6 +79,9 @@ fn cell_columns<T>(table: &mut Table, items: &[T], key: impl Fn(&T) -> &crate::r
     table.text("cache", items, |s| Some(key(s).cache.clone()));
     table.text("storage", items, |s| Some(key(s).storage.clone()));
     table.text("network", items, |s| Some(key(s).network.clone()));
+    // The row-group sweep's point; null for every other cell.
+    table.count("row_group_rows", items, |s| key(s).row_group_rows);
+    table.text("sort_by", items, |s| key(s).sort_by.clone());
 }
 
 /// Every sample record, in file order.

@@ -25,6 +25,8 @@ fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> Cel
         cache: cache.into(),
         storage: "local".into(),
         network: "n/a".into(),
+        row_group_rows: None,
+        sort_by: None,
     }
 }
 
@@ -147,6 +149,8 @@ fn artifact(profile_backend: (&str, &str), settings: &[(&str, &str)]) -> Artifac
         backend: backend.into(),
         profile: profile.into(),
         layout: "default".into(),
+        row_group_rows: None,
+        sort_by: None,
         status: SampleStatus::Ok,
         reason: None,
         size_bytes: Some(12_345_678),

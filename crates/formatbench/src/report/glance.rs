@@ -34,7 +34,7 @@ pub(super) const LEGEND: &str = "Fastest: the format with the lowest median (a r
      reference: what copying the data in memory takes, the floor no format goes below.";
 
 fn name(c: &CellSummary) -> String {
-    let mut text = format!("{}/{}", c.cell.backend, c.cell.profile);
+    let mut text = format!("{}/{}", c.cell.backend, c.cell.shown_profile());
     if c.cell.layout != "wide" {
         text.push_str(&format!(" ({})", c.cell.layout));
     }

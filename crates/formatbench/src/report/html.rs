@@ -232,7 +232,7 @@ fn missing(out: &mut String, summary: &RunSummary) {
             "<li>{} · {} {} ({}, {}): <span class=\"status\">{}</span>",
             esc(&group_title(group)),
             esc(&c.cell.backend),
-            esc(&c.cell.profile),
+            esc(&c.cell.shown_profile()),
             esc(&c.cell.layout),
             esc(&c.cell.target),
             c.status.name(),

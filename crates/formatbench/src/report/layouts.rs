@@ -53,7 +53,7 @@ fn cells(summary: &RunSummary) -> Cells<'_> {
             let key = (
                 cell.cell.dataset.clone(),
                 cell.cell.backend.clone(),
-                cell.cell.profile.clone(),
+                cell.cell.shown_profile(),
                 cell.cell.layout.clone(),
             );
             out.entry(key)

@@ -324,7 +324,7 @@ fn missing(out: &mut String, summary: &RunSummary) {
             "- {} · {} {} ({}, {}): **{}**{}{reason}",
             escape(&group_title(group)),
             escape(&c.cell.backend),
-            escape(&c.cell.profile),
+            escape(&c.cell.shown_profile()),
             escape(&c.cell.layout),
             escape(&c.cell.target),
             c.status.name(),

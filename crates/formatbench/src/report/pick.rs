@@ -8,9 +8,10 @@ use crate::stats::{CellSummary, OpGroup, RunSummary};
 pub(super) type Id = (String, String, String, String);
 
 pub(super) fn id(key: &CellKey) -> Id {
+    // A sweep point is its own competitor: its point is named beside the profile.
     (
         key.backend.clone(),
-        key.profile.clone(),
+        key.shown_profile(),
         key.layout.clone(),
         key.target.clone(),
     )
@@ -51,18 +52,26 @@ pub(super) fn size_of(summary: &RunSummary, key: &CellKey) -> Option<u64> {
         .filter(|g| g.dataset == key.dataset)
         .flat_map(|g| &g.cells)
         .filter(|c| {
-            (&c.cell.backend, &c.cell.profile, &c.cell.layout)
-                == (&key.backend, &key.profile, &key.layout)
+            (
+                &c.cell.backend,
+                &c.cell.profile,
+                &c.cell.layout,
+                c.cell.row_group_rows,
+                &c.cell.sort_by,
+            ) == (
+                &key.backend,
+                &key.profile,
+                &key.layout,
+                key.row_group_rows,
+                &key.sort_by,
+            )
         })
         .find_map(|c| c.size_bytes);
     own.or_else(|| {
         summary
             .artifacts
             .iter()
-            .find(|a| {
-                (&a.dataset, &a.backend, &a.profile, &a.layout)
-                    == (&key.dataset, &key.backend, &key.profile, &key.layout)
-            })
+            .find(|a| a.is_of(key))
             .and_then(|a| a.size_bytes)
     })
 }

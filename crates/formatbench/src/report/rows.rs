@@ -7,7 +7,7 @@ use crate::results::{ArtifactRecord, CellKey, SampleStatus};
 use crate::stats::{CellSummary, OpGroup};
 
 /// Artifact settings that make up the fairness manifest, in the order they are shown.
-const MANIFEST_KEYS: [&str; 20] = [
+const MANIFEST_KEYS: [&str; 21] = [
     "library",
     "profile_settings",
     "codecs",
@@ -29,6 +29,8 @@ const MANIFEST_KEYS: [&str; 20] = [
     "data_files",
     "deleted_rows",
     "threads",
+    // The row-group sweep's writes (run --row-group-rows): the size each was written with.
+    "max_row_group_rows",
 ];
 /// A manifest value is cut to this many characters; the artifacts table shows it whole.
 const MANIFEST_VALUE: usize = 60;
@@ -251,12 +253,7 @@ fn cpu_ratio_text(cell: &CellSummary, fastest: bool) -> String {
 
 /// The artifact settings that decide a comparison's fairness, as `key=value; …`.
 pub(super) fn manifest(artifacts: &[ArtifactRecord], cell: &CellKey) -> String {
-    let Some(artifact) = artifacts.iter().find(|a| {
-        a.dataset == cell.dataset
-            && a.backend == cell.backend
-            && a.profile == cell.profile
-            && a.layout == cell.layout
-    }) else {
+    let Some(artifact) = artifacts.iter().find(|a| a.is_of(cell)) else {
         return DASH.to_string();
     };
     let pairs: Vec<String> = MANIFEST_KEYS
@@ -297,6 +294,9 @@ pub(super) fn rows<'a>(group: &'a OpGroup, artifacts: &[ArtifactRecord]) -> Vec<
             }
             if show_target {
                 profile = format!("{profile} · {}", c.cell.target);
+            }
+            if let Some(point) = c.cell.sweep_label() {
+                profile = format!("{profile} · {point}");
             }
             let fastest = best == Some(i);
             Row {

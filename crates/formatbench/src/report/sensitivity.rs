@@ -48,7 +48,7 @@ fn values(summary: &RunSummary, dataset: &str, metric: &str) -> Values {
     for cell in cells {
         let key = (
             cell.cell.backend.clone(),
-            cell.cell.profile.clone(),
+            cell.cell.shown_profile(),
             cell.cell.layout.clone(),
         );
         let value = if metric == "size" {

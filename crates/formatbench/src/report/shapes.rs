@@ -35,7 +35,7 @@ fn competitors(summary: &RunSummary, dataset: &str) -> Vec<(String, String, Stri
     {
         let key = (
             cell.cell.backend.clone(),
-            cell.cell.profile.clone(),
+            cell.cell.shown_profile(),
             cell.cell.layout.clone(),
         );
         if !out.contains(&key) {
@@ -52,7 +52,9 @@ fn size(summary: &RunSummary, dataset: &str, key: &(String, String, String)) -> 
         .iter()
         .filter(|g| g.dataset == dataset)
         .flat_map(|g| &g.cells)
-        .find(|c| (&c.cell.backend, &c.cell.profile, &c.cell.layout) == (&key.0, &key.1, &key.2))
+        .find(|c| {
+            (&c.cell.backend, &c.cell.shown_profile(), &c.cell.layout) == (&key.0, &key.1, &key.2)
+        })
         .and_then(|c| pick::size_of(summary, &c.cell))
         .map(|b| b as f64)
 }
@@ -67,7 +69,9 @@ fn median(
         .cells
         .iter()
         .filter(|c| super::ran(c))
-        .find(|c| (&c.cell.backend, &c.cell.profile, &c.cell.layout) == (&key.0, &key.1, &key.2))
+        .find(|c| {
+            (&c.cell.backend, &c.cell.shown_profile(), &c.cell.layout) == (&key.0, &key.1, &key.2)
+        })
         .and_then(|c| c.wall.map(|w| w.median))
         .filter(|m| *m > 0.0)
 }

@@ -86,6 +86,7 @@ pub fn render(summary: &RunSummary, columns: usize) -> String {
         }
     }
     out.push_str(&super::cache::terminal(summary));
+    out.push_str(&super::row_groups::terminal(summary));
     if !summary.groups.is_empty() {
         out.push_str(&format!("times = {}\n", summary.call.describe()));
     }

@@ -269,6 +269,8 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
         cache: "warm".into(),
         storage: "local".into(),
         network: "n/a".into(),
+        row_group_rows: None,
+        sort_by: None,
     };
     let mut records = Vec::new();
     for (cell, walls) in cells.iter().map(|(b, l, w)| (key(b, l), *w)) {

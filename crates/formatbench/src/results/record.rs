@@ -181,6 +181,14 @@ pub struct CellKey {
     /// `internet`); `n/a` for local files.
     #[serde(default = "no_network")]
     pub network: String,
+    /// A point of the row-group sweep (`run --row-group-rows`): the rows per row group its
+    /// file was re-written with; absent for every other competitor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_group_rows: Option<u64>,
+    /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
+    /// the file keeps the source's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_by: Option<String>,
 }
 
 fn local_storage() -> String {
@@ -200,6 +208,14 @@ pub struct ArtifactRecord {
     pub backend: String,
     pub profile: String,
     pub layout: String,
+    /// A point of the row-group sweep (`run --row-group-rows`): the rows per row group its
+    /// file was re-written with; absent for every other competitor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_group_rows: Option<u64>,
+    /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
+    /// the file keeps the source's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_by: Option<String>,
     pub status: SampleStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -417,6 +433,8 @@ impl CellKey {
             cache: "warm".into(),
             storage: "local".into(),
             network: "n/a".into(),
+            row_group_rows: None,
+            sort_by: None,
         }
     }
 }

@@ -264,6 +264,8 @@ mod tests {
             cache: "warm".into(),
             storage: "local".into(),
             network: "n/a".into(),
+            row_group_rows: None,
+            sort_by: None,
         };
         let mut sample = SampleRecord::bare("run", cell, Some(round), SampleStatus::Ok, None);
         sample.wall_s = Some(0.5);

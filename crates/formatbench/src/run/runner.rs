@@ -322,11 +322,27 @@ impl Runner<'_> {
         source: &Source,
         inputs: &OpInputs,
     ) -> Result<Vec<Cell>, Error> {
+        // The sweep's sort column, checked before any file is written for this dataset.
+        let sorts = self
+            .plan
+            .competitors
+            .iter()
+            .filter_map(|c| c.sort_by.as_ref());
+        if let Some(column) = sorts
+            .into_iter()
+            .find(|column| source.schema.index_of(column).is_err())
+        {
+            return Err(Error::Input(format!(
+                "--sort-by {column}: dataset {} has no such column",
+                source.name
+            )));
+        }
         let mut out = Vec::new();
         for competitor in &self.plan.competitors {
             let info = super::find(&competitor.backend)
                 .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
             let as_given = competitor.profile == AS_GIVEN;
+            let point = crate::plan::sweep::is_point(competitor);
             let (artifact_dir, artifact) = match given::given_input(&info, source) {
                 Some(input) if as_given => {
                     let object = match self.plan.datasets.get(dataset) {
@@ -340,8 +356,9 @@ impl Runner<'_> {
                 _ => cells::artifact_of(self, &info, competitor, source, inputs)?,
             };
             for (op, cache) in self.cache_states() {
-                if as_given && op == Op::Write {
-                    // Writing is re-encoding: the re-encodings are the other profiles.
+                if (as_given || point) && op == Op::Write {
+                    // Writing is re-encoding: the re-encodings are the other profiles. A sweep
+                    // point's file is written once, untimed; its writer's time is the default's.
                     continue;
                 }
                 let mut cell = Cell::new(
@@ -366,7 +383,8 @@ impl Runner<'_> {
                     .is_matrix()
                     .then(|| inputs.matrix_refusal())
                     .flatten()
-                    .or_else(|| inputs.store_refusal(op));
+                    .or_else(|| inputs.store_refusal(op))
+                    .or_else(|| crate::plan::sweep::refusal(competitor, op, &cell.params));
                 let refusal = match &artifact.status {
                     SampleStatus::Ok if matrix_refusal.is_some() => Some((
                         SampleStatus::Unsupported,

@@ -22,7 +22,7 @@ pub fn geomeans(groups: &[OpGroup]) -> Vec<GeoMean> {
                 group.threads,
                 group.place(),
                 cell.cell.backend.clone(),
-                cell.cell.profile.clone(),
+                cell.cell.shown_profile(),
                 cell.cell.layout.clone(),
                 cell.cell.target.clone(),
             );
@@ -73,7 +73,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &a.target,
                     &a.op,
                     a.threads,
-                    (&a.storage, &a.network),
+                    (&a.storage, &a.network, a.row_group_rows, &a.sort_by),
                 ) == (
                     &b.dataset_fingerprint,
                     &b.backend,
@@ -82,7 +82,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &b.target,
                     &b.op,
                     b.threads,
-                    (&b.storage, &b.network),
+                    (&b.storage, &b.network, b.row_group_rows, &b.sort_by),
                 )
             }) else {
                 continue;
@@ -99,7 +99,7 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     op: group.op.clone(),
                     threads: group.threads,
                     backend: cold.cell.backend.clone(),
-                    profile: cold.cell.profile.clone(),
+                    profile: cold.cell.shown_profile(),
                     cold_median: c.median,
                     warm_median: w.median,
                     ratio,

@@ -139,6 +139,8 @@ mod tests {
             cache: "warm".into(),
             storage: "local".into(),
             network: "n/a".into(),
+            row_group_rows: None,
+            sort_by: None,
         }
     }
 

@@ -24,5 +24,7 @@ pub(crate) fn key(backend: &str) -> CellKey {
         cache: "warm".into(),
         storage: "local".into(),
         network: "n/a".into(),
+        row_group_rows: None,
+        sort_by: None,
     }
 }

@@ -54,10 +54,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 }
             }
             Record::Artifact(a) => {
-                summary.artifacts.retain(|x| {
-                    (&x.dataset, &x.backend, &x.profile, &x.layout)
-                        != (&a.dataset, &a.backend, &a.profile, &a.layout)
-                });
+                summary.artifacts.retain(|x| !x.same_artifact(a));
                 summary.artifacts.push(a.clone());
             }
             // Pooled runs bring one schedule each: together they are the pool's plan.
@@ -172,12 +169,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
             cell.bytes_per_value = summary
                 .artifacts
                 .iter()
-                .find(|a| {
-                    a.dataset == cell.cell.dataset
-                        && a.backend == cell.cell.backend
-                        && a.profile == cell.cell.profile
-                        && a.layout == cell.cell.layout
-                })
+                .find(|a| a.is_of(&cell.cell))
                 .and_then(|a| a.bytes_per_value);
         }
         rank(group);

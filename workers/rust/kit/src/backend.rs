@@ -85,6 +85,9 @@ pub struct Context<'a> {
     /// Where the artifact lives when it is in object storage: a backend whose
     /// [`Backend::object_storage`] route exists reads it from there, never from `dir`.
     pub remote: Option<&'a ObjectTarget>,
+    /// A write of the row-group sweep: at most this many rows per row group, for formats that
+    /// have them (Parquet); `None` keeps the writer's own.
+    pub row_group_rows: Option<usize>,
 }
 
 /// The table-store reads (FeatherStore's forms), by integer index label; bounds inclusive.

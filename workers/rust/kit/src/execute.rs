@@ -119,6 +119,7 @@ fn context<'a>(job: &'a Job, schema: &'a SchemaRef) -> Context<'a> {
         index: job.params.options.get("index").map(String::as_str),
         split: job.params.files,
         remote: job.storage.as_ref(),
+        row_group_rows: formatbench_protocol::rewrite::row_group_rows(&job.params),
     }
 }
 

@@ -310,6 +310,8 @@ fn competitors(
                             profile: profile.clone(),
                             layout: layout.to_string(),
                             target: target.to_string(),
+                            row_group_rows: None,
+                            sort_by: None,
                         });
                     }
                 }
@@ -321,6 +323,13 @@ fn competitors(
             "no backend, profile, layout and target selected".into(),
         ));
     }
+    // The row-group sweep's re-written files, each a competitor beside the default one.
+    let points = crate::plan::sweep::sweep_points(
+        args.row_group_rows.as_deref().unwrap_or_default(),
+        args.sort_by.as_deref(),
+        &out,
+    )?;
+    out.extend(points);
     Ok(out)
 }
 

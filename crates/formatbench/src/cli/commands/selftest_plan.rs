@@ -61,6 +61,8 @@ pub fn run_options(suite: &str, out: &Path) -> RunOptions {
 
 pub fn competitor(backend: &str, profile: &str) -> Competitor {
     Competitor {
+        row_group_rows: None,
+        sort_by: None,
         backend: backend.into(),
         profile: profile.into(),
         layout: "wide".into(),

@@ -14,6 +14,8 @@ fn artifact(profile: &str, bytes: u64, access: &str) -> ArtifactRecord {
         backend: "ipc-parts".into(),
         profile: profile.into(),
         layout: "default".into(),
+        row_group_rows: None,
+        sort_by: None,
         status: SampleStatus::Ok,
         reason: None,
         size_bytes: Some(100 * MIB),

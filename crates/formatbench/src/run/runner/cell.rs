@@ -49,6 +49,8 @@ impl Cell {
                 cache: cache.map_or("n/a", CacheState::name).to_string(),
                 storage: "local".into(),
                 network: "n/a".into(),
+                row_group_rows: competitor.row_group_rows,
+                sort_by: competitor.sort_by.clone(),
             },
             dataset,
             competitor: competitor.clone(),
@@ -85,8 +87,13 @@ impl Cell {
     /// A file-name-safe identity for scratch paths.
     pub fn slug(&self) -> String {
         format!(
-            "{}-{}-{}-{}-{}",
-            self.dataset, self.key.backend, self.key.profile, self.key.layout, self.key.op
+            "{}-{}-{}-{}{}-{}",
+            self.dataset,
+            self.key.backend,
+            self.key.profile,
+            self.key.layout,
+            crate::plan::sweep::slug(&self.competitor),
+            self.key.op
         )
     }
 }

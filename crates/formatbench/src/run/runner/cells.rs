@@ -50,8 +50,11 @@ pub fn artifact_of(
         .join("artifacts")
         .join(&source.name)
         .join(format!(
-            "{}-{}-{}",
-            writer_competitor.backend, competitor.profile, competitor.layout
+            "{}-{}-{}{}",
+            writer_competitor.backend,
+            competitor.profile,
+            competitor.layout,
+            crate::plan::sweep::slug(competitor)
         ));
     if let (Some(_), Ok(()), Err(reason)) = (&runner.storage, &info.available, &info.object_storage)
     {
@@ -120,6 +123,8 @@ pub(super) fn empty_artifact(
         backend: competitor.backend.clone(),
         profile: competitor.profile.clone(),
         layout: competitor.layout.clone(),
+        row_group_rows: competitor.row_group_rows,
+        sort_by: competitor.sort_by.clone(),
         status: SampleStatus::Ok,
         reason: None,
         size_bytes: None,
@@ -142,7 +147,7 @@ fn prepare_artifact(
         record.status = SampleStatus::Unavailable;
         record.reason = Some(reason.clone());
     } else {
-        let cell = Cell::new(
+        let mut cell = Cell::new(
             0,
             source,
             competitor,
@@ -153,6 +158,8 @@ fn prepare_artifact(
             inputs,
             runner.plan.threads,
         );
+        // A point of the row-group sweep: its row-group size and order, for the writer.
+        crate::plan::sweep::write_options(competitor, &mut cell.params);
         // The writer writes local files; the runner uploads them (below), so that every
         // artifact reaches the bucket the same way, whoever wrote it.
         let job = Job {
@@ -297,7 +304,7 @@ pub fn verification_record(
                 &cell.params,
                 verify_out,
                 leeway,
-                row_order(&cell.info),
+                row_order(cell),
             )
             .or_else(unreadable_fails)?;
             record.rows = Some(verdict.rows);
@@ -305,7 +312,7 @@ pub fn verification_record(
             if verdict.ok {
                 // The runner's own digest of what was verified: every later sample's result
                 // must digest alike.
-                match file_digest(verify_out, digest_rows(&cell.info)) {
+                match file_digest(verify_out, digest_rows(cell)) {
                     Ok(digest) => {
                         record.status = SampleStatus::Ok;
                         record.digest = Some(digest);
@@ -320,9 +327,10 @@ pub fn verification_record(
     Ok(record)
 }
 
-/// Whether row order is part of a backend's digest: not for one that keeps no row order.
-fn digest_rows(info: &BackendInfo) -> Rows {
-    match row_order(info) {
+/// Whether row order is part of a cell's digest: not for a backend that keeps no row order,
+/// nor for a file sorted by another column (the row-group sweep's).
+fn digest_rows(cell: &Cell) -> Rows {
+    match row_order(cell) {
         RowOrder::Defined => Rows::Ordered,
         RowOrder::Any => Rows::AnyOrder,
     }
@@ -340,7 +348,7 @@ pub fn check_digest(
         let _ = std::fs::remove_file(returned);
         return Ok(None);
     }
-    let checked = digest_check(cell.digest.as_deref(), digest_rows(&cell.info), returned);
+    let checked = digest_check(cell.digest.as_deref(), digest_rows(cell), returned);
     let _ = std::fs::remove_file(returned);
     checked.map(Some)
 }
@@ -361,10 +369,10 @@ fn digest_check(verified: Option<&str>, rows: Rows, returned: &Path) -> Result<S
     }
 }
 
-/// How a backend's results are compared with the source: as sets of rows when it keeps no
-/// row order.
-fn row_order(info: &BackendInfo) -> RowOrder {
-    if info.table.unordered {
+/// How a cell's results are compared with the source: as sets of rows when its backend keeps
+/// no row order, or its file holds the rows sorted by a column (plan/sweep.rs).
+fn row_order(cell: &Cell) -> RowOrder {
+    if cell.info.table.unordered || cell.competitor.sort_by.is_some() {
         RowOrder::Any
     } else {
         RowOrder::Defined
@@ -388,7 +396,7 @@ pub fn check_returned(
         &cell.params,
         returned,
         leeway(cell),
-        row_order(&cell.info),
+        row_order(cell),
     )
     .or_else(unreadable_fails)?;
     let _ = std::fs::remove_file(returned);

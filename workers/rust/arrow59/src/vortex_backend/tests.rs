@@ -12,6 +12,7 @@ fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
         index: None,
         split: None,
         remote: None,
+        row_group_rows: None,
     }
 }
 

@@ -9,6 +9,8 @@ fn sample() -> SampleRecord {
     let cell = CellKey {
         storage: "s3".into(),
         network: "local".into(),
+        row_group_rows: None,
+        sort_by: None,
         ..CellKey::example("r-data.table")
     };
     let mut s = SampleRecord::bare("run", cell, Some(0), SampleStatus::Ok, None);
