@@ -36,8 +36,13 @@ pub fn sweep_points(
     if sort_by.is_some_and(|c| c.trim().is_empty()) {
         return Err(Error::Input("--sort-by: name a column".into()));
     }
-    let mut sizes: Vec<Option<u64>> = sizes.iter().copied().map(Some).collect();
-    sizes.dedup();
+    // Each size once, in the order given.
+    let mut sizes = sizes.iter().fold(Vec::new(), |mut kept, &n| {
+        if !kept.contains(&Some(n)) {
+            kept.push(Some(n));
+        }
+        kept
+    });
     if sizes.is_empty() {
         sizes.push(None);
     }
@@ -164,6 +169,8 @@ mod tests {
         assert!(points
             .iter()
             .all(|p| p.backend == "parquet" && p.profile == "default"));
+        let repeated = sweep_points(&[10_000, 100_000, 10_000], None, &chosen).unwrap();
+        assert_eq!(repeated.len(), 2, "each size once");
         let sorted_only = sweep_points(&[], Some("x"), &chosen).unwrap();
         assert_eq!(sorted_only.len(), 1);
         assert_eq!(sorted_only[0].row_group_rows, None);

@@ -80,7 +80,10 @@ impl Cell {
     pub fn label(&self) -> String {
         format!(
             "{} {}/{} {}",
-            self.key.dataset, self.key.backend, self.key.profile, self.key.op
+            self.key.dataset,
+            self.key.backend,
+            self.key.shown_profile(),
+            self.key.op
         )
     }
 
