@@ -152,7 +152,12 @@ rows = 2_000
     for ((_, out_dir), args) in runs.iter().zip(&invocations) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = formatbench(&args);
-        assert!(out.status.success(), "run failed: {}", stderr(&out));
+        assert!(
+            out.status.success(),
+            "run failed ({}): {}",
+            out.status,
+            stderr(&out)
+        );
         let run = run_dir(out_dir);
         verified.extend(verified_cells(&run, |c| c.target.clone()));
         samples.extend(common::samples(&run));
