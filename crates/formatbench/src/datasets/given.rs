@@ -181,22 +181,7 @@ fn data_pages(meta: &parquet::file::metadata::ParquetMetaData) -> Option<String>
 fn ipc(path: &Path) -> Result<Settings, Error> {
     let io = io_error(path);
     let bad = |why: String| malformed(path, "Arrow IPC", why);
-    let mut file = File::open(path).map_err(&io)?;
-    let len = file.metadata().map_err(&io)?.len();
-    if len < 10 {
-        return Err(bad("too short".into()));
-    }
-    let mut tail = [0u8; 10];
-    file.seek(SeekFrom::End(-10)).map_err(&io)?;
-    file.read_exact(&mut tail).map_err(&io)?;
-    let footer_len = u64::try_from(i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]))
-        .ok()
-        .filter(|&n| n <= len - 10)
-        .ok_or_else(|| bad("its footer length is past the file".into()))?;
-    let mut footer = vec![0u8; footer_len as usize];
-    file.seek(SeekFrom::Start(len - 10 - footer_len))
-        .map_err(&io)?;
-    file.read_exact(&mut footer).map_err(&io)?;
+    let (mut file, _, footer) = super::ingest::ipc_footer(path)?;
     let footer =
         arrow::ipc::root_as_footer(&footer).map_err(|e| bad(format!("unreadable footer: {e}")))?;
     let mut rows = Vec::new();

@@ -205,10 +205,9 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
     })
 }
 
-/// Refuses an Arrow IPC file whose footer names a block past the file's end: arrow's reader
-/// allocates each block's stated length before reading it, so a corrupt length would ask for
-/// terabytes (found by `fuzz/run`, target ingest_ipc).
-fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
+/// An Arrow IPC file opened, its length and its footer's bytes: the file ends with the footer,
+/// its 4-byte length and the 6-byte magic, and only those are read.
+pub(super) fn ipc_footer(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
     use std::io::SeekFrom;
     let io = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", path.display()));
     let bad = |why: &str| {
@@ -219,7 +218,6 @@ fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
     };
     let mut file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    // The file ends with the footer, its 4-byte length and the 6-byte magic: only those are read.
     if len < 10 {
         return Err(bad("too short for an Arrow IPC file"));
     }
@@ -231,10 +229,24 @@ fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
         .ok()
         .filter(|&n| n <= len - 10)
         .ok_or_else(|| bad("its footer length is past the file"))?;
-    let mut footer_bytes = vec![0u8; footer_len as usize];
+    let mut footer = vec![0u8; footer_len as usize];
     file.seek(SeekFrom::Start(len - 10 - footer_len))
         .map_err(io)?;
-    file.read_exact(&mut footer_bytes).map_err(io)?;
+    file.read_exact(&mut footer).map_err(io)?;
+    Ok((file, len, footer))
+}
+
+/// Refuses an Arrow IPC file whose footer names a block past the file's end: arrow's reader
+/// allocates each block's stated length before reading it, so a corrupt length would ask for
+/// terabytes (found by `fuzz/run`, target ingest_ipc).
+fn check_ipc_blocks(path: &Path) -> Result<(), Error> {
+    let (_, len, footer_bytes) = ipc_footer(path)?;
+    let bad = |why: &str| {
+        Error::Input(format!(
+            "malformed Arrow IPC input {}: {why}",
+            path.display()
+        ))
+    };
     let footer = arrow::ipc::root_as_footer(&footer_bytes)
         .map_err(|e| bad(&format!("unreadable footer: {e}")))?;
     let blocks = footer
