@@ -155,23 +155,32 @@ pub fn check_store(target: &ObjectTarget) -> Result<(), String> {
     remote
         .block_on(remote.store.list_with_delimiter(Some(&prefix)))
         .map(|_| ())
-        .map_err(|e| {
-            let text = e.to_string();
-            let why = if text.contains("NoSuchBucket")
-                || matches!(e, object_store::Error::NotFound { .. })
-            {
-                format!("has no bucket '{}'", target.bucket)
-            } else if text.contains("InvalidAccessKeyId")
-                || text.contains("SignatureDoesNotMatch")
-                || text.contains("AccessDenied")
-                || text.contains("403")
-            {
-                "rejected the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)".to_string()
-            } else {
-                format!("cannot be listed: {}", one_line(&text))
-            };
-            format!("{} {why}", target.endpoint)
-        })
+        .map_err(|e| format!("{} {}", target.endpoint, why_unlisted(&e, &target.bucket)))
+}
+
+/// Why a store's LIST failed, in words for the user: a missing bucket, refused credentials,
+/// or the client's own error (a refused certificate, a connection that failed).
+fn why_unlisted(e: &object_store::Error, bucket: &str) -> String {
+    let text = e.to_string();
+    if text.contains("NoSuchBucket") || matches!(e, object_store::Error::NotFound { .. }) {
+        format!("has no bucket '{}'", bucket)
+    } else if matches!(
+            e,
+            object_store::Error::PermissionDenied { .. }
+                | object_store::Error::Unauthenticated { .. }
+        ) || text.contains("InvalidAccessKeyId")
+            || text.contains("SignatureDoesNotMatch")
+            || text.contains("AccessDenied")
+            // The status as the client words it; a bare "403" also matches an endpoint's
+            // port (127.0.0.1:40321), which made a refused certificate read as refused
+            // credentials.
+            || text.contains("403 Forbidden")
+            || text.contains("401 Unauthorized")
+    {
+        "rejected the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)".to_string()
+    } else {
+        format!("cannot be listed: {}", one_line(&text))
+    }
 }
 
 /// Uploads a prepared artifact (every file under `dir`) to `target`, untimed: the runner does
@@ -393,5 +402,39 @@ impl ipc_parts::RemoteFiles for ObjectFiles {
         ObjectRanges::open(&self.target, name)
             .map(|r| Box::new(r) as Box<dyn ipc_parts::file::RangeSource>)
             .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::why_unlisted;
+
+    fn generic(text: &str) -> object_store::Error {
+        object_store::Error::Generic {
+            store: "S3",
+            source: text.to_string().into(),
+        }
+    }
+
+    #[test]
+    fn a_refused_certificate_at_a_port_holding_403_is_not_refused_credentials() {
+        let tls = generic(
+            "Error performing list request: error sending request for url \
+             (https://127.0.0.1:40321/data?list-type=2): invalid peer certificate: UnknownIssuer",
+        );
+        let why = why_unlisted(&tls, "data");
+        assert!(why.starts_with("cannot be listed:"), "{why}");
+        assert!(why.contains("certificate"), "{why}");
+    }
+
+    #[test]
+    fn a_forbidden_list_is_refused_credentials_and_a_missing_bucket_is_named() {
+        let forbidden = generic(
+            "Error performing list request: Server returned non-2xx status code: \
+             403 Forbidden: <Error><Code>SignatureDoesNotMatch</Code></Error>",
+        );
+        assert!(why_unlisted(&forbidden, "data").starts_with("rejected the credentials"));
+        let missing = generic("Server returned non-2xx status code: 404 Not Found: NoSuchBucket");
+        assert_eq!(why_unlisted(&missing, "data"), "has no bucket 'data'");
     }
 }
