@@ -20,7 +20,23 @@ pub fn main() -> i32 {
         Some(S3_SERVER_ARG) => return formatbench_s3::main_with_args(&args[2..]),
         _ => {}
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version are answers, not errors.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return 0;
+        }
+        // No command at all: the help, as a reminder of the commands.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("formatbench: {}", usage_error(&e.render().to_string()));
+            return 2;
+        }
+    };
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -28,6 +44,18 @@ pub fn main() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// clap's message for a bad command line as one line: its error, the values it takes and any
+/// tip, without the usage block and the pointer to --help.
+fn usage_error(rendered: &str) -> String {
+    rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn worker_main(args: &[String]) -> i32 {

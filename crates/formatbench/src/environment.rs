@@ -66,7 +66,7 @@ fn git_state() -> (Option<String>, Option<bool>) {
     (commit, dirty)
 }
 
-pub fn environment(run_id: &str, settings: BTreeMap<String, String>) -> EnvironmentRecord {
+pub fn environment(run_id: &str, settings: crate::results::RunSettings) -> EnvironmentRecord {
     let (git_commit, git_dirty) = git_state();
     let versions = BTreeMap::from([
         ("formatbench".into(), env!("CARGO_PKG_VERSION").into()),

@@ -9,10 +9,10 @@ mod storage;
 mod suite;
 pub mod sweep;
 
-pub use cache::{check_cold_possible, parse_cache, CacheState};
+pub use cache::{cache_states, check_cold_possible, CacheState};
 pub use inputs::{OpInputs, DEFAULT_FILES, DEFAULT_SESSION_QUERIES};
 pub use schedule::{balanced_orders, slots, Slot};
-pub use storage::{Network, Storage, UserStore, NETWORKS};
+pub use storage::{Network, Storage, StorageChoice, UserStore, NETWORKS};
 pub use suite::{builtin_suite, load_suite, parse_suite, Suite, SuiteDataset, BUILTIN_SUITES};
 
 use crate::datasets::DatasetSpec;

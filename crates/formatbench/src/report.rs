@@ -144,10 +144,10 @@ pub fn write_all(
     std::fs::create_dir_all(dir)?;
     // A fidelity run's reports carry its matrix (`formatbench fidelity`, then `report`).
     let suite = records.iter().find_map(|r| match r {
-        crate::results::Record::Environment(e) => e.settings.get("suite"),
+        crate::results::Record::Environment(e) => Some(e.settings.suite.as_str()),
         _ => None,
     });
-    let matrix = (suite.map(String::as_str) == Some("fidelity")).then(|| fidelity(records));
+    let matrix = (suite == Some("fidelity")).then(|| fidelity(records));
     write_reports_of(&summary, matrix.as_ref(), dir)?;
     crate::export::write_exports(records, &summary, dir)?;
     Ok(summary)
@@ -314,8 +314,9 @@ fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
         );
         rows.extend(
             env.settings
-                .iter()
-                .map(|(k, v)| (format!("Setting {k}"), v.clone())),
+                .entries()
+                .into_iter()
+                .map(|(k, v)| (format!("Setting {k}"), v)),
         );
         rows.extend(
             env.memory

@@ -5,6 +5,7 @@ mod point;
 mod record;
 mod repair;
 mod schema;
+mod settings;
 mod store;
 
 pub use point::{point_label, rows_text};
@@ -14,6 +15,7 @@ pub use record::{
 };
 pub use repair::{repair, Repair};
 pub use schema::{UnknownSchema, RESULTS_SCHEMA};
+pub use settings::{CacheChoice, CallMode, Prefer, RunSettings, WRITE_ENDS};
 pub use store::{
     read_records, read_results, ResultsRead, ResultsWriter, SkippedLine, RESULTS_FILE,
 };

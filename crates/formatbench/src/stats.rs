@@ -20,7 +20,7 @@ mod student;
 mod summary;
 mod traffic;
 
-pub use call::CallMode;
+pub use crate::results::CallMode;
 pub use completeness::{Completeness, ShortCell};
 pub use discovery::benjamini_hochberg;
 pub use full_read::full_op;

@@ -247,7 +247,14 @@ fn bad_input_gets_one_clear_error_and_exit_2() {
     assert_input_error(&["run", "--ops", "fly"], "unknown operation 'fly'");
     assert_input_error(&["suite", "nosuch"], "unknown suite 'nosuch'");
     assert_input_error(&["suite", suite.to_str().unwrap()], "bad suite file");
-    assert_input_error(&["run", "--threads", "zero"], "--threads zero");
+    assert_input_error(
+        &["run", "--threads", "zero"],
+        "invalid value 'zero' for '--threads",
+    );
+    assert_input_error(
+        &["run", "--cache", "tepid"],
+        "[possible values: warm, cold, both]",
+    );
 }
 
 #[test]

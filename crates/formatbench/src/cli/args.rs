@@ -1,3 +1,5 @@
+use crate::plan::{Network, StorageChoice};
+use crate::results::{CacheChoice, CallMode, Prefer};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -50,12 +52,12 @@ pub enum Command {
         #[arg(long)]
         allow_dirty: bool,
         /// Which call ranks: `warm` or `first` (default: what the run chose).
-        #[arg(long, value_parser = ["warm", "first"])]
-        call: Option<String>,
+        #[arg(long, value_enum)]
+        call: Option<CallMode>,
         /// What the recommendation optimises for (default: what the run chose): read, write,
         /// size or balanced.
-        #[arg(long, value_parser = ["read", "write", "size", "balanced"])]
-        prefer: Option<String>,
+        #[arg(long, value_enum)]
+        prefer: Option<Prefer>,
         /// The competitor the heat map compares everyone with, as BACKEND/PROFILE of one the
         /// run measured (default: what the run chose).
         #[arg(long, value_name = "BACKEND/PROFILE")]
@@ -114,8 +116,8 @@ pub struct CompareArgs {
     #[arg(long, value_parser = ["regression"])]
     pub fail_on: Option<String>,
     /// Which call both runs are compared by: `warm` or `first` (default: what BASE chose).
-    #[arg(long, value_parser = ["warm", "first"])]
-    pub call: Option<String>,
+    #[arg(long, value_enum)]
+    pub call: Option<CallMode>,
     /// Write the comparison as Markdown (short: one row per changed cell on big suites).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
@@ -242,21 +244,21 @@ pub struct RunArgs {
     #[arg(long, default_value_t = crate::plan::DEFAULT_MIN_SAMPLE_S * 1000.0)]
     pub min_sample_ms: f64,
     /// Page-cache state of reads: warm (files read just before), cold (evicted), or both.
-    #[arg(long, default_value = "warm")]
-    pub cache: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub cache: CacheChoice,
     /// Where artifacts live: `local` files; `s3`: an S3 server formatbench starts on this
     /// machine (requests, bytes and egress measured by the server per sample); or
     /// `s3://BUCKET/PREFIX` with `--endpoint`: a store of your own (the run writes under
     /// PREFIX/RUN_ID/ and removes it at the end). Default: the suite's, else local.
     #[arg(long)]
-    pub storage: Option<String>,
+    pub storage: Option<StorageChoice>,
     /// Network between the workers and the S3 server: local (loopback), lan (0.2 ms, 10 Gbit/s),
     /// region (5 ms, 1 Gbit/s) or internet (40 ms, 200 Mbit/s). Profiles other than local need
     /// root (a network namespace and a veth pair shaped by the kernel). Default: the suite's,
     /// else local. Several, comma-separated (`lan,region,internet`), run one after another,
     /// each with its own server, and are then reported together (`RUN-networks/`).
-    #[arg(long)]
-    pub network: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub network: Option<Vec<Network>>,
     /// With `--storage s3://BUCKET/PREFIX` or `--input s3://BUCKET/KEY`: the store's S3 API
     /// (`http://HOST:PORT`);
     /// credentials from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`.
@@ -272,9 +274,9 @@ pub struct RunArgs {
     /// Untimed runs per cell before the measured ones; the first also verifies the result.
     #[arg(long)]
     pub warmup: Option<u32>,
-    /// Thread cap for every backend: 1, N, or all.
-    #[arg(long, default_value = "all")]
-    pub threads: String,
+    /// Thread cap for every backend: 1, N, or all (this machine's cores).
+    #[arg(long, default_value = "all", value_parser = thread_cap)]
+    pub threads: u32,
     /// Seconds a sample may take before its worker is killed.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
@@ -312,8 +314,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "BACKEND/PROFILE")]
     pub reference: Option<String>,
     /// What the recommendation optimises for: read, write, size or balanced.
-    #[arg(long, default_value = "balanced", value_parser = ["read", "write", "size", "balanced"])]
-    pub prefer: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub prefer: Prefer,
     /// Generate a dataset even when its source looks too big for the free disk under --out or
     /// the memory available (a write holds the whole source).
     #[arg(long)]
@@ -321,8 +323,8 @@ pub struct RunArgs {
     /// Which call of each sample ranks: `warm`, the calls after the first in one process (a
     /// service's view), or `first`, the first call in a fresh process (a script's view). Both
     /// are recorded; `report --call` re-ranks by the other.
-    #[arg(long, default_value = "warm", value_parser = ["warm", "first"])]
-    pub call: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub call: CallMode,
 }
 
 /// A row count: `100000`, `100_000` or `1e5`.
@@ -351,4 +353,15 @@ fn group_rows(text: &str) -> Result<u64, String> {
 
 fn shape(text: &str) -> Result<crate::datasets::Shape, String> {
     text.parse().map_err(|e: crate::Error| e.to_string())
+}
+
+/// `--threads`: 1, a number of threads, or all (the cores this process may use).
+fn thread_cap(text: &str) -> Result<u32, String> {
+    if text == "all" {
+        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    }
+    match text.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use 1, a number of threads, or all".into()),
+    }
 }

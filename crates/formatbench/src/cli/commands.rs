@@ -18,7 +18,6 @@ use super::{Cli, Command, PeersAction, RunArgs};
 use crate::datasets::DATASET_KINDS;
 use crate::plan::{load_suite, Suite, BUILTIN_SUITES};
 use crate::run::{catalog, execute_plan, install_interrupt_handler, RunOptions};
-use crate::stats::CallMode;
 use crate::Error;
 
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -85,7 +84,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             reference,
         } => {
             let (mut records, _locks) = pool::pooled_records(&run_dirs, allow_dirty)?;
-            rerank::rerank(&mut records, prefer.as_deref(), reference.as_deref())?;
+            rerank::rerank(&mut records, prefer, reference.as_deref())?;
             if !records
                 .iter()
                 .any(|r| matches!(r, crate::results::Record::Sample(_)))
@@ -96,7 +95,6 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                     dirs.join(", ")
                 )));
             }
-            let call = call.as_deref().and_then(CallMode::parse);
             let out = out
                 .or_else(|| run_dirs.first().cloned())
                 .unwrap_or_default();
@@ -115,13 +113,9 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     if let Some(name) = &args.save_baseline {
         crate::compare::check_baseline_name(name)?;
     }
-    let networks = resolve::networks(suite.as_ref(), args);
     // Every name is checked before the first run, so a typo does not end the command late.
-    for network in &networks {
-        network
-            .parse::<crate::plan::Network>()
-            .map_err(|e| Error::Input(format!("--network: {e}")))?;
-    }
+    let networks = resolve::networks(suite.as_ref(), args)?;
+    let names: Vec<&str> = networks.iter().map(|n| n.name()).collect();
     if networks.len() < 2 || args.resume.is_some() {
         let (code, run_dir) = run_one(suite.as_ref(), args)?;
         if let Some(name) = &args.save_baseline {
@@ -139,16 +133,16 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     let mut run_dirs = Vec::new();
     let mut worst = 0;
     for network in &networks {
-        crate::progress::say(&format!("network {network}: a run of its own"));
+        crate::progress::say(&format!("network {}: a run of its own", network.name()));
         let args = RunArgs {
-            network: Some(network.clone()),
+            network: Some(vec![*network]),
             ..args.clone()
         };
         let (code, run_dir) = match run_one(suite.as_ref(), &args) {
             Ok(ran) => ran,
             // A profile this machine cannot shape is left out; the others still run.
             Err(Error::Unavailable(why)) => {
-                crate::progress::say(&format!("{why}; network {network} left out"));
+                crate::progress::say(&format!("{why}; network {} left out", network.name()));
                 continue;
             }
             Err(e) => return Err(e),
@@ -162,7 +156,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     if run_dirs.is_empty() {
         return Err(Error::Unavailable(format!(
             "none of the networks {} could be set up here",
-            networks.join(", ")
+            names.join(", ")
         )));
     }
     let records = pool::records_of_this_build(&run_dirs)?;
@@ -178,7 +172,7 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     print!("{}", crate::report::terminal(&summary));
     crate::progress::say(&format!(
         "the runs of networks {} reported together in {}",
-        networks.join(", "),
+        names.join(", "),
         out.display()
     ));
     Ok(worst)

@@ -45,7 +45,7 @@ pub fn load(dir: &Path) -> Result<LoadedRun, Error> {
 /// The call a run chose to rank by (its `call` setting).
 fn chosen_call(records: &[Record]) -> Option<CallMode> {
     records.iter().find_map(|r| match r {
-        Record::Environment(e) => CallMode::parse(e.settings.get("call")?),
+        Record::Environment(e) => Some(e.settings.call),
         _ => None,
     })
 }

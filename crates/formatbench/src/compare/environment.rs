@@ -41,8 +41,9 @@ fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(
         );
         out.extend(
             env.settings
-                .iter()
-                .map(|(k, v)| (format!("setting {k}"), v.clone())),
+                .entries()
+                .into_iter()
+                .map(|(k, v)| (format!("setting {k}"), v)),
         );
     }
     out.extend(datasets.iter().map(|d| {
@@ -102,7 +103,7 @@ mod tests {
             versions: BTreeMap::from([("arrow".into(), arrow.into())]),
             clock_resolution_s: Some(3e-8),
             worker_build: Some("xxh3:1".into()),
-            settings: BTreeMap::from([("seed".into(), "42".into())]),
+            settings: BTreeMap::from([("seed".to_string(), "42".to_string())]).into(),
             memory: BTreeMap::from([("transparent_hugepage".into(), "madvise".into())]),
         }
     }

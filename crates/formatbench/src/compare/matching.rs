@@ -267,7 +267,7 @@ mod tests {
             versions: BTreeMap::new(),
             clock_resolution_s: None,
             worker_build: None,
-            settings: BTreeMap::new(),
+            settings: Default::default(),
             memory: BTreeMap::new(),
         })];
         for (backend, status, seconds) in cells {

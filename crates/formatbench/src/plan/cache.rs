@@ -2,6 +2,7 @@
 //! (their pages evicted). `crate::run` brings files into a state; this says what each is,
 //! what a sample's residency must show, and where cold is impossible.
 
+use crate::results::CacheChoice;
 use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -35,15 +36,12 @@ impl CacheState {
 pub const COLD_MAX_RESIDENT: f64 = 0.05;
 pub const WARM_MIN_RESIDENT: f64 = 0.95;
 
-/// `--cache warm|cold|both`.
-pub fn parse_cache(text: &str) -> Result<Vec<CacheState>, Error> {
-    match text {
-        "warm" => Ok(vec![CacheState::Warm]),
-        "cold" => Ok(vec![CacheState::Cold]),
-        "both" => Ok(vec![CacheState::Warm, CacheState::Cold]),
-        other => Err(Error::Input(format!(
-            "--cache {other}: use warm, cold or both"
-        ))),
+/// The states `--cache warm|cold|both` runs reads in.
+pub fn cache_states(choice: CacheChoice) -> Vec<CacheState> {
+    match choice {
+        CacheChoice::Warm => vec![CacheState::Warm],
+        CacheChoice::Cold => vec![CacheState::Cold],
+        CacheChoice::Both => vec![CacheState::Warm, CacheState::Cold],
     }
 }
 

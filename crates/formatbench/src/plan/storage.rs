@@ -154,6 +154,27 @@ impl std::str::FromStr for Network {
     }
 }
 
+/// `--storage` as given: local files, an S3 server formatbench starts (`s3`), or a store of
+/// the user's own (`s3://BUCKET/PREFIX`, reached at `--endpoint`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageChoice {
+    Local,
+    Served,
+    Own(String),
+}
+
+impl std::str::FromStr for StorageChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "local" => Ok(StorageChoice::Local),
+            "s3" => Ok(StorageChoice::Served),
+            url if url.starts_with("s3://") => Ok(StorageChoice::Own(url.to_string())),
+            _ => Err("give local, s3 or s3://BUCKET/PREFIX".into()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -305,7 +305,7 @@ pub(super) fn fixture() -> RunSummary {
         versions: BTreeMap::from([("arrow".into(), "60.1.0".into())]),
         clock_resolution_s: Some(2e-8),
         worker_build: Some("xxh3:feedbeef".into()),
-        settings: BTreeMap::from([("rounds".into(), "5".into())]),
+        settings: BTreeMap::from([("rounds".to_string(), "5".to_string())]).into(),
         memory: BTreeMap::from([("vm.dirty_ratio".into(), "20".into())]),
     };
     let dataset = DatasetRecord {

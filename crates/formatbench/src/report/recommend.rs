@@ -4,29 +4,16 @@
 
 use super::format::{bytes, duration, ratio};
 use super::pareto::{frontiers, metric_text, timed_op, Competitor, Frontier, READ, SIZE, WRITE};
+use crate::results::Prefer;
 use crate::stats::RunSummary;
 
-/// What the user cares most about, from the run's `prefer` setting; anything else is balanced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Priority {
-    Read,
-    Write,
-    Size,
-    Balanced,
-}
-
-fn priority(summary: &RunSummary) -> Priority {
-    let prefer = summary
+/// What the user cares most about: the run's `prefer` setting.
+fn priority(summary: &RunSummary) -> Prefer {
+    summary
         .environment
         .as_ref()
-        .and_then(|e| e.settings.get("prefer"))
-        .map(|p| p.trim().to_ascii_lowercase());
-    match prefer.as_deref() {
-        Some("read") => Priority::Read,
-        Some("write") => Priority::Write,
-        Some("size") => Priority::Size,
-        _ => Priority::Balanced,
-    }
+        .map(|e| e.settings.prefer)
+        .unwrap_or_default()
 }
 
 /// The recommendation for the run's priority, from the frontier of its largest dataset;
@@ -53,10 +40,10 @@ fn recommend(summary: &RunSummary) -> Option<String> {
         .max_by_key(|f| cells(f))
         .filter(|f| !f.members.is_empty())?;
     let first = match priority(summary) {
-        Priority::Read => by_metric(summary, frontier, READ),
-        Priority::Write => by_metric(summary, frontier, WRITE),
-        Priority::Size => by_metric(summary, frontier, SIZE),
-        Priority::Balanced => None,
+        Prefer::Read => by_metric(summary, frontier, READ),
+        Prefer::Write => by_metric(summary, frontier, WRITE),
+        Prefer::Size => by_metric(summary, frontier, SIZE),
+        Prefer::Balanced => None,
     }
     .or_else(|| balanced(frontier))?;
     let context = format!(
@@ -259,7 +246,7 @@ mod tests {
     fn the_main_fixture_and_an_empty_run() {
         let mut summary = fixture();
         if let Some(env) = summary.environment.as_mut() {
-            env.settings.insert("prefer".into(), "read".into());
+            env.settings.prefer = crate::results::Prefer::Read;
         }
         assert_eq!(
             recommendation(&summary).as_deref(),

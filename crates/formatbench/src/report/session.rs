@@ -50,8 +50,7 @@ fn queries_of(summary: &RunSummary) -> u64 {
     summary
         .environment
         .as_ref()
-        .and_then(|env| env.settings.get("session_queries"))
-        .and_then(|q| q.parse().ok())
+        .and_then(|env| env.settings.session_queries)
         .unwrap_or(formatbench_protocol::DEFAULT_SESSION_QUERIES)
 }
 

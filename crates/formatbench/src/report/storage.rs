@@ -15,8 +15,7 @@ pub(super) fn egress_price(summary: &RunSummary) -> f64 {
     summary
         .environment
         .as_ref()
-        .and_then(|env| env.settings.get("egress_price_per_gb"))
-        .and_then(|p| p.parse().ok())
+        .and_then(|env| env.settings.egress_price_per_gb)
         .unwrap_or(DEFAULT_EGRESS_PRICE_PER_GB)
 }
 

@@ -138,7 +138,7 @@ pub struct EnvironmentRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_build: Option<String>,
     /// The command-line settings the run used (suite, rounds, warmup, threads, timeout, …).
-    pub settings: BTreeMap<String, String>,
+    pub settings: super::RunSettings,
     /// The kernel's memory settings that move write and allocation timings (huge pages,
     /// dirty-page limits, free page reporting to a hypervisor), as read from /proc and /sys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

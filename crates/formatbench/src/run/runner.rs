@@ -42,7 +42,7 @@ pub struct RunOptions {
     pub retry_failed: bool,
     pub keep_artifacts: bool,
     /// Settings recorded in the environment block.
-    pub settings: BTreeMap<String, String>,
+    pub settings: crate::results::RunSettings,
     /// The address the S3 server listens on (`--s3-listen`); a free loopback port otherwise.
     pub s3_listen: Option<String>,
 }
@@ -69,11 +69,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
         None => None,
     };
     let worker_build = worker_build()?;
-    let call = options
-        .settings
-        .get("call")
-        .and_then(|c| crate::stats::CallMode::parse(c))
-        .unwrap_or_default();
+    let call = options.settings.call;
     let resumed = match &options.resume {
         Some(dir) => Some(read_resumed(
             dir,

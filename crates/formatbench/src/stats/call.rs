@@ -3,46 +3,9 @@
 //! initialisation included), the later ones a service's (same process, warm). Both are
 //! recorded; `--call` chooses which one ranks.
 
-use crate::results::SampleRecord;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CallMode {
-    /// The first call in a fresh process.
-    First,
-    /// The mean of the calls after the first, in the same process.
-    #[default]
-    Warm,
-}
+use crate::results::{CallMode, SampleRecord};
 
 impl CallMode {
-    pub fn name(self) -> &'static str {
-        match self {
-            CallMode::First => "first",
-            CallMode::Warm => "warm",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "first" => Some(CallMode::First),
-            "warm" => Some(CallMode::Warm),
-            _ => None,
-        }
-    }
-
-    /// What the reports say the ranked times are.
-    pub fn describe(self) -> &'static str {
-        match self {
-            CallMode::First => {
-                "first calls: each sample's first call in a fresh worker process (a script's view)"
-            }
-            CallMode::Warm => {
-                "warm calls: each sample's calls after the first, in the same worker process (a \
-                 service's view); cold-cache reads and one-call samples count their first call"
-            }
-        }
-    }
-
     /// The wall seconds per call a sample ranks by, and whether it is the figure asked for.
     /// A cold read's only call is its first (a second would find the cache warm), and a
     /// record from before warm figures were kept has only its mean over every call.

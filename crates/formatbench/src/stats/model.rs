@@ -2,10 +2,10 @@
 //! other, geometric means and cache ratios across groups. `summary` fills these in from the
 //! records and `across` combines groups; both read the types from here.
 
-use super::call::CallMode;
 use super::completeness::Completeness;
 use super::interval::{paired_estimate, RatioInterval};
 use super::Summary;
+use crate::results::CallMode;
 use crate::results::{
     ArtifactRecord, CellKey, DatasetRecord, EnvironmentRecord, SampleStatus, ScheduleRecord,
     StopRecord,

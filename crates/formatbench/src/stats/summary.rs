@@ -1,8 +1,8 @@
-use super::call::CallMode;
 use super::completeness::Completeness;
 use super::interval::paired_ratio;
 use super::model::{CellSummary, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT};
 use super::Summary;
+use crate::results::CallMode;
 use crate::results::{CellKey, Record, SampleRecord, SampleStatus, VerificationRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -89,10 +89,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
         }
     }
     summary.call = call
-        .or_else(|| {
-            let env = summary.environment.as_ref()?;
-            CallMode::parse(env.settings.get("call")?)
-        })
+        .or_else(|| Some(summary.environment.as_ref()?.settings.call))
         .unwrap_or_default();
     let call = summary.call;
     let all_samples: Vec<&SampleRecord> = samples.values().flatten().copied().collect();

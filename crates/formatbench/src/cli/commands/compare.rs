@@ -3,7 +3,6 @@
 
 use crate::cli::CompareArgs;
 use crate::compare::{self, Comparison};
-use crate::stats::CallMode;
 use crate::Error;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +18,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
     let (base_dir, new_dir) = dirs(args)?;
     let base = compare::load(&base_dir)?;
     let new = compare::load(&new_dir)?;
-    let call = args.call.as_deref().and_then(CallMode::parse);
+    let call = args.call;
     let cmp = compare::compare(&base, &new, threshold, call);
     print!("{}", compare::terminal(&cmp));
     export(&cmp, args)?;

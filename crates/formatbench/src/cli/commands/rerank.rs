@@ -1,14 +1,14 @@
 //! `report --prefer` and `--reference`: an existing run ranked again, without measuring again.
 //! Both are settings the run recorded; the report reads them from there.
 
-use crate::results::Record;
+use crate::results::{Prefer, Record};
 use crate::Error;
 
 /// Replaces the run's recommendation goal and heat-map reference in `records`. The reference
 /// must be a competitor of this run (BACKEND/PROFILE of one of its samples).
 pub fn rerank(
     records: &mut [Record],
-    prefer: Option<&str>,
+    prefer: Option<Prefer>,
     reference: Option<&str>,
 ) -> Result<(), Error> {
     if let Some(reference) = reference {
@@ -26,10 +26,10 @@ pub fn rerank(
     for record in records.iter_mut() {
         if let Record::Environment(env) = record {
             if let Some(prefer) = prefer {
-                env.settings.insert("prefer".into(), prefer.into());
+                env.settings.prefer = prefer;
             }
             if let Some(reference) = reference {
-                env.settings.insert("reference".into(), reference.into());
+                env.settings.reference = Some(reference.into());
             }
         }
     }

@@ -3,11 +3,11 @@
 use crate::catalog::WorkerKind;
 use crate::cli::RunArgs;
 use crate::datasets::{DatasetKind, DatasetSpec, Shape};
-use crate::plan::{Competitor, Plan, Stopping, Suite};
+use crate::plan::{Competitor, Network, Plan, Stopping, StorageChoice, Suite};
+use crate::results::RunSettings;
 use crate::run::catalog;
 use crate::Error;
 use formatbench_protocol::{Op, ALL_OPS, AS_GIVEN, DELTA_OPS, MATRIX_OPS, STORE_OPS};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// One balanced block (2n rounds for n competitors) unless asked for more.
@@ -16,18 +16,6 @@ const DEFAULT_WARMUP: u32 = 1;
 
 fn is_all(list: &[String]) -> bool {
     list.iter().any(|s| s == "all")
-}
-
-fn threads(text: &str) -> Result<u32, Error> {
-    if text == "all" {
-        return Ok(std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
-    }
-    match text.parse::<u32>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(Error::Input(format!(
-            "--threads {text}: use 1, a number of threads, or all"
-        ))),
-    }
 }
 
 /// The shapes `--shape` asks for (`random,realistic` runs both), `random` by default.
@@ -407,13 +395,13 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
                 }
             })
         }),
-        caches: crate::plan::parse_cache(&args.cache)?,
+        caches: crate::plan::cache_states(args.cache),
         min_sample_s: args.min_sample_ms / 1000.0,
         warmup: args
             .warmup
             .or_else(|| suite.and_then(|s| s.warmup))
             .unwrap_or(DEFAULT_WARMUP),
-        threads: threads(&args.threads)?,
+        threads: args.threads,
         timeout: Duration::from_secs_f64(args.timeout),
         memory_limit: args.memory_limit.as_deref().map(memory_limit).transpose()?,
         seed: args.seed,
@@ -433,53 +421,56 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
 
 /// The network profiles a run covers: `--network`, else the suite's, a comma-separated list
 /// (`lan,region,internet`: one run each, reported together), else `local`.
-pub fn networks(suite: Option<&Suite>, args: &RunArgs) -> Vec<String> {
-    args.network
-        .as_deref()
-        .or_else(|| suite.and_then(|s| s.network.as_deref()))
-        .unwrap_or("local")
-        .split(',')
-        .map(|n| n.trim().to_string())
+pub fn networks(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<Network>, Error> {
+    if let Some(networks) = &args.network {
+        return Ok(networks.clone());
+    }
+    let Some(text) = suite.and_then(|s| s.network.as_deref()) else {
+        return Ok(vec![Network::Local]);
+    };
+    text.split(',')
+        .map(str::trim)
         .filter(|n| !n.is_empty())
+        .map(|n| n.parse().map_err(|e| Error::Input(format!("network: {e}"))))
         .collect()
 }
 
 /// `--storage` and `--network` (its first profile), else the suite's, else local files.
 fn storage(suite: Option<&Suite>, args: &RunArgs) -> Result<crate::plan::Storage, Error> {
-    let networks = networks(suite, args);
-    let network = networks.first().map_or("local", String::as_str);
-    let storage = args
-        .storage
-        .as_deref()
-        .or_else(|| suite.and_then(|s| s.storage.as_deref()))
-        .unwrap_or("local");
-    let network: crate::plan::Network = network
-        .parse()
-        .map_err(|e| Error::Input(format!("--network: {e}")))?;
+    let network = networks(suite, args)?
+        .first()
+        .copied()
+        .unwrap_or(Network::Local);
+    let storage = match (&args.storage, suite.and_then(|s| s.storage.as_deref())) {
+        (Some(choice), _) => choice.clone(),
+        (None, Some(text)) => text
+            .parse()
+            .map_err(|e| Error::Input(format!("storage = {text:?}: {e}")))?,
+        (None, None) => StorageChoice::Local,
+    };
     match storage {
-        "local" if network == crate::plan::Network::Local => Ok(crate::plan::Storage::Local),
-        "local" => Err(Error::Input(format!(
+        StorageChoice::Local if network == Network::Local => Ok(crate::plan::Storage::Local),
+        StorageChoice::Local => Err(Error::Input(format!(
             "--network {} shapes the way to object storage: add --storage s3",
             network.name()
         ))),
-        "s3" => Ok(crate::plan::Storage::S3 { network }),
-        other if other.starts_with("s3://") => {
+        StorageChoice::Served => Ok(crate::plan::Storage::S3 { network }),
+        StorageChoice::Own(url) => {
             let endpoint = args.endpoint.as_deref().ok_or_else(|| {
                 Error::Input(format!(
-                    "--storage {other}: add --endpoint URL (the store's S3 API, http://HOST:PORT)"
+                    "--storage {url}: add --endpoint URL (the store's S3 API, http://HOST:PORT)"
                 ))
             })?;
-            if network != crate::plan::Network::Local {
+            if network != Network::Local {
                 return Err(Error::Input(format!(
                     "--network {}: a store of your own is reached as it is; drop --network",
                     network.name()
                 )));
             }
-            crate::plan::UserStore::parse(other, endpoint, &user_region())
+            crate::plan::UserStore::parse(&url, endpoint, &user_region())
                 .map(crate::plan::Storage::Endpoint)
                 .map_err(|e| Error::Input(format!("--storage: {e}")))
         }
-        other => Err(Error::Input(format!("--storage {other}: give local or s3"))),
     }
 }
 
@@ -552,64 +543,32 @@ fn memory_limit(text: &str) -> Result<u64, Error> {
 }
 
 /// The settings recorded in the environment block.
-pub fn settings(plan: &Plan, args: &RunArgs) -> BTreeMap<String, String> {
-    BTreeMap::from([
-        ("suite".into(), plan.suite.clone()),
-        ("quick".into(), args.quick.to_string()),
-        ("blocks".into(), plan.blocks.to_string()),
-        (
-            "max_rounds".into(),
-            plan.max_rounds.map_or_else(String::new, |r| r.to_string()),
-        ),
-        ("cache".into(), args.cache.clone()),
-        ("min_sample_s".into(), plan.min_sample_s.to_string()),
-        ("warmup".into(), plan.warmup.to_string()),
-        (
-            "precision".into(),
-            plan.stopping
-                .map_or_else(String::new, |s| s.precision.to_string()),
-        ),
-        (
-            "budget_s".into(),
-            plan.stopping
-                .and_then(|s| s.budget_s)
-                .map_or_else(String::new, |b| b.to_string()),
-        ),
-        ("threads".into(), plan.threads.to_string()),
-        ("timeout_s".into(), plan.timeout.as_secs_f64().to_string()),
-        (
-            "memory_limit_bytes".into(),
-            plan.memory_limit
-                .map_or_else(String::new, |b| b.to_string()),
-        ),
-        ("seed".into(), plan.seed.to_string()),
-        ("storage".into(), plan.storage.key().into()),
-        ("network".into(), plan.storage.network_key().into()),
-        ("egress_price_per_gb".into(), args.egress_price.to_string()),
-        ("session_queries".into(), plan.session_queries.to_string()),
-        ("prefer".into(), args.prefer.clone()),
-        ("call".into(), args.call.clone()),
-        (
-            "reference".into(),
-            args.reference.clone().unwrap_or_default(),
-        ),
-        (
-            "datasets".into(),
-            plan.datasets
-                .iter()
-                .map(DatasetSpec::name)
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        (
-            "cache".into(),
-            "warm (whatever the page cache holds)".into(),
-        ),
-        (
-            "write_fsync".into(),
-            "no: write ends when files are closed".into(),
-        ),
-    ])
+pub fn settings(plan: &Plan, args: &RunArgs) -> RunSettings {
+    RunSettings {
+        suite: plan.suite.clone(),
+        quick: args.quick,
+        blocks: plan.blocks,
+        max_rounds: plan.max_rounds,
+        cache: Some(args.cache),
+        min_sample_s: plan.min_sample_s,
+        warmup: plan.warmup,
+        precision: plan.stopping.map(|s| s.precision),
+        budget_s: plan.stopping.and_then(|s| s.budget_s),
+        threads: plan.threads,
+        timeout_s: plan.timeout.as_secs_f64(),
+        memory_limit_bytes: plan.memory_limit,
+        seed: plan.seed,
+        storage: plan.storage.key().into(),
+        network: plan.storage.network_key().into(),
+        egress_price_per_gb: Some(args.egress_price),
+        session_queries: Some(plan.session_queries),
+        prefer: args.prefer,
+        call: args.call,
+        reference: args.reference.clone(),
+        datasets: plan.datasets.iter().map(DatasetSpec::name).collect(),
+        write_fsync: false,
+        other: Default::default(),
+    }
 }
 
 /// The plan an interrupted run was started with.

@@ -5,7 +5,6 @@ use crate::datasets::{DatasetKind, DatasetSpec};
 use crate::plan::{CacheState, Competitor, Plan};
 use crate::run::RunOptions;
 use formatbench_protocol::Op;
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -54,7 +53,10 @@ pub fn run_options(suite: &str, out: &Path) -> RunOptions {
         reuse: false,
         retry_failed: false,
         keep_artifacts: false,
-        settings: BTreeMap::from([("suite".into(), suite.into())]),
+        settings: crate::results::RunSettings {
+            suite: suite.into(),
+            ..Default::default()
+        },
         s3_listen: None,
     }
 }

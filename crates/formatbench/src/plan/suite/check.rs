@@ -66,7 +66,7 @@ pub fn first_problem(suite: &Suite) -> Option<Problem> {
         }
     }
     if let Some(text) = &suite.storage {
-        if !(text == "local" || text == "s3" || text.starts_with("s3://")) {
+        if text.parse::<crate::plan::StorageChoice>().is_err() {
             return Some(problem(
                 &[Key("storage")],
                 format!("storage = {text:?}: give local, s3 or s3://BUCKET/PREFIX"),

@@ -48,7 +48,7 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
 /// The competitor the user chose as the heat map's reference (`--reference BACKEND/PROFILE`),
 /// stored with the run's settings so the report regenerates from results alone.
 fn reference(summary: &RunSummary) -> Option<(String, String)> {
-    let text = summary.environment.as_ref()?.settings.get("reference")?;
+    let text = summary.environment.as_ref()?.settings.reference.as_ref()?;
     let (backend, profile) = text.split_once('/')?;
     Some((backend.to_string(), profile.to_string()))
 }

@@ -277,7 +277,7 @@ fn scaling_lines_for_a_sweep_over_columns() {
 fn heat_map_against_a_chosen_reference() {
     let mut summary = small("read");
     if let Some(env) = summary.environment.as_mut() {
-        env.settings.insert("reference".into(), "ipc/mmap".into());
+        env.settings.reference = Some("ipc/mmap".into());
     }
     let charts = all(&summary);
     let heat = at(&charts, &Place::Geo(0));

@@ -4,9 +4,11 @@
 //! failed (and with `--retry-failed` every failed one): the later record of a slot replaces
 //! the earlier.
 
-use crate::results::{Record, SampleRecord, SampleStatus, ScheduleSlot, StopRecord, RESULTS_FILE};
+use crate::results::{
+    Record, RunSettings, SampleRecord, SampleStatus, ScheduleSlot, StopRecord, RESULTS_FILE,
+};
 use crate::Error;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// What an interrupted run already holds.
@@ -122,33 +124,13 @@ pub fn read_resumed(
     Ok(resumed)
 }
 
-/// The settings (environment block keys) that change what a sample measures although its cell
-/// and data are the same: how long a sample repeats its operation, the untimed runs before it,
-/// the rows and columns operations choose, the queries a session runs, the worker's memory cap
-/// and whether a write syncs. A sample of a run that differed in any of them is not reused.
-const MEASUREMENT_SETTINGS: [&str; 6] = [
-    "min_sample_s",
-    "warmup",
-    "seed",
-    "session_queries",
-    "memory_limit_bytes",
-    "write_fsync",
-];
-
-/// Whether samples measured under `earlier` settings measure what this run would.
-fn same_measurement(earlier: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> bool {
-    MEASUREMENT_SETTINGS
-        .iter()
-        .all(|key| earlier.get(*key) == now.get(*key))
-}
-
 /// Ok samples of other runs under `out_dir` taken by this same build under the same
 /// measurement settings, by slot.
 pub fn reusable_samples(
     out_dir: &Path,
     this_run: &Path,
     worker_build: &str,
-    settings: &BTreeMap<String, String>,
+    settings: &RunSettings,
 ) -> HashMap<ScheduleSlot, SampleRecord> {
     let mut out = HashMap::new();
     let Ok(entries) = std::fs::read_dir(out_dir) else {
@@ -165,7 +147,7 @@ pub fn reusable_samples(
             continue;
         };
         let comparable = records.iter().any(|record| {
-            matches!(record, Record::Environment(env) if same_measurement(&env.settings, settings))
+            matches!(record, Record::Environment(env) if settings.same_measurement(&env.settings))
         });
         if !comparable {
             continue;
@@ -194,7 +176,7 @@ mod tests {
     fn run_with(samples: &[(SampleStatus, bool)], retaken_ok: bool) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let mut writer = ResultsWriter::open(&dir.path().join(RESULTS_FILE)).unwrap();
-        let mut env = crate::environment::environment("run", BTreeMap::new());
+        let mut env = crate::environment::environment("run", Default::default());
         env.worker_build = Some("build".into());
         writer.append(&Record::Environment(env)).unwrap();
         let sample = |round: u32, status, unreachable| {
@@ -244,32 +226,5 @@ mod tests {
             (after.done.len(), after.retaken, after.walls.len()),
             (1, 0, 1)
         );
-    }
-
-    fn settings(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn a_change_in_what_a_sample_measures_forbids_reuse_and_a_report_setting_does_not() {
-        let now = settings(&[
-            ("session_queries", "6"),
-            ("min_sample_s", "0.05"),
-            ("prefer", "read"),
-        ]);
-        let other_queries = settings(&[("session_queries", "12"), ("min_sample_s", "0.05")]);
-        assert!(!same_measurement(&other_queries, &now));
-        let other_prefer = settings(&[
-            ("session_queries", "6"),
-            ("min_sample_s", "0.05"),
-            ("prefer", "size"),
-        ]);
-        assert!(same_measurement(&other_prefer, &now));
-        // A run recorded before a setting existed did not measure under this one's value.
-        let older = settings(&[("min_sample_s", "0.05")]);
-        assert!(!same_measurement(&older, &now));
     }
 }
