@@ -65,15 +65,17 @@ pub(crate) struct SourceWriter {
 
 impl SourceWriter {
     pub(crate) fn create(path: &Path, schema: &SchemaRef) -> Result<Self, Error> {
-        let file = File::create(path)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", path.display())))?;
+        let file = File::create(path).map_err(Error::at("create", &path))?;
         let options = IpcWriteOptions::default();
         let writer = FileWriter::try_new_with_options(
             BufWriter::with_capacity(1 << 20, file),
             schema,
             options,
         )
-        .map_err(|e| Error::Io(format!("cannot start the source {}: {e}", path.display())))?;
+        .map_err(Error::failed(format!(
+            "cannot start the source {}",
+            path.display()
+        )))?;
         Ok(SourceWriter {
             writer,
             digest: TableDigest::new(schema),
@@ -85,18 +87,20 @@ impl SourceWriter {
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         self.digest.update(batch)?;
         self.rows += batch.num_rows() as u64;
-        self.writer
-            .write(batch)
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", self.path.display())))
+        self.writer.write(batch).map_err(Error::failed(format!(
+            "cannot write {}",
+            self.path.display()
+        )))
     }
 
     /// Closes the file; returns (fingerprint, rows, bytes).
     pub(crate) fn finish(mut self) -> Result<(String, u64, u64), Error> {
-        self.writer
-            .finish()
-            .map_err(|e| Error::Io(format!("cannot finish {}: {e}", self.path.display())))?;
+        self.writer.finish().map_err(Error::failed(format!(
+            "cannot finish {}",
+            self.path.display()
+        )))?;
         let bytes = std::fs::metadata(&self.path)
-            .map_err(|e| Error::Io(format!("cannot read {}: {e}", self.path.display())))?
+            .map_err(Error::at("read", &self.path))?
             .len();
         Ok((self.digest.finish(), self.rows, bytes))
     }

@@ -13,6 +13,23 @@ pub enum Error {
     /// cannot spawn). Exit 1.
     #[error("{0}")]
     Io(String),
+    /// A file or folder the machine would not let us use: `cannot {action} {path}`, the
+    /// operating system's error kept as the source. Exit 1.
+    #[error("cannot {action} {}: {source}", path.display())]
+    File {
+        action: &'static str,
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A step that failed, said in `context`, with the error that failed it kept as the
+    /// source. Exit 1.
+    #[error("{context}: {source}")]
+    Failed {
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// An operating-system error passed up as it came (its source kept). Exit 1.
     #[error("{0}")]
     System(#[from] std::io::Error),
@@ -39,11 +56,38 @@ impl Error {
         match self {
             Error::Input(_) | Error::Unavailable(_) => 2,
             Error::Io(_)
+            | Error::File { .. }
+            | Error::Failed { .. }
             | Error::System(_)
             | Error::Arrow(_)
             | Error::Worker(_)
             | Error::Encode { .. } => 1,
             Error::Interrupted => 130,
+        }
+    }
+
+    /// For `map_err`: the file error of `action` (`write`, `read`, …) on `path`.
+    pub fn at(
+        action: &'static str,
+        path: &std::path::Path,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.to_path_buf();
+        move |source| Error::File {
+            action,
+            path,
+            source,
+        }
+    }
+
+    /// For `map_err`: a step's failure, said in `context`, its cause kept.
+    pub fn failed<E>(context: impl Into<String>) -> impl FnOnce(E) -> Error
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let context = context.into();
+        move |source| Error::Failed {
+            context,
+            source: Box::new(source),
         }
     }
 
@@ -89,6 +133,29 @@ pub fn reading<T>(what: &str, read: impl FnOnce() -> Result<T, Error>) -> Result
 #[cfg(test)]
 mod tests {
     use super::Error;
+
+    #[test]
+    fn a_file_or_step_error_says_its_cause_once_and_keeps_it_as_the_source() {
+        let path = std::path::Path::new("/results/report.html");
+        let full = Error::at("write", path)(std::io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(full.exit_code(), 1);
+        let text = full.to_string();
+        assert!(
+            text.starts_with("cannot write /results/report.html: No space left"),
+            "{text}"
+        );
+        let source =
+            std::error::Error::source(&full).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(source.and_then(|e| e.raw_os_error()), Some(libc::ENOSPC));
+        assert_eq!(text.matches("No space left").count(), 1, "{text}");
+
+        let bad = serde_json::from_str::<u8>("x").err();
+        let step = bad.map(Error::failed("the S3 server's counts are not readable"));
+        assert!(step.as_ref().is_some_and(|e| e.exit_code() == 1
+            && e.to_string()
+                .starts_with("the S3 server's counts are not readable: ")
+            && std::error::Error::source(e).is_some_and(|s| s.is::<serde_json::Error>())));
+    }
 
     #[test]
     fn exit_codes_follow_the_kind_and_sources_are_kept() {

@@ -57,10 +57,7 @@ fn materialize(kind: &str, files: &[(&str, &str)]) -> Result<PathBuf, crate::Err
     }
     let staging = dir.with_extension(format!("tmp{}", std::process::id()));
     let io = |e: std::io::Error, p: &Path| {
-        crate::Error::Io(format!(
-            "cannot write the {kind} worker to {}: {e}",
-            p.display()
-        ))
+        crate::Error::failed(format!("cannot write the {kind} worker to {}", p.display()))(e)
     };
     for (path, text) in files {
         let target = staging.join(path);

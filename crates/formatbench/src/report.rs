@@ -181,11 +181,10 @@ fn write_reports_of(
     );
     for (name, text) in files {
         let path = dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text).map_err(Error::at("write", &path))?;
     }
     let stale = std::fs::read_dir(dir)
-        .map_err(|e| Error::Io(format!("cannot list {}: {e}", dir.display())))?
+        .map_err(Error::at("list", &dir))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| {
             path.file_name()
@@ -194,8 +193,7 @@ fn write_reports_of(
                 .is_some_and(|n| n > charts.len())
         });
     for path in stale {
-        std::fs::remove_file(&path)
-            .map_err(|e| Error::Io(format!("cannot remove {}: {e}", path.display())))?;
+        std::fs::remove_file(&path).map_err(Error::at("remove", &path))?;
     }
     Ok(())
 }

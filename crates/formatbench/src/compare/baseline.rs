@@ -54,11 +54,9 @@ pub fn save(
     };
     let path = path_of(results_dir, name);
     let dir = results_dir.join(BASELINES_DIR);
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(Error::at("create", &dir))?;
     let text = serde_json::to_vec_pretty(&baseline).map_err(Error::encode("a baseline"))?;
-    std::fs::write(&path, text)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+    std::fs::write(&path, text).map_err(Error::at("write", &path))?;
     Ok(path)
 }
 

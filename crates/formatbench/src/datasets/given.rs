@@ -37,7 +37,7 @@ pub fn describe(path: &Path, format: &str) -> Result<Settings, Error> {
 }
 
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |e| Error::Io(format!("cannot read {}: {e}", path.display()))
+    move |e| Error::at("read", path)(e)
 }
 
 fn malformed(path: &Path, what: &str, e: impl std::fmt::Display) -> Error {

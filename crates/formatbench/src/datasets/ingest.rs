@@ -111,7 +111,7 @@ type Batches = Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>>>;
 
 /// An I/O error on the user's file, naming it.
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |e| Error::Io(format!("cannot read {}: {e}", path.display()))
+    move |e| Error::at("read", path)(e)
 }
 
 /// Refuses anything but a regular file before opening it: opening a FIFO waits for a writer
@@ -209,7 +209,7 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
 /// its 4-byte length and the 6-byte magic, and only those are read.
 pub(super) fn ipc_footer(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
     use std::io::SeekFrom;
-    let io = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", path.display()));
+    let io = |e: std::io::Error| Error::at("read", &path)(e);
     let bad = |why: &str| {
         Error::Input(format!(
             "malformed Arrow IPC input {}: {why}",
@@ -288,8 +288,8 @@ pub fn ingest_as(
     // Arrow's complaints about a user's file are about the input; its I/O errors are not.
     let ingested = || ingest_file(input, index, feature_type, out);
     crate::error::reading(&what, ingested).map_err(|e| match e {
-        Error::Arrow(arrow::error::ArrowError::IoError(message, _)) => {
-            Error::Io(format!("while ingesting {}: {message}", input.display()))
+        Error::Arrow(arrow::error::ArrowError::IoError(_, source)) => {
+            Error::failed(format!("while ingesting {}", input.display()))(source)
         }
         Error::Arrow(e) => Error::Input(format!("malformed {what}: {e}")),
         other => other,

@@ -136,8 +136,7 @@ fn text_column(field: &Field, array: &ArrayRef) -> Result<Result<ArrayRef, Strin
 /// Writes the source as the exchange CSV and its schema; `Ok(Err(reason))` when a column
 /// cannot cross (the cells are then unsupported, not failed).
 pub fn write_rendition(source: &Path, csv: &Path) -> Result<Result<(), String>, Error> {
-    let file = File::open(source)
-        .map_err(|e| Error::Io(format!("cannot open {}: {e}", source.display())))?;
+    let file = File::open(source).map_err(Error::at("open", &source))?;
     let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)?;
     let schema = reader.schema();
     let mut columns = Vec::new();
@@ -151,8 +150,7 @@ pub fn write_rendition(source: &Path, csv: &Path) -> Result<Result<(), String>, 
         }
     }
     let partial = csv.with_extension("csv.partial");
-    let out = File::create(&partial)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", partial.display())))?;
+    let out = File::create(&partial).map_err(Error::at("write", &partial))?;
     let mut writer = arrow::csv::WriterBuilder::new()
         .with_header(true)
         .with_null(NULL_TEXT.into())
@@ -176,7 +174,7 @@ pub fn write_rendition(source: &Path, csv: &Path) -> Result<Result<(), String>, 
     }
     drop(writer);
     let described = serde_json::to_vec(&ExchangeSchema { columns })
-        .map_err(|e| Error::Io(format!("cannot describe the exchange schema: {e}")))?;
+        .map_err(Error::failed("cannot describe the exchange schema"))?;
     std::fs::write(schema_path(csv), described)?;
     std::fs::rename(&partial, csv)?;
     Ok(Ok(()))

@@ -29,13 +29,11 @@ pub fn install(python: Option<&Path>) -> Result<(), Error> {
     let python = python.unwrap_or(Path::new("python3"));
     if !venv.join("bin").join("python").exists() {
         eprintln!("formatbench: creating {}", venv.display());
-        std::fs::create_dir_all(&venv)
-            .map_err(|e| Error::Io(format!("cannot create {}: {e}", venv.display())))?;
+        std::fs::create_dir_all(&venv).map_err(Error::at("create", &venv))?;
         run(python, &["-m", "venv", &venv.to_string_lossy()])?;
     }
     let requirements = venv.join("requirements.txt");
-    std::fs::write(&requirements, REQUIREMENTS)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", requirements.display())))?;
+    std::fs::write(&requirements, REQUIREMENTS).map_err(Error::at("write", &requirements))?;
     let pip = venv.join("bin").join("pip");
     run(
         &pip,

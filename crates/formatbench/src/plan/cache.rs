@@ -56,7 +56,7 @@ pub fn check_cold_possible(dir: &Path) -> Result<(), Error> {
     let kind = unsafe {
         let mut stat: libc::statfs = std::mem::zeroed();
         if libc::statfs(path.as_ptr(), &mut stat) != 0 {
-            return Err(Error::Io(format!("cannot statfs {}", dir.display())));
+            return Err(Error::at("statfs", dir)(std::io::Error::last_os_error()));
         }
         stat.f_type as i64
     };

@@ -99,10 +99,10 @@ pub fn repair(path: &Path) -> Result<Repair, Error> {
 fn replace(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let fresh = path.with_extension("jsonl.repairing");
     let cannot = |e: std::io::Error| {
-        Error::Io(format!(
-            "cannot rewrite {} without its unreadable lines: {e}",
+        Error::failed(format!(
+            "cannot rewrite {} without its unreadable lines",
             path.display()
-        ))
+        ))(e)
     };
     let written = std::fs::File::create(&fresh)
         .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))

@@ -19,7 +19,7 @@ impl ResultsWriter {
     /// kill, a full disk or a power loss) is moved aside to `results.jsonl.torn-N` and cut off
     /// first, so the next record starts on a line of its own.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let cannot = |e: std::io::Error| Error::Io(format!("cannot open {}: {e}", path.display()));
+        let cannot = |e: std::io::Error| Error::at("open", &path)(e);
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -45,9 +45,9 @@ impl ResultsWriter {
             .and_then(|()| self.file.sync_data());
         if let Err(e) = written {
             let _ = self.file.set_len(self.length);
-            return Err(Error::Io(format!(
-                "cannot append to the results file ({e}); every complete record before it is kept"
-            )));
+            return Err(Error::failed(
+                "cannot append to the results file (every complete record before it is kept)",
+            )(e));
         }
         self.length += line.len() as u64;
         Ok(())
@@ -59,7 +59,7 @@ impl ResultsWriter {
 /// to its complete records. Returns their length in bytes.
 fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
     use std::io::{Read, Seek, SeekFrom};
-    let io = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", path.display()));
+    let io = |e: std::io::Error| Error::at("read", &path)(e);
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     file.read_to_end(&mut bytes).map_err(io)?;
@@ -91,10 +91,10 @@ fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
 /// `path`, synced, and returns its path: nothing set aside is ever overwritten.
 pub(super) fn set_aside(path: &Path, label: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
     let cannot = |aside: &Path, e: std::io::Error| {
-        Error::Io(format!(
-            "cannot set unreadable lines aside in {}: {e}",
+        Error::failed(format!(
+            "cannot set unreadable lines aside in {}",
             aside.display()
-        ))
+        ))(e)
     };
     for n in 1u32.. {
         let aside = path.with_extension(format!("jsonl.{label}-{n}"));

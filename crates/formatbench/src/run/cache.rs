@@ -15,8 +15,7 @@ pub fn prepare(state: CacheState, files: &[PathBuf]) -> Result<(), Error> {
         return Ok(());
     }
     for path in files {
-        let mut file = std::fs::File::open(path)
-            .map_err(|e| Error::Io(format!("cannot open {}: {e}", path.display())))?;
+        let mut file = std::fs::File::open(path).map_err(Error::at("open", &path))?;
         match state {
             CacheState::Warm => {
                 let mut buf = vec![0u8; 1 << 20];
@@ -30,10 +29,8 @@ pub fn prepare(state: CacheState, files: &[PathBuf]) -> Result<(), Error> {
                     libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED)
                 };
                 if rc != 0 {
-                    return Err(Error::Io(format!(
-                        "posix_fadvise failed on {}: error {rc}",
-                        path.display()
-                    )));
+                    let source = std::io::Error::from_raw_os_error(rc);
+                    return Err(Error::at("evict the pages of", path)(source));
                 }
             }
         }

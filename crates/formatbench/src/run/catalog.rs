@@ -46,7 +46,7 @@ pub fn worker_command(worker: WorkerKind) -> Result<(PathBuf, Vec<String>), Erro
         }
         WorkerKind::Arrow | WorkerKind::Selftest => {}
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Io(format!("cannot locate the formatbench binary: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(Error::failed("cannot locate the formatbench binary"))?;
     Ok((exe, vec![super::WORKER_ARG.into(), worker.name().into()]))
 }

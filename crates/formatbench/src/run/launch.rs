@@ -148,7 +148,7 @@ pub fn run_job(
     let timeout = limits.timeout;
     let text = serde_json::to_vec_pretty(job).map_err(Error::encode("a job"))?;
     let cannot = |what: &str, path: &Path, e: std::io::Error| {
-        Error::Io(format!("cannot write the {what} {}: {e}", path.display()))
+        Error::failed(format!("cannot write the {what} {}", path.display()))(e)
     };
     std::fs::write(job_path, text).map_err(|e| cannot("job file", job_path, e))?;
     let _ = std::fs::remove_file(&job.answer);
@@ -177,7 +177,7 @@ pub fn run_job(
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
         .spawn()
-        .map_err(|e| Error::Io(format!("cannot start the launcher: {e}")))?;
+        .map_err(Error::failed("cannot start the launcher"))?;
     let stdout = child
         .stdout
         .take()

@@ -55,7 +55,7 @@ impl RunLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| Error::Io(format!("cannot lock {}: {e}", path.display())))?;
+            .map_err(Error::at("lock", &path))?;
         if !try_flock(&file, libc::LOCK_EX).map_err(|e| locking(&path, e))? {
             return Err(refusal(run_dir, &mut file, activity.verb()));
         }
@@ -104,7 +104,7 @@ impl Drop for RunLock {
 }
 
 fn locking(path: &Path, e: std::io::Error) -> Error {
-    Error::Io(format!("cannot lock {}: {e}", path.display()))
+    Error::at("lock", path)(e)
 }
 
 /// Takes the lock `operation` without waiting: false when another process holds it.

@@ -89,8 +89,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     let lock = match resumed_lock {
         Some(lock) => lock,
         None => {
-            std::fs::create_dir_all(&run_dir)
-                .map_err(|e| Error::Io(format!("cannot create {}: {e}", run_dir.display())))?;
+            std::fs::create_dir_all(&run_dir).map_err(Error::at("create", &run_dir))?;
             RunLock::exclusive(&run_dir, Activity::Measuring)?
         }
     };
@@ -98,12 +97,8 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
     // A crashed run may have left its scratch behind; a resumed run rebuilds it.
     let _ = std::fs::remove_dir_all(&scratch);
     for dir in ["sources", "artifacts", "writes", "jobs", "verify"] {
-        std::fs::create_dir_all(scratch.join(dir)).map_err(|e| {
-            Error::Io(format!(
-                "cannot create {}: {e}",
-                scratch.join(dir).display()
-            ))
-        })?;
+        std::fs::create_dir_all(scratch.join(dir))
+            .map_err(|e| Error::at("create", &scratch.join(dir))(e))?;
     }
     if plan.caches.contains(&CacheState::Cold) {
         crate::plan::check_cold_possible(&scratch)?;

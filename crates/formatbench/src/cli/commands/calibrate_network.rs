@@ -200,7 +200,7 @@ fn client(target: &ObjectTarget) -> Result<AmazonS3, Error> {
 }
 
 fn failed(what: &str) -> impl Fn(formatbench_s3_client::object_store::Error) -> Error + '_ {
-    move |e| Error::Io(format!("network calibration: {what}: {e}"))
+    move |e| Error::failed(format!("network calibration: {what}"))(e)
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -216,7 +216,7 @@ fn measure_all(profiles: &[Network], scratch: &Path) -> Result<Option<Vec<Row>>,
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::Io(format!("cannot start a runtime: {e}")))?;
+        .map_err(Error::failed("cannot start a runtime"))?;
     let loopback = Side::start(Network::Local, &scratch.join("local"))?;
     let mut rows = Vec::new();
     for &profile in profiles {
@@ -357,7 +357,7 @@ fn fresh_connection(target: &ObjectTarget, settled: bool) -> Result<f64, Error> 
         .endpoint
         .strip_prefix("http://")
         .unwrap_or(&target.endpoint);
-    let fail = |e: std::io::Error| Error::Io(format!("network calibration: {address}: {e}"));
+    let fail = |e: std::io::Error| Error::failed(format!("network calibration: {address}"))(e);
     // The last connection's end (the other server's threads closing it) is over first.
     std::thread::sleep(Duration::from_millis(3));
     let connecting = Instant::now();

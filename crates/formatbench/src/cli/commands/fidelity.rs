@@ -28,8 +28,7 @@ pub fn fidelity(args: &RunArgs) -> Result<i32, Error> {
         .join(".fidelity-inputs")
         .join(std::process::id().to_string());
     let _ = std::fs::remove_dir_all(&inputs);
-    std::fs::create_dir_all(&inputs)
-        .map_err(|e| Error::Io(format!("cannot create {}: {e}", inputs.display())))?;
+    std::fs::create_dir_all(&inputs).map_err(Error::at("create", &inputs))?;
     let result = run(args, &inputs);
     let _ = std::fs::remove_dir_all(&inputs);
     if let Some(parent) = inputs.parent() {
@@ -101,8 +100,7 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
     let markdown = matrix.markdown();
     let written = |name: &str, text: &str| {
         let path = outcome.run_dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))
+        std::fs::write(&path, text).map_err(Error::at("write", &path))
     };
     written("fidelity.md", &markdown)?;
     written("fidelity.json", &matrix.json()?)?;
@@ -130,8 +128,7 @@ fn first_rows(
         feature_type: None,
     };
     let source = spec.materialize(&scratch.join("source"))?;
-    let file = File::open(&source.path)
-        .map_err(|e| Error::Io(format!("cannot read {}: {e}", source.path.display())))?;
+    let file = File::open(&source.path).map_err(Error::at("read", &source.path))?;
     let reader = FileReader::try_new(file, None)?;
     let schema = reader.schema();
     let mut batches = Vec::new();
@@ -175,8 +172,7 @@ fn split(table: &RecordBatch, skipped: Option<&str>, dir: &Path) -> Result<Vec<P
         if files.contains(&path) || safe.is_empty() {
             path = dir.join(format!("{safe}_{i}.arrow"));
         }
-        let file = File::create(&path)
-            .map_err(|e| Error::Io(format!("cannot write {}: {e}", path.display())))?;
+        let file = File::create(&path).map_err(Error::at("write", &path))?;
         let mut writer = FileWriter::try_new(file, &part.schema())?;
         writer.write(&part)?;
         writer.finish()?;

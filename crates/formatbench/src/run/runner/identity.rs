@@ -27,7 +27,7 @@ pub fn clock_resolution() -> f64 {
 pub fn worker_build() -> Result<String, Error> {
     use std::io::Read;
     let exe = std::env::current_exe()?;
-    let cannot = |e: std::io::Error| Error::Io(format!("cannot read {}: {e}", exe.display()));
+    let cannot = |e: std::io::Error| Error::at("read", &exe)(e);
     // Streamed: a debug build is hundreds of megabytes, more than the runner needs otherwise.
     let mut file = std::fs::File::open(&exe).map_err(cannot)?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();

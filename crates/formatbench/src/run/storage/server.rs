@@ -133,8 +133,7 @@ impl Server {
     }
 
     fn ask<T: serde::de::DeserializeOwned>(&self, method: &str, query: &str) -> Result<T, Error> {
-        let fail =
-            |e: std::io::Error| Error::Io(format!("cannot ask the S3 server for its counts: {e}"));
+        let fail = |e: std::io::Error| Error::failed("cannot ask the S3 server for its counts")(e);
         let mut stream =
             TcpStream::connect_timeout(&self.address, Duration::from_secs(5)).map_err(fail)?;
         stream
@@ -149,8 +148,7 @@ impl Server {
         let mut reply = String::new();
         stream.read_to_string(&mut reply).map_err(fail)?;
         let body = reply.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        serde_json::from_str(body)
-            .map_err(|e| Error::Io(format!("the S3 server's counts are not readable: {e}")))
+        serde_json::from_str(body).map_err(Error::failed("the S3 server's counts are not readable"))
     }
 }
 
@@ -181,8 +179,8 @@ fn server_program() -> Result<(PathBuf, Vec<String>), Error> {
     if let Some(program) = std::env::var_os("FORMATBENCH_S3_SERVER") {
         return Ok((PathBuf::from(program), Vec::new()));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Io(format!("cannot locate the formatbench binary: {e}")))?;
+    let exe =
+        std::env::current_exe().map_err(Error::failed("cannot locate the formatbench binary"))?;
     Ok((exe, vec![crate::run::S3_SERVER_ARG.into()]))
 }
 
