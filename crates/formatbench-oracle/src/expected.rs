@@ -5,7 +5,7 @@ use crate::Error;
 use arrow::array::{AsArray, Float32Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Float32Type, Schema, SchemaRef};
 use arrow::ipc::reader::FileReader;
-use formatbench_protocol::{Op, OpParams, RangeSpec};
+use formatbench_protocol::{Op, OpParams, RangeSpec, Selection};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
@@ -24,7 +24,8 @@ fn missing(what: &str) -> Error {
     Error::Input(format!("the operation needs {what}"))
 }
 
-/// The expected schema and batches of `op` with `params` on the source at `path`.
+/// The expected schema and batches of `op` with `params` on the source at `path`, from the
+/// operation's `selection` (its row of the operations table) alone.
 pub fn expected_batches(
     path: &Path,
     op: Op,
@@ -37,11 +38,11 @@ pub fn expected_batches(
         Some(split) => without_deleted(all, split.deleted_rows(source_rows(path)?)),
         None => all,
     };
-    Ok(match op {
+    Ok(match op.spec().selection {
         // A change is verified by the table it leaves: the whole source.
-        Op::Write | Op::Read | Op::Scan | Op::Append | Op::Insert | Op::Update => (schema, all),
+        Selection::Everything => (schema, all),
         // A session's result is its last query's: the projection.
-        Op::Project | Op::Session => {
+        Selection::Columns => {
             let names = params
                 .columns
                 .as_deref()
@@ -51,51 +52,42 @@ pub fn expected_batches(
             let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
             (projected, Box::new(stream))
         }
-        Op::Range | Op::RangeBefore | Op::RangeAfter | Op::RangeBetween | Op::Labels => {
-            match params.range.clone().ok_or_else(|| missing("a range"))? {
-                RangeSpec::Index { column, start, end } => {
-                    let stream =
-                        all.map(move |b| b.and_then(|b| index_range(&b, &column, start, end)));
-                    (schema, Box::new(stream))
-                }
-                RangeSpec::Position { start, end } => {
-                    let mut offset = 0u64;
-                    let stream = all.filter_map(move |b| {
-                        let b = match b {
-                            Ok(b) => b,
-                            Err(e) => return Some(Err(e)),
-                        };
-                        let (first, n) = (offset, b.num_rows() as u64);
-                        offset += n;
-                        let from = start.max(first);
-                        let to = end.min(first + n);
-                        (from < to)
-                            .then(|| Ok(b.slice((from - first) as usize, (to - from) as usize)))
-                    });
-                    (schema, Box::new(stream))
-                }
+        Selection::RangeRows => match params.range.clone().ok_or_else(|| missing("a range"))? {
+            RangeSpec::Index { column, start, end } => {
+                let stream = all.map(move |b| b.and_then(|b| index_range(&b, &column, start, end)));
+                (schema, Box::new(stream))
             }
-        }
-        Op::Matrix | Op::VectorNorm => {
+            RangeSpec::Position { start, end } => {
+                let mut offset = 0u64;
+                let stream = all.filter_map(move |b| {
+                    let b = match b {
+                        Ok(b) => b,
+                        Err(e) => return Some(Err(e)),
+                    };
+                    let (first, n) = (offset, b.num_rows() as u64);
+                    offset += n;
+                    let from = start.max(first);
+                    let to = end.min(first + n);
+                    (from < to).then(|| Ok(b.slice((from - first) as usize, (to - from) as usize)))
+                });
+                (schema, Box::new(stream))
+            }
+        },
+        selection @ (Selection::Features | Selection::FeatureNorms) => {
             let indices = feature_indices(&schema);
             let projected = std::sync::Arc::new(schema.project(&indices)?);
             let stream = all.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
-            if op == Op::Matrix {
+            if selection == Selection::Features {
                 (projected, Box::new(stream))
             } else {
                 let stream = stream.map(|b| b.and_then(|b| row_norms(&b)));
                 (norm_schema(), Box::new(stream))
             }
         }
-        Op::FeatureProject => {
-            let mut params = params.clone();
-            params.rows = None;
-            expected_batches(path, Op::Project, &params)?
-        }
-        Op::RandomRows | Op::Mixed => {
+        selection @ (Selection::FeaturesOfRows | Selection::ColumnsOfRows) => {
             let (schema, taken) = expected_batches(path, Op::Take, params)?;
-            let indices = match op {
-                Op::RandomRows => feature_indices(&schema),
+            let indices = match selection {
+                Selection::FeaturesOfRows => feature_indices(&schema),
                 _ => column_positions(
                     &schema,
                     params
@@ -109,12 +101,12 @@ pub fn expected_batches(
                 taken.map(move |b| b.and_then(|b| b.project(&indices).map_err(Error::from)));
             (projected, Box::new(stream))
         }
-        Op::FirstRow => {
-            return Err(Error::Input(
-                "'first_row' is checked against the row it returned (verify_output)".into(),
-            ))
+        Selection::AnyOneRow => {
+            return Err(Error::Input(format!(
+                "'{op}' is checked against the row it returned (verify_output)"
+            )))
         }
-        Op::Take => {
+        Selection::TakenRows => {
             let rows = params.rows.as_deref().ok_or_else(|| missing("rows"))?;
             // Positions address the source as written (as the readers are asked them).
             let source_batches = open_source(path)?.map(|b| b.map_err(Error::from));

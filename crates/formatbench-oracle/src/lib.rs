@@ -26,7 +26,7 @@ pub use representation::Leeway;
 pub use unordered::BUCKET_BYTES;
 
 use arrow::array::{Array, AsArray};
-use formatbench_protocol::{Op, OpParams};
+use formatbench_protocol::{Op, OpParams, Selection};
 use std::path::Path;
 
 /// How a result's rows are compared with the source's.
@@ -73,7 +73,7 @@ pub fn verify_output_in_buckets(
     // In a defined order both sides stream, batch by batch: the runner's memory stays that of a
     // few batches whatever the data's size. A result without row order is compared in buckets
     // of index values, each sorted on its own, so memory stays bounded there too.
-    if op != Op::FirstRow && order == RowOrder::Any {
+    if op.spec().selection != Selection::AnyOneRow && order == RowOrder::Any {
         let sides = unordered::Sides {
             source,
             op,
@@ -86,7 +86,7 @@ pub fn verify_output_in_buckets(
             None => unordered::whole(&sides, None, leeway),
         };
     }
-    if op != Op::FirstRow {
+    if op.spec().selection != Selection::AnyOneRow {
         let (expected_schema, expected) = expected_batches(source, op, params)?;
         return compare(
             &expected_schema,

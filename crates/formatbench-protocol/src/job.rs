@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// One operation a backend may perform. The canonical definitions are in docs/results.md.
+/// One operation a backend may perform. Its properties are its row of [`crate::OPERATIONS`]
+/// (declared in the same order); what each times is defined in docs/results.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
@@ -118,38 +119,17 @@ pub const MUTATION_OPS: [Op; 3] = [Op::Append, Op::Insert, Op::Update];
 pub const MUTATION_STRIDE: u64 = 100;
 impl Op {
     pub fn name(self) -> &'static str {
-        match self {
-            Op::Write => "write",
-            Op::Read => "read",
-            Op::Scan => "scan",
-            Op::Project => "project",
-            Op::Range => "range",
-            Op::Take => "take",
-            Op::Matrix => "matrix",
-            Op::RandomRows => "random_rows",
-            Op::FeatureProject => "feature_project",
-            Op::Mixed => "mixed",
-            Op::VectorNorm => "vector_norm",
-            Op::FirstRow => "first_row",
-            Op::RangeBefore => "range_before",
-            Op::RangeAfter => "range_after",
-            Op::RangeBetween => "range_between",
-            Op::Labels => "labels",
-            Op::Append => "append",
-            Op::Insert => "insert",
-            Op::Update => "update",
-            Op::Session => "session",
-        }
+        self.spec().name
     }
 
     /// True for the changes to a stored table (`append`, `insert`, `update`).
     pub fn is_mutation(self) -> bool {
-        MUTATION_OPS.contains(&self)
+        self.spec().mutation
     }
 
     /// True for the operations on feature matrices.
     pub fn is_matrix(self) -> bool {
-        MATRIX_OPS.contains(&self)
+        self.spec().family == crate::operations::Family::Matrix
     }
 }
 
@@ -162,17 +142,15 @@ impl fmt::Display for Op {
 impl FromStr for Op {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let every = || {
-            ALL_OPS
-                .iter()
-                .chain(MATRIX_OPS.iter())
-                .chain([Op::FirstRow, Op::Session].iter())
-                .chain(STORE_OPS.iter().skip(4))
-        };
-        every().copied().find(|op| op.name() == s).ok_or_else(|| {
-            let known: Vec<&str> = every().map(|op| op.name()).collect();
-            format!("unknown operation '{s}' (known: {})", known.join(", "))
-        })
+        let every = crate::operations::OPERATIONS.iter();
+        every
+            .clone()
+            .find(|spec| spec.name == s)
+            .map(|spec| spec.op)
+            .ok_or_else(|| {
+                let known: Vec<&str> = every.map(|spec| spec.name).collect();
+                format!("unknown operation '{s}' (known: {})", known.join(", "))
+            })
     }
 }
 

@@ -11,6 +11,7 @@ mod given;
 mod job;
 mod measure;
 mod object_storage;
+mod operations;
 pub mod phases;
 mod residency;
 pub mod rewrite;
@@ -28,6 +29,7 @@ pub use measure::{
     measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,
 };
 pub use object_storage::{ObjectTarget, ObjectTraffic, SplitTraffic};
+pub use operations::{Family, OpSpec, Order, Param, Selection, OPERATIONS};
 pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};
 

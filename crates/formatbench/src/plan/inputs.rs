@@ -194,15 +194,13 @@ impl OpInputs {
 
     /// Why the table-store operations cannot run on this dataset, if they cannot.
     pub fn store_refusal(&self, op: Op) -> Option<String> {
-        let store_op = matches!(
-            op,
-            Op::RangeBefore | Op::RangeAfter | Op::RangeBetween | Op::Labels
-        ) || op.is_mutation();
-        (store_op && self.store.is_none()).then(|| {
+        (op.spec().needs_labels && self.store.is_none()).then(|| {
             format!("'{op}' addresses rows by index label, and this dataset has no index column")
         })
     }
 
+    /// The parameters of `op`: those its row of the operations table lists, chosen here (a
+    /// test holds the two together).
     pub fn params(&self, op: Op) -> OpParams {
         let mut params = OpParams::default();
         let store = self.store.as_ref();
@@ -331,5 +329,74 @@ impl SortedIndex {
             end,
         };
         (spec, below(end) - below(start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use formatbench_protocol::{Param, OPERATIONS};
+
+    fn position(start: u64, end: u64) -> RangeSpec {
+        RangeSpec::Position { start, end }
+    }
+
+    /// Inputs of a 400-row dataset with an index, features and a store.
+    fn inputs() -> OpInputs {
+        OpInputs {
+            project: vec!["a".into()],
+            range: position(150, 250),
+            range_rows: 100,
+            take: vec![7, 3],
+            index: None,
+            features: vec!["f0".into(), "f1".into()],
+            float64_columns: 0,
+            metadata: vec!["m".into()],
+            sorted_rows: vec![3, 7],
+            picked_features: vec!["f1".into()],
+            files: 4,
+            session_queries: 6,
+            store: Some(StoreInputs {
+                before: position(0, 100),
+                after: position(300, 400),
+                between: position(100, 200),
+                labels: position(100, 200),
+                appended: position(396, 400),
+                inserted: vec![50, 150],
+                updated: vec![25, 125],
+            }),
+        }
+    }
+
+    #[test]
+    fn every_operation_gets_the_parameters_its_row_lists_and_no_other() {
+        let inputs = inputs();
+        for spec in &OPERATIONS {
+            let params = inputs.params(spec.op);
+            let given: Vec<Param> = [
+                (Param::Columns, params.columns.is_some()),
+                (Param::Range, params.range.is_some()),
+                (Param::Rows, params.rows.is_some()),
+                (Param::Queries, params.options.contains_key("queries")),
+            ]
+            .into_iter()
+            .filter_map(|(param, set)| set.then_some(param))
+            .collect();
+            let mut listed = spec.params.to_vec();
+            listed.sort_by_key(|p| *p as u8);
+            assert_eq!(given, listed, "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn operations_on_labels_are_refused_on_data_without_an_index() {
+        let unlabelled = OpInputs {
+            store: None,
+            ..inputs()
+        };
+        for spec in &OPERATIONS {
+            let refused = unlabelled.store_refusal(spec.op).is_some();
+            assert_eq!(refused, spec.needs_labels, "{}", spec.name);
+        }
     }
 }
