@@ -126,3 +126,26 @@ pub fn heavy_backends() -> &'static [BackendInfo] {
         .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The scripts that build and test the heavy workers (workers/rust/build, check-heavy and
+    /// .ci/run) read their names from one list; it must name the catalog's.
+    #[test]
+    fn the_build_scripts_know_every_heavy_backend_the_catalog_does() {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workers/rust/build");
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg("--list-known")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        let listed: Vec<&str> = out.split_whitespace().collect();
+        let catalog: Vec<&str> = super::HEAVY_BACKENDS
+            .iter()
+            .map(|(name, _, _)| *name)
+            .collect();
+        assert_eq!(listed, catalog);
+    }
+}
