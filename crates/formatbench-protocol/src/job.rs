@@ -1,8 +1,6 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 /// One operation a backend may perform. Its properties are its row of [`crate::OPERATIONS`]
 /// (declared in the same order); what each times is defined in docs/results.md.
@@ -117,43 +115,6 @@ pub const MUTATION_OPS: [Op; 3] = [Op::Append, Op::Insert, Op::Update];
 
 /// One row in this many is appended, inserted or updated by a mutation.
 pub const MUTATION_STRIDE: u64 = 100;
-impl Op {
-    pub fn name(self) -> &'static str {
-        self.spec().name
-    }
-
-    /// True for the changes to a stored table (`append`, `insert`, `update`).
-    pub fn is_mutation(self) -> bool {
-        self.spec().mutation
-    }
-
-    /// True for the operations on feature matrices.
-    pub fn is_matrix(self) -> bool {
-        self.spec().family == crate::operations::Family::Matrix
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Op {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let every = crate::operations::OPERATIONS.iter();
-        every
-            .clone()
-            .find(|spec| spec.name == s)
-            .map(|spec| spec.op)
-            .ok_or_else(|| {
-                let known: Vec<&str> = every.map(|spec| spec.name).collect();
-                format!("unknown operation '{s}' (known: {})", known.join(", "))
-            })
-    }
-}
-
 /// Rows of a `range` operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]

@@ -229,6 +229,41 @@ impl Op {
     pub fn spec(self) -> &'static OpSpec {
         &OPERATIONS[self as usize]
     }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// True for the changes to a stored table (`append`, `insert`, `update`).
+    pub fn is_mutation(self) -> bool {
+        self.spec().mutation
+    }
+
+    /// True for the operations on feature matrices.
+    pub fn is_matrix(self) -> bool {
+        self.spec().family == Family::Matrix
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Op {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let every = OPERATIONS.iter();
+        every
+            .clone()
+            .find(|spec| spec.name == s)
+            .map(|spec| spec.op)
+            .ok_or_else(|| {
+                let known: Vec<&str> = every.map(|spec| spec.name).collect();
+                format!("unknown operation '{s}' (known: {})", known.join(", "))
+            })
+    }
 }
 
 #[cfg(test)]

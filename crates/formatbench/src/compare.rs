@@ -8,16 +8,14 @@
 mod baseline;
 mod build;
 mod classify;
+mod document;
 mod environment;
-mod html;
 mod json;
-mod markdown;
 mod matching;
 mod model;
 mod rows;
 #[cfg(test)]
 mod simulation;
-mod terminal;
 
 pub use baseline::{
     check_name as check_baseline_name, resolve as resolve_baseline, save as save_baseline,
@@ -25,11 +23,9 @@ pub use baseline::{
 };
 pub use build::{compare, load, LoadedRun};
 pub use classify::{classify, control_false_discoveries, verdict_of, Classified};
-pub use html::render as html;
+pub use document::{document, html, markdown, terminal, Detail, ROWS as MARKDOWN_ROWS};
 pub use json::{render as json, value as json_value, FORMAT_VERSION};
-pub use markdown::{render as markdown, ROWS as MARKDOWN_ROWS};
 pub use model::{
     CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
     DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_COMPARED_SHARE, MIN_SAMPLES,
 };
-pub use terminal::render as terminal;

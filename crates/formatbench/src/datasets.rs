@@ -65,7 +65,7 @@ pub(crate) struct SourceWriter {
 
 impl SourceWriter {
     pub(crate) fn create(path: &Path, schema: &SchemaRef) -> Result<Self, Error> {
-        let file = File::create(path).map_err(Error::at("create", &path))?;
+        let file = File::create(path).map_err(Error::at("create", path))?;
         let options = IpcWriteOptions::default();
         let writer = FileWriter::try_new_with_options(
             BufWriter::with_capacity(1 << 20, file),

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cli;
 pub mod compare;
 pub mod datasets;
+pub mod document;
 mod environment;
 mod error;
 pub mod export;

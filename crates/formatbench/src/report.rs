@@ -39,8 +39,6 @@ use crate::Error;
 /// Byte counts as every report writes them (binary units).
 pub use format::bytes;
 use format::DASH;
-pub(crate) use format::{html_escape, html_head};
-pub(crate) use markdown::escape as markdown_escape;
 use std::path::Path;
 
 /// One of the sections after the results, in the order both reports show them: its anchor and
@@ -184,7 +182,7 @@ fn write_reports_of(
         std::fs::write(&path, text).map_err(Error::at("write", &path))?;
     }
     let stale = std::fs::read_dir(dir)
-        .map_err(Error::at("list", &dir))?
+        .map_err(Error::at("list", dir))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| {
             path.file_name()

@@ -36,6 +36,26 @@ fn scaled(value: f64, units: &[(f64, &str)]) -> String {
     chosen.unwrap_or_else(|| DASH.to_string())
 }
 
+/// A ratio at the precision its size needs: "1.03×", "2.1×", "15×".
+pub fn ratio(r: f64) -> String {
+    if !r.is_finite() {
+        return DASH.to_string();
+    }
+    let d = ratio_decimals(r);
+    format!("{r:.d$}×")
+}
+
+/// The decimals a ratio is printed with: two below 2×, one below 10×, none above.
+pub fn ratio_decimals(r: f64) -> usize {
+    if r < 2.0 {
+        2
+    } else if r < 10.0 {
+        1
+    } else {
+        0
+    }
+}
+
 /// Seconds as "850 µs", "12.3 ms", "1.24 s" (three significant digits).
 pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() || seconds < 0.0 {

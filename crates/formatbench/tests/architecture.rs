@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("catalog", 4),
     ("datasets", 4),
     ("results", 3),
+    ("document", 2),
     ("progress", 1),
     ("interrupt", 1),
     ("rng", 1),

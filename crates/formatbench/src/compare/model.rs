@@ -361,24 +361,8 @@ impl Comparison {
     }
 }
 
-/// A ratio at the precision its size needs: "1.03×", "2.1×", "15×".
-pub fn ratio_text(r: f64) -> String {
-    if !r.is_finite() {
-        return DASH.to_string();
-    }
-    let d = decimals(r);
-    format!("{r:.d$}×")
-}
-
-fn decimals(r: f64) -> usize {
-    if r < 2.0 {
-        2
-    } else if r < 10.0 {
-        1
-    } else {
-        0
-    }
-}
+pub use crate::units::ratio as ratio_text;
+use crate::units::ratio_decimals as decimals;
 
 /// "1.03× [0.98–1.07]", or a dash.
 pub fn interval_text(r: Option<&RatioInterval>) -> String {

@@ -8,8 +8,9 @@ pub struct Row {
     pub label: String,
     pub base: String,
     pub new: String,
-    /// NEW ÷ BASE with its interval.
+    /// NEW ÷ BASE with its interval, and its estimate.
     pub ratio: String,
+    pub estimate: Option<f64>,
     /// Peak memory NEW ÷ BASE, `↑`/`↓` when beyond the threshold by the same rule.
     pub memory: String,
     pub verdict: Verdict,
@@ -65,6 +66,7 @@ pub fn rows(cmp: &Comparison) -> Vec<Row> {
                 .as_ref()
                 .map_or_else(|| DASH.to_string(), |s| s.text()),
             ratio: interval_text(c.ratio.as_ref()),
+            estimate: c.ratio.map(|r| r.estimate),
             memory: memory_text(c),
             verdict: c.verdict,
             verdict_text: verdict_text(c),

@@ -209,7 +209,7 @@ fn open_batches(path: &Path) -> Result<(SchemaRef, Batches, &'static str), Error
 /// its 4-byte length and the 6-byte magic, and only those are read.
 pub(super) fn ipc_footer(path: &Path) -> Result<(File, u64, Vec<u8>), Error> {
     use std::io::SeekFrom;
-    let io = |e: std::io::Error| Error::at("read", &path)(e);
+    let io = |e: std::io::Error| Error::at("read", path)(e);
     let bad = |why: &str| {
         Error::Input(format!(
             "malformed Arrow IPC input {}: {why}",

@@ -18,7 +18,7 @@ impl DatasetSpec {
 
     /// Builds the canonical source in `dir`.
     pub fn materialize(&self, dir: &Path) -> Result<Source, Error> {
-        std::fs::create_dir_all(dir).map_err(Error::at("create", &dir))?;
+        std::fs::create_dir_all(dir).map_err(Error::at("create", dir))?;
         let path = dir.join(format!("{}.arrow", self.name()));
         match self {
             DatasetSpec::Generated { .. } => generate(self, &path),

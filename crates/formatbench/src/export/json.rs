@@ -22,5 +22,5 @@ pub fn write(table: &Table, path: &Path) -> Result<(), Error> {
         .collect();
     let text =
         serde_json::to_vec_pretty(&Value::Array(rows)).map_err(Error::encode("the JSON export"))?;
-    std::fs::write(path, text).map_err(Error::at("write", &path))
+    std::fs::write(path, text).map_err(Error::at("write", path))
 }

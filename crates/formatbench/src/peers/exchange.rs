@@ -136,7 +136,7 @@ fn text_column(field: &Field, array: &ArrayRef) -> Result<Result<ArrayRef, Strin
 /// Writes the source as the exchange CSV and its schema; `Ok(Err(reason))` when a column
 /// cannot cross (the cells are then unsupported, not failed).
 pub fn write_rendition(source: &Path, csv: &Path) -> Result<Result<(), String>, Error> {
-    let file = File::open(source).map_err(Error::at("open", &source))?;
+    let file = File::open(source).map_err(Error::at("open", source))?;
     let reader = arrow::ipc::reader::FileReader::try_new_buffered(file, None)?;
     let schema = reader.schema();
     let mut columns = Vec::new();

@@ -13,7 +13,7 @@ mod scaling;
 mod scatter;
 mod svg;
 
-use super::format::html_escape as esc;
+use crate::document::html_escape as esc;
 use crate::stats::RunSummary;
 use svg::{label_width, text_width, Anchor, Scale, Svg};
 

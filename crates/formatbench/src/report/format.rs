@@ -83,31 +83,7 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
-/// A self-contained page's start, up to its open `<style>` element (light and dark).
-pub fn html_head(title: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>{}</title>\n<style>",
-        html_escape(title)
-    )
-}
-
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::document::{html_escape, html_head};
 
 #[cfg(test)]
 mod tests {

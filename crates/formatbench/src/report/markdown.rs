@@ -14,23 +14,7 @@ use std::fmt::Write;
 
 mod extra;
 
-/// Makes text safe inside a table cell or a list line: a `|` would end the cell, a newline
-/// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
-/// emphasis or code.
-pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in one_line(s).chars() {
-        match c {
-            '\\' | '|' | '*' | '`' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '<' => out.push_str("&lt;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use crate::document::markdown_escape as escape;
 
 /// Inline code when the text can be quoted that way, so hashes read as identifiers. Inside a
 /// code span only the table's `|` needs escaping.

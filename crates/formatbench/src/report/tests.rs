@@ -240,7 +240,17 @@ fn writes_both_reports() -> Result<(), Error> {
     }
     let missing = dir.path().join("no/such/dir");
     let err = write_reports(&fixture(), &missing).unwrap_err();
-    assert!(matches!(err, Error::Io(m) if m.starts_with("cannot write")));
+    assert!(
+        matches!(
+            &err,
+            Error::File {
+                action: "write",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().starts_with("cannot write"), "{err}");
     Ok(())
 }
 

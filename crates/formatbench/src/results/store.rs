@@ -19,7 +19,7 @@ impl ResultsWriter {
     /// kill, a full disk or a power loss) is moved aside to `results.jsonl.torn-N` and cut off
     /// first, so the next record starts on a line of its own.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let cannot = |e: std::io::Error| Error::at("open", &path)(e);
+        let cannot = |e: std::io::Error| Error::at("open", path)(e);
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -59,7 +59,7 @@ impl ResultsWriter {
 /// to its complete records. Returns their length in bytes.
 fn set_torn_tail_aside(file: &mut File, path: &Path) -> Result<u64, Error> {
     use std::io::{Read, Seek, SeekFrom};
-    let io = |e: std::io::Error| Error::at("read", &path)(e);
+    let io = |e: std::io::Error| Error::at("read", path)(e);
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     file.read_to_end(&mut bytes).map_err(io)?;

@@ -15,7 +15,7 @@ pub fn prepare(state: CacheState, files: &[PathBuf]) -> Result<(), Error> {
         return Ok(());
     }
     for path in files {
-        let mut file = std::fs::File::open(path).map_err(Error::at("open", &path))?;
+        let mut file = std::fs::File::open(path).map_err(Error::at("open", path))?;
         match state {
             CacheState::Warm => {
                 let mut buf = vec![0u8; 1 << 20];

@@ -70,7 +70,7 @@ fn export(cmp: &Comparison, args: &CompareArgs) -> Result<(), Error> {
         files.push((path, compare::json(cmp)?));
     }
     for (path, text) in files {
-        std::fs::write(path, text).map_err(Error::at("write", &path))?;
+        std::fs::write(path, text).map_err(Error::at("write", path))?;
         crate::progress::say(&format!("comparison written to {}", path.display()));
     }
     Ok(())

@@ -138,7 +138,7 @@ fn in_place(
     let format = source.parameters.get("format").map_or("", String::as_str);
     let copy = Path::new(copy);
     let size = std::fs::metadata(copy)
-        .map_err(Error::at("read", &copy))?
+        .map_err(Error::at("read", copy))?
         .len();
     record.size_bytes = Some(size);
     let values = source.rows * source.schema.fields().len() as u64;
@@ -152,7 +152,7 @@ fn in_place(
         ),
     );
     record.settings.insert("object_url".into(), object.url());
-    std::fs::create_dir_all(dir).map_err(Error::at("create", &dir))?;
+    std::fs::create_dir_all(dir).map_err(Error::at("create", dir))?;
     let target = formatbench_protocol::ObjectTarget {
         key: String::new(),
         objects: [(given.file.clone(), object.key.clone())].into(),

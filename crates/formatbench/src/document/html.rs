@@ -1,0 +1,233 @@
+//! A document as one self-contained HTML page: inline CSS (light and dark, from the reader's
+//! colour scheme) and inline SVG charts, no scripts, no external files.
+
+use super::{Align, Block, Chart, Document, IntervalChart, Span, Text, Tone};
+use std::fmt::Write;
+
+const STYLE: &str = r#"
+:root { color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --head: #f6f8fa;
+  --worse: #cf222e; --better: #1a7f37; --same: #59636e; --unsure: #9a6700; --band: #eaeef2; }
+@media (prefers-color-scheme: dark) { :root {
+  --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --head: #151b23;
+  --worse: #f85149; --better: #3fb950; --same: #9198a1; --unsure: #d29922; --band: #21262d; } }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+main { max-width: 86rem; margin: 0 auto; padding: 1.5rem 1rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.88em;
+  font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid var(--border); padding: 0.25rem 0.45rem; text-align: left; }
+th { background: var(--head); }
+.num { text-align: right; white-space: nowrap; }
+.muted { color: var(--muted); }
+.t-worse { color: var(--worse); font-weight: 600; }
+.t-better { color: var(--better); font-weight: 600; }
+.t-unsure { color: var(--unsure); }
+.chart { max-width: 100%; overflow-x: auto; }
+svg text { fill: var(--fg); font-size: 12px; }
+svg .axis { stroke: var(--muted); stroke-width: 1; }
+svg .band { fill: var(--band); }
+svg .m-worse { fill: var(--worse); stroke: var(--worse); }
+svg .m-better { fill: var(--better); stroke: var(--better); }
+svg .m-unsure { fill: var(--unsure); stroke: var(--unsure); }
+svg .m-plain, svg .m-muted { fill: var(--same); stroke: var(--same); }
+"#;
+
+pub fn html(doc: &Document) -> String {
+    let mut out = html_head(&doc.title);
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<main>\n");
+    let _ = writeln!(out, "<h1>{}</h1>", html_escape(&doc.title));
+    if let Some(summary) = &doc.summary {
+        let _ = writeln!(out, "<p>{}</p>", inline(summary));
+    }
+    for block in &doc.blocks {
+        match block {
+            Block::Heading(text) => {
+                let _ = writeln!(out, "<h2>{}</h2>", html_escape(text));
+            }
+            Block::Text(text) => {
+                let _ = writeln!(out, "<p>{}</p>", inline(text));
+            }
+            Block::List(items) => {
+                out.push_str("<ul>\n");
+                for item in items {
+                    let _ = writeln!(out, "<li>{}</li>", inline(item));
+                }
+                out.push_str("</ul>\n");
+            }
+            Block::Table(table) => {
+                out.push_str("<table>\n<thead><tr>");
+                for column in &table.columns {
+                    let _ = write!(
+                        out,
+                        "<th{}>{}</th>",
+                        align(column.align, Tone::Plain),
+                        html_escape(&column.header)
+                    );
+                }
+                out.push_str("</tr></thead>\n<tbody>\n");
+                for row in &table.rows {
+                    out.push_str("<tr>");
+                    for (cell, column) in row.iter().zip(&table.columns) {
+                        let _ = write!(
+                            out,
+                            "<td{}>{}</td>",
+                            align(column.align, cell.tone),
+                            html_escape(&cell.text)
+                        );
+                    }
+                    out.push_str("</tr>\n");
+                }
+                out.push_str("</tbody>\n</table>\n");
+            }
+            Block::Chart(Chart::Intervals(chart)) => out.push_str(&intervals(chart)),
+        }
+    }
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+fn tone_class(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Plain => "",
+        Tone::Muted => "muted",
+        Tone::Worse => "t-worse",
+        Tone::Better => "t-better",
+        Tone::Unsure => "t-unsure",
+    }
+}
+
+/// The class attribute of a cell: its alignment and its tone.
+fn align(align: Align, tone: Tone) -> String {
+    let classes: Vec<&str> = [
+        match align {
+            Align::Right => "num",
+            Align::Left => "",
+        },
+        tone_class(tone),
+    ]
+    .into_iter()
+    .filter(|c| !c.is_empty())
+    .collect();
+    match classes.is_empty() {
+        true => String::new(),
+        false => format!(" class=\"{}\"", classes.join(" ")),
+    }
+}
+
+fn inline(text: &Text) -> String {
+    text.spans
+        .iter()
+        .map(|span| match span {
+            Span::Plain(t) => html_escape(t),
+            Span::Strong(t) => format!("<strong>{}</strong>", html_escape(t)),
+            Span::Code(t) => format!("<code>{}</code>", html_escape(t)),
+            Span::Muted(t) => format!("<span class=\"muted\">{}</span>", html_escape(t)),
+        })
+        .collect()
+}
+
+/// Each row's estimate as a dot and its interval as a whisker on a log scale, the reference a
+/// line and the band shaded; labels right-aligned at the left.
+fn intervals(chart: &IntervalChart) -> String {
+    if chart.rows.is_empty() {
+        return format!("<p class=\"muted\">{}</p>\n", html_escape(&chart.empty));
+    }
+    let (band_lo, band_hi) = chart.band;
+    let (mut lo, mut hi) = (band_lo.min(0.8), band_hi.max(1.25));
+    for r in &chart.rows {
+        lo = lo.min(r.lo.max(1e-3));
+        hi = hi.max(r.hi.min(1e3));
+    }
+    let (left, width, row, top) = (300.0, 460.0, 18.0, 24.0);
+    let n = chart.rows.len() as f64;
+    let height = top + row * n + 28.0;
+    let x = |r: f64| left + (r.clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * width;
+    let total = left + width + 20.0;
+    let mut svg = format!(
+        "<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
+         width=\"{total:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {total:.0} {height:.0}\">\
+         <title>{}</title>\n",
+        html_escape(&chart.title)
+    );
+    let bottom = top + row * n;
+    let _ = writeln!(
+        svg,
+        "<rect class=\"band\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\"/>",
+        x(band_lo),
+        x(band_hi) - x(band_lo),
+        row * n
+    );
+    let _ = writeln!(
+        svg,
+        "<line class=\"axis\" x1=\"{0:.1}\" y1=\"{top}\" x2=\"{0:.1}\" y2=\"{bottom:.1}\"/>",
+        x(chart.reference)
+    );
+    for tick in [lo, chart.reference, hi] {
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            x(tick),
+            bottom + 16.0,
+            crate::units::ratio(tick)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">{}</text>",
+        left + width / 2.0,
+        html_escape(&chart.axis)
+    );
+    for (i, r) in chart.rows.iter().enumerate() {
+        let y = top + row * i as f64 + row / 2.0;
+        let class = match r.tone {
+            Tone::Worse => "m-worse",
+            Tone::Better => "m-better",
+            Tone::Unsure => "m-unsure",
+            Tone::Muted => "m-muted",
+            Tone::Plain => "m-plain",
+        };
+        let label = html_escape(&r.label);
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{label}</text>\n\
+             <line class=\"{class}\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke-width=\"2\"/>\n\
+             <circle class=\"{class}\" cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\"><title>{label}: {}</title></circle>",
+            left - 8.0,
+            y + 4.0,
+            x(r.lo),
+            x(r.hi),
+            x(r.estimate),
+            html_escape(&r.detail)
+        );
+    }
+    svg.push_str("</svg></div>\n");
+    svg
+}
+
+/// A self-contained page's start, up to its open `<style>` element (light and dark).
+pub fn html_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <title>{}</title>\n<style>",
+        html_escape(title)
+    )
+}
+
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}

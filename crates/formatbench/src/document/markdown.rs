@@ -1,0 +1,92 @@
+//! A document as Markdown that survives being pasted into an issue: no relative links, no
+//! HTML, a pipe table per table (figures right-aligned), charts left to their tables.
+
+use super::{Align, Block, Document, Span, Text};
+
+pub fn markdown(doc: &Document) -> String {
+    let mut out = format!("### {}\n\n", escape(&doc.title));
+    if let Some(summary) = &doc.summary {
+        out.push_str(&format!("{}  \n", inline(summary)));
+    }
+    for (i, block) in doc.blocks.iter().enumerate() {
+        match block {
+            // Charts are left to their tables here, and so are headings over nothing else.
+            Block::Heading(_) if matches!(doc.blocks.get(i + 1), Some(Block::Chart(_))) => {}
+            Block::Heading(text) => out.push_str(&format!("\n#### {}\n", escape(text))),
+            // A hard line break (two spaces) keeps consecutive lines of a header apart.
+            Block::Text(text) => out.push_str(&format!("{}  \n", inline(text))),
+            Block::List(items) => {
+                for item in items {
+                    out.push_str(&format!("- {}\n", inline(item)));
+                }
+                out.push('\n');
+            }
+            Block::Table(table) => {
+                out.push('\n');
+                let headers: Vec<String> =
+                    table.columns.iter().map(|c| escape(&c.header)).collect();
+                out.push_str(&format!("| {} |\n", headers.join(" | ")));
+                let rules: Vec<&str> = table
+                    .columns
+                    .iter()
+                    .map(|c| match c.align {
+                        Align::Left => "---",
+                        Align::Right => "--:",
+                    })
+                    .collect();
+                out.push_str(&format!("|{}|\n", rules.join("|")));
+                for row in &table.rows {
+                    let cells: Vec<String> = row.iter().map(|c| escape(&c.text)).collect();
+                    out.push_str(&format!("| {} |\n", cells.join(" | ")));
+                }
+                out.push('\n');
+            }
+            Block::Chart(_) => {}
+        }
+    }
+    out
+}
+
+fn inline(text: &Text) -> String {
+    text.spans
+        .iter()
+        .map(|span| {
+            let (words, marked) = match span {
+                Span::Plain(t) | Span::Muted(t) => (t, escape(t)),
+                Span::Strong(t) => (t, format!("**{}**", escape(t))),
+                Span::Code(t) => (t, format!("`{}`", t.trim().replace('`', "'"))),
+            };
+            // Escaping makes a span one line; the spaces that part it from its neighbours stay.
+            let before = if words.starts_with(char::is_whitespace) {
+                " "
+            } else {
+                ""
+            };
+            let after = if words.ends_with(char::is_whitespace) {
+                " "
+            } else {
+                ""
+            };
+            format!("{before}{marked}{after}")
+        })
+        .collect()
+}
+
+/// Makes text safe inside a table cell or a list line: a `|` would end the cell, a newline
+/// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
+/// emphasis or code.
+pub fn escape(s: &str) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = String::with_capacity(one_line.len());
+    for c in one_line.chars() {
+        match c {
+            '\\' | '|' | '*' | '`' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
