@@ -107,7 +107,7 @@ fn sections(summary: &RunSummary, fidelity: Option<&Fidelity>) -> Vec<Section> {
         section("sessions", "Sessions", None, session::tables(summary)),
         section(
             "fidelity",
-            "Fidelity: which types survive a write and a read",
+            fidelity::TITLE,
             None,
             fidelity.map(Fidelity::tables).unwrap_or_default(),
         ),

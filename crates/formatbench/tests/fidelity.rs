@@ -33,11 +33,25 @@ fn every_type_goes_through_every_backend_verified_and_untimed() {
         out.path().to_str().unwrap(),
     ]);
     assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    // The matrix on the terminal, lined up; as Markdown and a page beside the results.
     let printed = stdout(&ran);
-    assert!(
-        printed.contains("| type | source | ipc | npy | parquet |"),
+    let header = printed
+        .lines()
+        .find(|l| l.starts_with("type "))
+        .unwrap_or_default();
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["type", "source", "ipc", "npy", "parquet"],
         "{printed}"
     );
+    let run = run_dir(out.path());
+    let markdown = std::fs::read_to_string(run.join("fidelity.md")).unwrap();
+    assert!(
+        markdown.contains("| type | source | ipc | npy | parquet |"),
+        "{markdown}"
+    );
+    let page = std::fs::read_to_string(run.join("fidelity.html")).unwrap();
+    assert!(page.contains("<th>parquet</th>") && !page.contains("<script"));
     let cells = cells(out.path());
     let types: Vec<&str> = cells
         .iter()

@@ -6,7 +6,7 @@ use super::{Align, Block, Document, Table, Text};
 use unicode_width::UnicodeWidthStr;
 
 pub fn terminal(doc: &Document) -> String {
-    let mut out = String::new();
+    let mut out = format!("{}\n", doc.title);
     for (i, block) in doc.blocks.iter().enumerate() {
         match block {
             // A heading over nothing but a chart would head nothing here.

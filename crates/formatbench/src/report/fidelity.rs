@@ -4,10 +4,21 @@
 //! which), comes back altered, or is refused — from the run's verification records, which the
 //! verifier (an oracle that never calls the backends) wrote cell by cell.
 
+use crate::document::{Block, Cell, Column, Document, Table, Text, Tone};
 use crate::results::{Record, SampleStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+/// The matrix's title in every medium.
+pub const TITLE: &str = "Fidelity: which types survive a write and a read";
+const NOTES_HEADING: &str = "What changed, and why";
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
 
 const MATRIX_LEGEND: &str = "each type is a table of its own (an index and that column, every fifth value null), written then read back by each backend into each target, and verified value by value against the source: ✓ same type, equal values · ≈ equal values in another representation · ✗ altered (other values, or a type they cannot be compared in) · — refused, with the reason · ! failed · n/a unavailable here";
 const NOTES_LEGEND: &str = "every cell of the matrix that is not ✓: the representation it came back in, or the reason it was refused, altered or failed";
@@ -31,6 +42,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// What the outcome means for a user of the type.
+    fn tone(self) -> Tone {
+        match self {
+            Outcome::Same => Tone::Better,
+            Outcome::Changed => Tone::Plain,
+            Outcome::Altered | Outcome::Failed => Tone::Worse,
+            Outcome::Refused | Outcome::Unavailable => Tone::Muted,
+        }
+    }
+
     fn symbol(self) -> &'static str {
         match self {
             Outcome::Same => "✓",
@@ -211,107 +232,107 @@ impl Fidelity {
         })
     }
 
-    /// The matrix as Markdown: one row per type, one column per competitor, then every cell
-    /// that is not "same" with what changed or why.
-    pub fn markdown(&self) -> String {
+    /// The matrix as a document: one row per type, one column per competitor, then every
+    /// cell that is not "same" with what changed or why. `fidelity` prints it, writes it as
+    /// fidelity.md and fidelity.html, and the run's reports carry its tables.
+    pub fn document(&self) -> Document {
         let competitors = self.competitors();
-        let mut out = String::from("# Fidelity: which types survive a write and a read\n\n");
-        let mut legend = MATRIX_LEGEND.chars();
-        let first = legend.next().map(|c| c.to_ascii_uppercase());
-        let _ = write!(out, "{}{}.\n\n", first.unwrap_or_default(), legend.as_str());
-        let _ = write!(out, "| type | source |");
-        for (_, label) in &competitors {
-            let _ = write!(out, " {} |", label.replace('|', "\\|"));
-        }
-        out.push_str("\n|---|---|");
-        out.push_str(&"---|".repeat(competitors.len()));
-        out.push('\n');
-        for (column, ty) in &self.types {
-            let _ = write!(out, "| {column} | {ty} |");
-            for (key, _) in &competitors {
-                let symbol = self.cell(column, key).map_or("", |c| c.outcome.symbol());
-                let _ = write!(out, " {symbol} |");
-            }
-            out.push('\n');
-        }
-        let notes: Vec<String> = competitors
-            .iter()
-            .flat_map(|(key, label)| {
-                self.types.iter().filter_map(move |(column, _)| {
-                    let cell = self.cell(column, key)?;
-                    (cell.outcome != Outcome::Same).then(|| {
-                        format!(
-                            "- {label} · {column}: {} {}",
-                            cell.outcome.symbol(),
-                            cell.detail.as_deref().unwrap_or("")
-                        )
-                    })
-                })
-            })
-            .collect();
-        if !notes.is_empty() {
-            out.push_str("\n## What changed, and why\n\n");
-            for note in notes {
-                out.push_str(note.trim_end());
-                out.push('\n');
-            }
-        }
-        out
-    }
-
-    /// The matrix and its notes as report tables (the run's report.md and report.html).
-    pub(super) fn tables(&self) -> Vec<super::layouts::Table> {
-        let competitors = self.competitors();
-        let mut headers = vec!["type".to_string(), "source".to_string()];
-        headers.extend(competitors.iter().map(|(_, label)| label.clone()));
+        let mut columns = vec![Column::left("type"), Column::left("source")];
+        columns.extend(
+            competitors
+                .iter()
+                .map(|(_, label)| Column::left(label.as_str())),
+        );
         let rows = self
             .types
             .iter()
             .map(|(column, ty)| {
-                let mut row = vec![column.clone(), ty.clone()];
-                row.extend(competitors.iter().map(|(key, _)| {
-                    let cell = self.cell(column, key);
-                    cell.map_or("", |c| c.outcome.symbol()).to_string()
-                }));
+                let mut row = vec![Cell::text(column), Cell::text(ty)];
+                row.extend(
+                    competitors
+                        .iter()
+                        .map(|(key, _)| match self.cell(column, key) {
+                            Some(c) => Cell::text(c.outcome.symbol()).toned(c.outcome.tone()),
+                            None => Cell::text(""),
+                        }),
+                );
                 row
             })
             .collect();
-        let mut tables = vec![super::layouts::Table {
-            title: "one column per type, written and read back by each backend and target".into(),
-            legend: MATRIX_LEGEND,
-            text_columns: headers.len(),
-            headers,
-            rows,
-        }];
-        let notes: Vec<Vec<String>> = competitors
+        let mut blocks = vec![
+            Block::Text(Text::plain(format!("{}.", capitalised(MATRIX_LEGEND)))),
+            Block::Table(Table { columns, rows }),
+        ];
+        let notes: Vec<Vec<Cell>> = competitors
             .iter()
             .flat_map(|(key, label)| {
                 self.types.iter().filter_map(move |(column, _)| {
                     let cell = self.cell(column, key)?;
                     (cell.outcome != Outcome::Same).then(|| {
                         vec![
-                            label.clone(),
-                            column.clone(),
-                            cell.outcome.symbol().to_string(),
-                            cell.detail.clone().unwrap_or_default(),
+                            Cell::text(label),
+                            Cell::text(column),
+                            Cell::text(cell.outcome.symbol()).toned(cell.outcome.tone()),
+                            Cell::text(cell.detail.clone().unwrap_or_default()),
                         ]
                     })
                 })
             })
             .collect();
         if !notes.is_empty() {
-            tables.push(super::layouts::Table {
-                title: "what changed, and why".into(),
-                legend: NOTES_LEGEND,
-                headers: ["competitor", "type", "outcome", "how, or why"]
-                    .iter()
-                    .map(|s| s.to_string())
+            blocks.push(Block::Heading(NOTES_HEADING.into()));
+            blocks.push(Block::Text(Text::muted(format!(
+                "{}.",
+                capitalised(NOTES_LEGEND)
+            ))));
+            blocks.push(Block::Table(Table {
+                columns: ["competitor", "type", "outcome", "how, or why"]
+                    .into_iter()
+                    .map(Column::left)
                     .collect(),
-                text_columns: 4,
                 rows: notes,
-            });
+            }));
         }
+        Document {
+            title: TITLE.into(),
+            summary: Some(Text::strong(self.tally())),
+            blocks,
+        }
+    }
+
+    /// The matrix as Markdown (fidelity.md).
+    pub fn markdown(&self) -> String {
+        crate::document::markdown(&self.document())
+    }
+
+    /// The matrix and its notes as report tables (the run's report.md and report.html): the
+    /// document's tables under their legends.
+    pub(super) fn tables(&self) -> Vec<super::layouts::Table> {
+        let titled = [
+            (
+                "one column per type, written and read back by each backend and target",
+                MATRIX_LEGEND,
+            ),
+            ("what changed, and why", NOTES_LEGEND),
+        ];
+        let tables = self.document().blocks.into_iter().filter_map(|b| match b {
+            Block::Table(t) => Some(t),
+            _ => None,
+        });
         tables
+            .zip(titled)
+            .map(|(table, (title, legend))| super::layouts::Table {
+                title: title.into(),
+                legend,
+                text_columns: table.columns.len(),
+                headers: table.columns.into_iter().map(|c| c.header).collect(),
+                rows: table
+                    .rows
+                    .into_iter()
+                    .map(|row| row.into_iter().map(|c| c.text).collect())
+                    .collect(),
+            })
+            .collect()
     }
 
     /// The matrix as JSON: the types, then every cell.

@@ -97,16 +97,17 @@ fn run(args: &RunArgs, inputs: &Path) -> Result<i32, Error> {
     // The run's reports (the matrix is a section of them) and exports, as after any run.
     crate::report::write_all(&records, None, &outcome.run_dir)?;
     let matrix = crate::report::fidelity(&records);
-    let markdown = matrix.markdown();
+    let document = matrix.document();
     let written = |name: &str, text: &str| {
         let path = outcome.run_dir.join(name);
         std::fs::write(&path, text).map_err(Error::at("write", &path))
     };
-    written("fidelity.md", &markdown)?;
+    written("fidelity.md", &crate::document::markdown(&document))?;
+    written("fidelity.html", &crate::document::html(&document))?;
     written("fidelity.json", &matrix.json()?)?;
-    print!("{markdown}");
+    print!("{}", crate::document::terminal(&document));
     say(&format!(
-        "fidelity of {} types: {}; fidelity.md and fidelity.json in {}",
+        "fidelity of {} types: {}; fidelity.md, fidelity.html and fidelity.json in {}",
         matrix.types.len(),
         matrix.tally(),
         outcome.run_dir.display()

@@ -118,8 +118,29 @@ fn each_cell_says_what_became_of_its_type() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("- npy · int8: — npy stores float columns only"),
+        markdown.contains("| npy | int8 | — | npy stores float columns only |"),
         "{markdown}"
+    );
+    // The same matrix on a terminal and a page: the same symbols in the same places.
+    let document = matrix.document();
+    let text = crate::document::terminal(&document);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("uint64"))
+        .unwrap_or_default();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        ["uint64", "UInt64", "✗", "✓"]
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("1 altered, 1 changed, 1 refused, 2 same"),
+        "{text}"
+    );
+    let page = crate::document::html(&document);
+    assert!(
+        page.contains("<td>uint64</td><td>UInt64</td><td class=\"t-worse\">✗</td>"),
+        "{page}"
     );
     let json: serde_json::Value = serde_json::from_str(&matrix.json().unwrap()).unwrap();
     assert_eq!(json["cells"].as_array().unwrap().len(), 5);
