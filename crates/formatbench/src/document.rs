@@ -8,8 +8,8 @@ mod html;
 mod markdown;
 mod terminal;
 
-pub use html::{html, html_escape, html_head};
-pub use markdown::{escape as markdown_escape, markdown};
+pub use html::{html, html_escape, html_head, table as html_table};
+pub use markdown::{escape as markdown_escape, markdown, table as markdown_table};
 pub use terminal::terminal;
 
 /// A document: a title, its answer in a line, and its blocks in reading order. Where the

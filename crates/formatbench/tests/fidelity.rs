@@ -51,7 +51,7 @@ fn every_type_goes_through_every_backend_verified_and_untimed() {
         "{markdown}"
     );
     let page = std::fs::read_to_string(run.join("fidelity.html")).unwrap();
-    assert!(page.contains("<th>parquet</th>") && !page.contains("<script"));
+    assert!(page.contains("<th scope=\"col\">parquet</th>") && !page.contains("<script"));
     let cells = cells(out.path());
     let types: Vec<&str> = cells
         .iter()

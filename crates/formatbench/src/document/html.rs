@@ -1,7 +1,7 @@
 //! A document as one self-contained HTML page: inline CSS (light and dark, from the reader's
 //! colour scheme) and inline SVG charts, no scripts, no external files.
 
-use super::{Align, Block, Chart, Document, IntervalChart, Span, Text, Tone};
+use super::{Align, Block, Chart, Document, IntervalChart, Span, Table, Text, Tone};
 use std::fmt::Write;
 
 const STYLE: &str = r#"
@@ -23,7 +23,7 @@ th { background: var(--head); }
 .t-worse { color: var(--worse); font-weight: 600; }
 .t-better { color: var(--better); font-weight: 600; }
 .t-unsure { color: var(--unsure); }
-.chart { max-width: 100%; overflow-x: auto; }
+.chart, .scroll { max-width: 100%; overflow-x: auto; }
 svg text { fill: var(--fg); font-size: 12px; }
 svg .axis { stroke: var(--muted); stroke-width: 1; }
 svg .band { fill: var(--band); }
@@ -56,35 +56,39 @@ pub fn html(doc: &Document) -> String {
                 }
                 out.push_str("</ul>\n");
             }
-            Block::Table(table) => {
-                out.push_str("<table>\n<thead><tr>");
-                for column in &table.columns {
-                    let _ = write!(
-                        out,
-                        "<th{}>{}</th>",
-                        align(column.align, Tone::Plain),
-                        html_escape(&column.header)
-                    );
-                }
-                out.push_str("</tr></thead>\n<tbody>\n");
-                for row in &table.rows {
-                    out.push_str("<tr>");
-                    for (cell, column) in row.iter().zip(&table.columns) {
-                        let _ = write!(
-                            out,
-                            "<td{}>{}</td>",
-                            align(column.align, cell.tone),
-                            html_escape(&cell.text)
-                        );
-                    }
-                    out.push_str("</tr>\n");
-                }
-                out.push_str("</tbody>\n</table>\n");
-            }
+            Block::Table(t) => out.push_str(&table(t)),
             Block::Chart(Chart::Intervals(chart)) => out.push_str(&intervals(chart)),
         }
     }
     out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+/// A table element in a box that scrolls sideways when the table is wider than the page.
+pub fn table(table: &Table) -> String {
+    let mut out = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
+    for column in &table.columns {
+        let _ = write!(
+            out,
+            "<th scope=\"col\"{}>{}</th>",
+            align(column.align, Tone::Plain),
+            html_escape(&column.header)
+        );
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table.rows {
+        out.push_str("<tr>");
+        for (cell, column) in row.iter().zip(&table.columns) {
+            let _ = write!(
+                out,
+                "<td{}>{}</td>",
+                align(column.align, cell.tone),
+                html_escape(&cell.text)
+            );
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
     out
 }
 

@@ -1,7 +1,7 @@
 //! A document as Markdown that survives being pasted into an issue: no relative links, no
 //! HTML, a pipe table per table (figures right-aligned), charts left to their tables.
 
-use super::{Align, Block, Document, Span, Text};
+use super::{Align, Block, Document, Span, Table, Text};
 
 pub fn markdown(doc: &Document) -> String {
     let mut out = format!("### {}\n\n", escape(&doc.title));
@@ -21,28 +21,25 @@ pub fn markdown(doc: &Document) -> String {
                 }
                 out.push('\n');
             }
-            Block::Table(table) => {
-                out.push('\n');
-                let headers: Vec<String> =
-                    table.columns.iter().map(|c| escape(&c.header)).collect();
-                out.push_str(&format!("| {} |\n", headers.join(" | ")));
-                let rules: Vec<&str> = table
-                    .columns
-                    .iter()
-                    .map(|c| match c.align {
-                        Align::Left => "---",
-                        Align::Right => "--:",
-                    })
-                    .collect();
-                out.push_str(&format!("|{}|\n", rules.join("|")));
-                for row in &table.rows {
-                    let cells: Vec<String> = row.iter().map(|c| escape(&c.text)).collect();
-                    out.push_str(&format!("| {} |\n", cells.join(" | ")));
-                }
-                out.push('\n');
-            }
+            Block::Table(t) => out.push_str(&format!("\n{}\n", table(t))),
             Block::Chart(_) => {}
         }
+    }
+    out
+}
+
+/// A table as Markdown rows: its header, the alignment rule (figures right), then a row per
+/// row, every cell escaped.
+pub fn table(table: &Table) -> String {
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = line(table.columns.iter().map(|c| escape(&c.header)).collect());
+    let rules = table.columns.iter().map(|c| match c.align {
+        Align::Left => "---".to_string(),
+        Align::Right => "---:".to_string(),
+    });
+    out.push_str(&line(rules.collect()));
+    for row in &table.rows {
+        out.push_str(&line(row.iter().map(|c| escape(&c.text)).collect()));
     }
     out
 }

@@ -86,7 +86,7 @@ fn each_medium_draws_what_it_can() {
     assert_eq!(lines[header + 1].len(), lines[header + 2].len(), "{text}");
     // Markdown: a pipe table with right-aligned figures, an escaped `|`, no HTML and no links.
     let md = markdown(&doc);
-    assert!(md.contains("|---|--:|"), "{md}");
+    assert!(md.contains("| --- | ---: |"), "{md}");
     assert!(md.contains("csv \\| &lt;gz>"), "{md}");
     assert!(!md.contains("<svg") && !md.contains("]("), "{md}");
     // The page: a self-contained document with the chart drawn, light and dark, no scripts.

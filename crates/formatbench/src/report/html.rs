@@ -272,27 +272,7 @@ fn study_section(out: &mut String, s: &super::Section, charts: &[charts::Chart])
             esc(&table.title),
             esc(table.legend)
         );
-        out.push_str("<div class=\"scroll\"><table>\n");
-        let columns: Vec<(&str, bool)> = table
-            .headers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.as_str(), i >= table.text_columns))
-            .collect();
-        thead(out, &columns);
-        out.push_str("<tbody>\n");
-        for row in &table.rows {
-            out.push_str("<tr>");
-            for (i, cell) in row.iter().enumerate() {
-                if i >= table.text_columns {
-                    td_num(out, cell);
-                } else {
-                    td(out, cell);
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table></div>\n");
+        out.push_str(&crate::document::html_table(&table.document()));
     }
     out.push_str("</section>\n");
 }

@@ -16,6 +16,29 @@ pub(super) struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+impl Table {
+    /// The table as the document model's, which every medium's renderer draws: text columns
+    /// left, number columns right.
+    pub fn document(&self) -> crate::document::Table {
+        use crate::document::{Cell, Column};
+        let columns = self
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| match i < self.text_columns {
+                true => Column::left(h.as_str()),
+                false => Column::right(h.as_str()),
+            })
+            .collect();
+        let rows = self
+            .rows
+            .iter()
+            .map(|row| row.iter().map(|c| Cell::text(c.as_str())).collect())
+            .collect();
+        crate::document::Table { columns, rows }
+    }
+}
+
 /// The operations compared, in the study's order.
 const OPS: [&str; 7] = [
     "write",

@@ -82,17 +82,7 @@ pub(in crate::report) fn study_section(out: &mut String, s: &Section, charts: &[
             escape(&table.title),
             escape(table.legend)
         );
-        let columns: Vec<(&str, bool)> = table
-            .headers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.as_str(), i >= table.text_columns))
-            .collect();
-        header(out, &columns);
-        for r in &table.rows {
-            let cells: Vec<String> = r.iter().map(|c| escape(c)).collect();
-            row(out, &cells);
-        }
+        out.push_str(&crate::document::markdown_table(&table.document()));
         out.push('\n');
     }
 }
