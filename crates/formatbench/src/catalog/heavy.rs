@@ -59,7 +59,7 @@ pub fn program(kind: WorkerKind) -> Option<PathBuf> {
 }
 
 fn build_hint(feature: &str) -> String {
-    format!("not built; build it with `workers/rust/build {feature}` (see README, Heavy backends)")
+    format!("not built; build it with `workers/rust/build {feature}` (see docs/guide/heavy-backends.md)")
 }
 
 /// The backends of one heavy worker, described by the program itself, plus those it was built

@@ -284,7 +284,7 @@ fn nulls(inner: ColumnGenerator, percent: u64, column: usize) -> ColumnGenerator
     }
 }
 
-/// Each kind's columns shaped like real data (README, Data shaped like real data).
+/// Each kind's columns shaped like real data (docs/guide/realistic-data.md).
 fn realistic_columns(
     kind: DatasetKind,
     per_type: usize,

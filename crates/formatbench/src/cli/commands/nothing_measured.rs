@@ -44,8 +44,8 @@ pub fn nothing_measured(summary: &RunSummary) -> Option<String> {
     };
     if !features.is_empty() {
         what.push_str(&format!(
-            "; build the workers they need with `workers/rust/build {}` (see README, Heavy \
-             backends)",
+            "; build the workers they need with `workers/rust/build {}` (see \
+             docs/guide/heavy-backends.md)",
             features.join(" ")
         ));
     }
@@ -76,7 +76,7 @@ mod tests {
     #[test]
     fn the_build_command_of_every_reason_is_gathered() {
         let reader = "it reads the tables delta-kernel writes, and that backend is unavailable: \
-                      not built; build it with `workers/rust/build delta-kernel` (see README)";
+                      not built; build it with `workers/rust/build delta-kernel` (see docs/guide/heavy-backends.md)";
         assert_eq!(built_by(reader), ["delta-kernel"]);
         assert_eq!(
             built_by("build `workers/rust/build zarr` or `workers/rust/build lance duckdb`"),
