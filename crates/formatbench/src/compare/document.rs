@@ -235,7 +235,7 @@ fn sizes(cmp: &Comparison) -> Option<String> {
 mod tests {
     use super::*;
     use crate::compare::model::{CellComparison, RunSide, Side};
-    use crate::results::{CellKey, SampleStatus};
+    use crate::results::SampleStatus;
     use crate::stats::{CallMode, RatioInterval, RunSummary};
 
     fn comparison(cells: usize, verdict: impl Fn(usize) -> Verdict) -> Comparison {
@@ -260,21 +260,7 @@ mod tests {
             differences: Vec::new(),
             cells: (0..cells)
                 .map(|i| CellComparison {
-                    cell: CellKey {
-                        dataset: "d".into(),
-                        dataset_fingerprint: "f".into(),
-                        backend: format!("b{i}"),
-                        profile: "default".into(),
-                        layout: "wide".into(),
-                        target: "arrow".into(),
-                        op: "read".into(),
-                        threads: 2,
-                        cache: "warm".into(),
-                        storage: "local".into(),
-                        network: "n/a".into(),
-                        row_group_rows: None,
-                        sort_by: None,
-                    },
+                    cell: crate::stats::fixtures::key(&format!("b{i}")),
                     verdict: verdict(i),
                     note: None,
                     base: Some(ran.clone()),
