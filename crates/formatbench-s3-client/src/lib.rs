@@ -2,10 +2,13 @@
 //! `AmazonS3` for a job's [`ObjectTarget`], talking HTTP (HTTPS through rustls) through hyper
 //! and signing with pure-Rust SHA-256/HMAC ([`http`]). Credentials are the standard `AWS_*`
 //! variables, which the runner sets for its own server. Retries are kept short, so a server
-//! that died fails the sample in seconds, not minutes.
+//! that died fails the sample in seconds, not minutes. [`Remote`] is a client with the runtime
+//! its requests run on; [`store`] is what the runner does with a store of the user's own.
 
 mod counted;
 pub mod http;
+mod remote;
+pub mod store;
 #[cfg(feature = "object-store-013")]
 pub mod v013;
 
@@ -18,6 +21,9 @@ use std::time::Duration;
 
 pub use counted::client_traffic;
 pub use object_store;
+pub use remote::Remote;
+/// A store of the user's own (`--storage s3://…`): checked before a run, emptied after it.
+pub use store::{check_store, download_object, remove_prefix, upload_artifact};
 
 /// Retries kept short, so a server that died fails the sample in seconds, not minutes.
 const MAX_RETRIES: usize = 2;

@@ -9,8 +9,6 @@
 pub mod backends;
 mod parallel;
 mod remote;
-/// A store of the user's own (`--storage s3://…`): checked before a run, emptied after it.
-pub use remote::{check_store, download_object, remove_prefix, upload_artifact};
 pub mod rows;
 
 pub use backends::{find_backend, Backend, Loaded, Matrix, MatrixData, Request, BACKENDS};

@@ -1,11 +1,14 @@
 //! Every backend formatbench knows, which worker runs it, and whether it can run here: the
 //! built-in and self-test backends, the heavy workers (described by their programs) and the
 //! types the peers describe theirs in. Below the runner, the plan and the peers, which all
-//! name backends; `run::catalog` adds the peers' backends to these.
+//! name backends; `run::catalog` adds the peers' backends to these. `builtin` is the one module
+//! that links the workers built into this binary.
 
+pub mod builtin;
 mod describe;
 mod heavy;
 
+pub use builtin::{ARROW_VERSION, FLOOR};
 pub use describe::describe_worker;
 pub use heavy::{heavy_backends, program as heavy_program, HEAVY_BACKENDS};
 
@@ -129,53 +132,10 @@ pub fn is_peer_name(name: &str) -> bool {
 /// The native backends: built in, heavy (each heavy worker asked once per process) and the
 /// hidden self-test ones. None of them starts an interpreter.
 pub fn native_backends() -> Vec<BackendInfo> {
-    let native = formatbench_worker_arrow::BACKENDS
-        .iter()
-        .map(|b| BackendInfo {
-            name: b.name().into(),
-            worker: WorkerKind::Arrow,
-            profiles: b.profiles().iter().map(|p| p.to_string()).collect(),
-            ops: b.ops().to_vec(),
-            layouts: b
-                .layouts()
-                .into_iter()
-                .map(|(name, ops)| (name.to_string(), ops))
-                .collect(),
-            lossy: b.lossy(),
-            other_widths: b.lossy(),
-            about: b.about().into(),
-            targets: vec!["arrow".into()],
-            version: None,
-            hidden: false,
-            available: Ok(()),
-            object_storage: b.object_storage(),
-            table: TableTraits::default(),
-            given: b.given_file(),
-        });
-    let selftest = formatbench_worker_selftest::BACKENDS
-        .iter()
-        .map(|name| BackendInfo {
-            name: name.to_string(),
-            worker: WorkerKind::Selftest,
-            profiles: formatbench_worker_selftest::profiles(name)
-                .iter()
-                .map(|p| p.to_string())
-                .collect(),
-            ops: formatbench_worker_selftest::ops(name),
-            layouts: vec![("wide".into(), formatbench_worker_selftest::ops(name))],
-            lossy: false,
-            other_widths: false,
-            about: "self-test worker with known behaviour".into(),
-            targets: vec!["arrow".into()],
-            version: None,
-            hidden: true,
-            available: Ok(()),
-            object_storage: formatbench_worker_selftest::object_storage(name),
-            table: TableTraits::default(),
-            given: None,
-        });
-    let heavy = heavy::heavy_backends().iter().cloned();
-    native.chain(heavy).chain(selftest).collect()
+    let mut native = builtin::arrow_backends();
+    native.extend(heavy::heavy_backends().iter().cloned());
+    native.extend(builtin::selftest_backends());
+    native
 }
 
 impl BackendInfo {

@@ -16,7 +16,7 @@ pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some(LAUNCH_ARG) => return formatbench_launcher::launch(&args[2..]),
-        Some(WORKER_ARG) => return worker_main(&args[2..]),
+        Some(WORKER_ARG) => return crate::catalog::builtin::worker_main(&args[2..]),
         Some(S3_SERVER_ARG) => return formatbench_s3::main_with_args(&args[2..]),
         _ => {}
     }
@@ -56,17 +56,4 @@ fn usage_error(rendered: &str) -> String {
         .filter(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-fn worker_main(args: &[String]) -> i32 {
-    match args.split_first() {
-        Some((kind, rest)) if kind == "arrow" => formatbench_worker_arrow::main_with_args(rest),
-        Some((kind, rest)) if kind == "selftest" => {
-            formatbench_worker_selftest::main_with_args(rest)
-        }
-        _ => {
-            eprintln!("formatbench: unknown worker (known: arrow, selftest)");
-            2
-        }
-    }
 }

@@ -22,7 +22,7 @@ use crate::Error;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
-use formatbench_worker_arrow::digest::TableDigest;
+use formatbench_worker_kit::digest::TableDigest;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufWriter;

@@ -70,14 +70,8 @@ pub fn environment(run_id: &str, settings: crate::results::RunSettings) -> Envir
     let (git_commit, git_dirty) = git_state();
     let versions = BTreeMap::from([
         ("formatbench".into(), env!("CARGO_PKG_VERSION").into()),
-        (
-            "arrow".into(),
-            formatbench_worker_arrow::ARROW_VERSION.into(),
-        ),
-        (
-            "parquet".into(),
-            formatbench_worker_arrow::ARROW_VERSION.into(),
-        ),
+        ("arrow".into(), crate::catalog::ARROW_VERSION.into()),
+        ("parquet".into(), crate::catalog::ARROW_VERSION.into()),
         ("rustc".into(), env!("FORMATBENCH_RUSTC").into()),
         (
             "build_profile".into(),

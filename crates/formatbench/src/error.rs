@@ -39,7 +39,7 @@ pub enum Error {
     Arrow(#[from] arrow::error::ArrowError),
     /// The worker kit (source reading, digests) failed while the runner used it. Exit 1.
     #[error("{0}")]
-    Worker(#[from] formatbench_worker_arrow::KitError),
+    Worker(#[from] formatbench_worker_kit::KitError),
     /// formatbench's own records could not be encoded: a bug, never the input. Exit 1.
     #[error("cannot encode {what}: {source}")]
     Encode {

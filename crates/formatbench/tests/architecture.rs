@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The shape of the code, checked: formatbench's modules form the pipeline's DAG (no module
-//! uses one above it), and no file of any crate of ours takes part in an import cycle.
+//! uses one above it), only one module links the built-in workers, and no file of any crate of
+//! ours takes part in an import cycle.
 //!
 //! Imports are read from the source text: `use` trees and inline `crate::`/`super::`/`self::`
 //! paths, resolved through `pub use` re-exports to the file that defines the item. A module
@@ -578,6 +579,82 @@ fn formatbench_modules_use_only_modules_below_them() {
         "imports against the pipeline:\n{}",
         upward.join("\n")
     );
+}
+
+/// The crates of the workers built into this binary. Only [`BUILTIN_ENTRY`] names them: the
+/// rest of formatbench reaches a worker through the protocol, the kit's source reader and
+/// digest, and the S3 client, never through a worker's backends.
+const BUILTIN_WORKERS: [&str; 2] = ["formatbench_worker_arrow", "formatbench_worker_selftest"];
+const BUILTIN_ENTRY: &str = "crates/formatbench/src/catalog/builtin.rs";
+
+/// Every Rust file under `dir`, by path relative to the repository, with its text less comments.
+fn rust_files(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = strip_comments(&std::fs::read_to_string(&path).unwrap());
+                let named = path.strip_prefix(repo()).unwrap_or(&path);
+                out.push((named.display().to_string(), text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `text` names the crate `name` (as a whole word: not `formatbench_worker_arrow58`).
+fn names_crate(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !word(before) && !word(after)
+    })
+}
+
+#[test]
+fn only_the_catalogs_builtin_module_links_the_builtin_workers() {
+    let files = rust_files(&repo().join("crates/formatbench/src"));
+    let mut outside = Vec::new();
+    for (path, text) in &files {
+        for name in BUILTIN_WORKERS {
+            if path != BUILTIN_ENTRY && names_crate(text, name) {
+                outside.push(format!("{path} uses {name}"));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "modules that reach a built-in worker's crate (use the protocol, \
+         formatbench_worker_kit's source and digest, formatbench_s3_client or the catalog; \
+         only {BUILTIN_ENTRY} links the workers):\n{}",
+        outside.join("\n")
+    );
+    // The entry point does link them, so the check above cannot pass on a file it missed.
+    let entry = &files
+        .iter()
+        .find(|(path, _)| path == BUILTIN_ENTRY)
+        .unwrap()
+        .1;
+    for name in BUILTIN_WORKERS {
+        assert!(
+            names_crate(entry, name),
+            "{BUILTIN_ENTRY} does not use {name}"
+        );
+    }
+    assert!(names_crate(
+        "use formatbench_worker_arrow::source;",
+        BUILTIN_WORKERS[0]
+    ));
+    assert!(!names_crate(
+        "formatbench_worker_arrow58::x",
+        BUILTIN_WORKERS[0]
+    ));
 }
 
 #[test]

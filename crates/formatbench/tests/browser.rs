@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{available, formatbench, run_dir, stderr};
+use common::{available, mixed_run, run_dir, stderr};
 use std::path::Path;
 use std::process::Command;
 
@@ -28,25 +28,15 @@ fn report_renders_in_headless_chromium() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let result = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "2000",
-        "--per-type",
-        "1",
+    let args = [
         "--backends",
         "ipc,ipc-mmap,parquet,csv",
         "--ops",
         "write,read,take",
         "--cache",
         "both",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    ];
+    let result = mixed_run(2000, &args, out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let dir = run_dir(out.path());
     let shots = std::env::var("FORMATBENCH_SCREENSHOTS")

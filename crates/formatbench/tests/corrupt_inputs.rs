@@ -55,7 +55,7 @@ fn corrupted_inputs_are_errors_not_panics() {
     let ipc = std::fs::read(&source.path).unwrap();
     never_panics(dir.path(), "input.arrow", &ipc, ingest);
     // Parquet and CSV renditions of the same table.
-    let (schema, batches) = formatbench_worker_arrow::source::read_all(&source.path).unwrap();
+    let (schema, batches) = formatbench_worker_kit::source::read_all(&source.path).unwrap();
     let mut parquet = Vec::new();
     let mut writer =
         parquet::arrow::ArrowWriter::try_new(&mut parquet, schema.clone(), None).unwrap();

@@ -7,7 +7,7 @@ mod common;
 use arrow::datatypes::{DataType, TimeUnit};
 use common::generated;
 use formatbench::datasets::DatasetKind;
-use formatbench_worker_arrow::source;
+use formatbench_worker_kit::source;
 
 #[test]
 fn same_seed_same_fingerprint_other_seed_other_fingerprint() {

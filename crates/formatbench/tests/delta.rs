@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::{formatbench, run_dir, stderr};
-use formatbench::results::{read_records, Record, SampleStatus};
+use common::{formatbench, mixed_run, records, run_dir, stderr, verified};
+use formatbench::results::{Record, SampleStatus};
 use formatbench_protocol::DELTA_OPS;
 
 const READERS: [&str; 5] = [
@@ -58,7 +58,7 @@ fn every_delta_reader_leaves_out_the_deleted_rows() {
         out.path().to_str().unwrap(),
     ]);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    let records = records(&run_dir(out.path()));
     // The table delta-kernel wrote: 20 files, and in `dv` one deleted row in each.
     let written = records
         .iter()
@@ -74,10 +74,8 @@ fn every_delta_reader_leaves_out_the_deleted_rows() {
     for reader in &readers {
         for profile in ["default", "dv"] {
             for op in DELTA_OPS {
-                let verified = records.iter().any(|r| {
-                    matches!(r, Record::Verification(v)
-                        if v.cell.backend == *reader && v.cell.profile == profile
-                            && v.cell.op == op.name() && v.status == SampleStatus::Ok)
+                let verified = verified(&records, |c| {
+                    c.backend == *reader && c.profile == profile && c.op == op.name()
                 });
                 let sample = records.iter().find_map(|r| match r {
                     Record::Sample(s)
@@ -129,25 +127,15 @@ fn a_table_delta_cannot_store_is_refused_for_writer_and_readers() {
     }
     let out = tempfile::tempdir().unwrap();
     // The mixed table has uint64 columns, which Delta has no type for.
-    let result = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "100",
-        "--per-type",
-        "1",
+    let args = [
         "--backends",
         "delta-kernel,py-deltalake",
         "--ops",
         "read",
         "--samples",
         "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    ];
+    let result = mixed_run(100, &args, out.path());
     // Every cell refused: nothing was measured, which exits 2 with the reasons (issue 43).
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
     assert!(stderr(&result).contains("nothing was measured"));

@@ -18,7 +18,7 @@ fn verified(
     dir: &Path,
 ) -> Vec<VerificationRecord> {
     let input = dir.join("vector.arrow");
-    formatbench_worker_arrow::source::write_ipc(
+    formatbench_worker_kit::source::write_ipc(
         &input,
         &vector.schema(),
         std::slice::from_ref(vector),

@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{formatbench, run_dir, samples, stderr};
+use common::process::{kill, spawn, wait_for};
+use common::{
+    formatbench, measured_samples, mixed_run_args, records, report_md, run_dir, samples, stderr,
+};
 use formatbench::results::SampleStatus;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -35,55 +38,11 @@ fn processes_with(marker: &str) -> Vec<(i32, String)> {
     out
 }
 
-fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + timeout;
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
-fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_formatbench"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn kill(pid: i32, signal: i32) {
-    // SAFETY: signalling a process this test started.
-    unsafe {
-        libc::kill(pid, signal);
-    }
-}
-
 /// `run` of self-test `backends` on a 100-row mixed table, reads only, `rounds` balanced
 /// blocks, into `out`, with `extra` arguments: the plan every fault here starts from.
 fn selftest_run(out: &Path, backends: &str, rounds: &str, extra: &[&str]) -> Vec<String> {
-    [
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "100",
-        "--per-type",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--backends",
-        backends,
-        "--ops",
-        "read",
-        "--rounds",
-        rounds,
-    ]
-    .iter()
-    .chain(extra)
-    .map(|s| s.to_string())
-    .chain(["--out".to_string(), out.display().to_string()])
-    .collect()
+    let plan = ["--backends", backends, "--ops", "read", "--rounds", rounds];
+    mixed_run_args(100, &[&plan[..], extra].concat(), out)
 }
 
 /// A run of a quick competitor and one whose every sample hangs until `timeout` seconds.
@@ -106,9 +65,7 @@ fn kill_each_hanging(
     gone: impl Fn(i32, &str) -> bool,
 ) -> (Option<i32>, usize) {
     let marker = out.display().to_string();
-    let args = hang_plan(out, "60");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut runner = spawn(&args);
+    let mut runner = spawn(&hang_plan(out, "60"));
     let mut killed = 0;
     let deadline = Instant::now() + Duration::from_secs(120);
     while runner.try_wait().unwrap().is_none() {
@@ -145,16 +102,13 @@ fn resume_completes(out: &Path) {
         "resume: {}",
         stderr(&resumed)
     );
-    let measured: Vec<_> = samples(&dir)
-        .into_iter()
-        .filter(|s| s.round.is_some())
-        .collect();
+    let measured = measured_samples(&dir);
     let keys: BTreeSet<_> = measured
         .iter()
         .map(|s| (s.cell.clone(), s.round, s.position))
         .collect();
     assert_eq!(keys.len(), measured.len(), "no sample twice");
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let report = report_md(&dir);
     assert!(
         !report.contains("Incomplete"),
         "the plan is finished: {report}"
@@ -168,9 +122,7 @@ fn a_killed_runner_leaves_no_process_behind_and_resumes() {
     let out = tempfile::tempdir().unwrap();
     let marker = out.path().display().to_string();
     // Only dying with the runner can end a hanging sample within the test's 5 s.
-    let args = hang_plan(out.path(), "60");
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut runner = spawn(&args);
+    let mut runner = spawn(&hang_plan(out.path(), "60"));
     // A hanging sample is running: kill the runner under it.
     wait_for("a hanging sample", Duration::from_secs(60), || {
         processes_with(&marker)
@@ -261,26 +213,12 @@ fn the_runner_stopped_at_any_point_resumes_to_the_full_plan() {
     ] {
         let out = tempfile::tempdir().unwrap();
         let marker = out.path().display().to_string();
-        let args = [
-            "run",
-            "--dataset",
-            "mixed",
-            "--rows",
-            "200",
-            "--per-type",
-            "1",
-            "--min-sample-ms",
-            "0",
-            "--backends",
-            "ipc,csv,selftest-noop",
-            "--ops",
-            "read,take",
-            "--rounds",
-            "1",
-            "--out",
-            out.path().to_str().unwrap(),
-        ];
-        let mut runner = spawn(&args);
+        let plan = ["--backends", "ipc,csv,selftest-noop", "--ops", "read,take"];
+        let mut runner = spawn(&mixed_run_args(
+            200,
+            &[&plan[..], &["--rounds", "1"]].concat(),
+            out.path(),
+        ));
         // Somewhere between preparing and measuring, different for every seed.
         std::thread::sleep(Duration::from_millis(300 + 350 * seed));
         kill(runner.id() as i32, signal);
@@ -304,25 +242,14 @@ fn the_runner_stopped_at_any_point_resumes_to_the_full_plan() {
 fn a_cut_off_results_line_is_set_aside_and_the_resume_completes() {
     let out = tempfile::tempdir().unwrap();
     let args = [
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "200",
-        "--per-type",
-        "1",
-        "--min-sample-ms",
-        "0",
         "--backends",
         "ipc,selftest-noop",
         "--ops",
         "read",
         "--rounds",
         "1",
-        "--out",
-        out.path().to_str().unwrap(),
     ];
-    let first = formatbench(&args);
+    let first = common::mixed_run(200, &args, out.path());
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let dir = run_dir(out.path());
     // A crash cut the last record off half-way.
@@ -439,8 +366,7 @@ fn a_run_that_fills_its_disk_stops_keeping_every_sample_and_resumes_once_freed()
         return;
     };
     let out = disk.0.path().join("out");
-    let args = selftest_run(&out, "selftest-noop", "60", &[]);
-    let run = formatbench(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let run = formatbench(&selftest_run(&out, "selftest-noop", "60", &[]));
     let said = stderr(&run);
     assert_eq!(run.status.code(), Some(1), "{said}");
     assert!(said.contains("No space left on device"), "{said}");
@@ -465,17 +391,20 @@ fn a_run_that_fills_its_disk_stops_keeping_every_sample_and_resumes_once_freed()
 
 /// A run of the quick competitor beside `backend` (one block), with `extra` arguments.
 fn misbehaving_run(out: &Path, backend: &str, extra: &[&str]) -> std::process::Output {
-    let args = selftest_run(out, &format!("selftest-noop,{backend}"), "1", extra);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    formatbench(&args)
+    formatbench(&selftest_run(
+        out,
+        &format!("selftest-noop,{backend}"),
+        "1",
+        extra,
+    ))
 }
 
 /// The measured samples of `backend` in the run in `out`: each failed with a reason that says
 /// all of `reasons`; returns how many.
 fn failed_with(out: &Path, backend: &str, reasons: &[&str]) -> usize {
-    let measured: Vec<_> = samples(&run_dir(out))
+    let measured: Vec<_> = measured_samples(&run_dir(out))
         .into_iter()
-        .filter(|s| s.cell.backend == backend && s.round.is_some())
+        .filter(|s| s.cell.backend == backend)
         .collect();
     for s in &measured {
         assert_eq!(s.status, SampleStatus::Failed, "{backend}");
@@ -525,10 +454,9 @@ fn a_worker_past_its_memory_limit_fails_its_sample_and_the_run_goes_on() {
         ),
         4
     );
-    let noop = samples(&run_dir(out.path()))
+    let noop = measured_samples(&run_dir(out.path()))
         .into_iter()
-        .filter(|s| s.cell.backend == "selftest-noop" && s.round.is_some())
-        .filter(|s| s.status == SampleStatus::Ok)
+        .filter(|s| s.cell.backend == "selftest-noop" && s.status == SampleStatus::Ok)
         .count();
     assert_eq!(noop, 4, "the competitor within the limit is measured");
     resume_completes(out.path());
@@ -539,7 +467,7 @@ fn measured(dir: &Path) -> usize {
     if !dir.join("results.jsonl").exists() {
         return 0;
     }
-    samples(dir).iter().filter(|s| s.round.is_some()).count()
+    measured_samples(dir).len()
 }
 
 /// `run --resume DIR --out OUT` as arguments.
@@ -572,7 +500,6 @@ fn two_resumes_of_one_run_measure_each_sample_once() {
     // Sleeps of 20 and 40 ms a call: 4 blocks of 4 rounds, 32 samples of a few tenths of a
     // second each, so a resume is still measuring when the next starts.
     let args = selftest_run(out.path(), "selftest-sleep", "4", &["--profiles", "x1,x2"]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut first = spawn(&args);
     let marker_dir = out.path().to_path_buf();
     wait_for("the run's first sample", Duration::from_secs(60), || {
@@ -586,7 +513,6 @@ fn two_resumes_of_one_run_measure_each_sample_once() {
     });
     let dir = run_dir(out.path());
     let resume = resume_args(out.path(), &dir);
-    let resume: Vec<&str> = resume.iter().map(String::as_str).collect();
 
     // Started together: one measures, the other is refused naming it.
     let before = measured(&dir);
@@ -635,17 +561,14 @@ fn two_resumes_of_one_run_measure_each_sample_once() {
     );
     let finished = running.wait_with_output().unwrap();
     assert_eq!(finished.status.code(), Some(0), "{}", stderr(&finished));
-    let measured: Vec<_> = samples(&dir)
-        .into_iter()
-        .filter(|s| s.round.is_some())
-        .collect();
+    let measured = measured_samples(&dir);
     let keys: BTreeSet<_> = measured
         .iter()
         .map(|s| (s.cell.clone(), s.round, s.position))
         .collect();
     assert_eq!(keys.len(), measured.len(), "no sample measured twice");
     assert_eq!(measured.len(), 32, "the whole plan");
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let report = report_md(&dir);
     assert!(!report.contains("Incomplete"), "{report}");
     assert_eq!(
         std::fs::read_to_string(dir.join("run.lock")).unwrap(),
@@ -787,7 +710,7 @@ fn sigterm_while_reading_an_input_stops_the_run_like_ctrl_c() {
     assert_eq!(run.status.code(), Some(130), "{said:?}");
     assert!(said.iter().any(|l| l.contains("interrupted")), "{said:?}");
     // It stopped inside the reading: the dataset was never recorded, nothing was measured.
-    let records = formatbench::results::read_records(&run_dir(&out).join("results.jsonl")).unwrap();
+    let records = records(&run_dir(&out));
     assert!(
         !records
             .iter()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{formatbench, run_dir, samples, stderr};
+use common::{mixed_run, run_dir, samples, stderr};
 use formatbench::results::SampleStatus;
 use std::collections::BTreeSet;
 
@@ -81,26 +81,8 @@ fn both_layouts_verify_every_matrix_operation() {
 #[test]
 fn matrix_operations_on_a_table_without_features_are_unsupported() {
     let out = tempfile::tempdir().unwrap();
-    let args = [
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "200",
-        "--per-type",
-        "1",
-        "--backends",
-        "parquet",
-        "--ops",
-        "matrix",
-        "--samples",
-        "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-    ];
-    let result = formatbench(&args);
+    let args = ["--backends", "parquet", "--ops", "matrix", "--samples", "1"];
+    let result = mixed_run(200, &args, out.path());
     // A run that measured nothing exits 2, saying why, and keeps its records.
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
     assert!(stderr(&result).contains("nothing was measured"));

@@ -114,7 +114,7 @@ fn an_index_without_values_is_a_plan_error() {
     ];
     let batch = arrow::array::RecordBatch::try_new(schema.clone(), columns).unwrap();
     let ipc = dir.path().join("nulls.arrow");
-    formatbench_worker_arrow::source::write_ipc(&ipc, &schema, &[batch]).unwrap();
+    formatbench_worker_kit::source::write_ipc(&ipc, &schema, &[batch]).unwrap();
     assert_one_error(&ipc, "index column 'flight' holds no values");
     // In a CSV the same column has no type at all.
     let csv = dir.path().join("nulls.csv");

@@ -4,26 +4,21 @@
 
 mod common;
 
-use common::{formatbench, run_dir, samples, stderr, stdout};
+use common::process::{kill, spawn, wait_for};
+use common::{
+    formatbench, measured_samples, mixed_run, mixed_run_args, recommendation, records, report_md,
+    run_dir, samples, stderr, stdout,
+};
 use formatbench::results::SampleStatus;
+use std::time::Duration;
 
-const SMALL: [&str; 8] = [
-    "--dataset",
-    "mixed",
-    "--rows",
-    "200",
-    "--per-type",
-    "1",
-    "--min-sample-ms",
-    "0",
-];
+/// Rows of the small mixed table most runs here measure.
+const SMALL_ROWS: u64 = 200;
 
 #[test]
 fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(SMALL);
-    args.extend([
+    let args = [
         "--backends",
         "selftest-noop,selftest-crash,selftest-hang,selftest-garbage",
         "--ops",
@@ -32,9 +27,9 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
         "1",
         "--timeout",
         "1",
-    ]);
+    ];
     let started = std::time::Instant::now();
-    let result = formatbench(&args);
+    let result = mixed_run(SMALL_ROWS, &args, out.path());
     assert_eq!(
         result.status.code(),
         Some(1),
@@ -78,9 +73,7 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
 #[test]
 fn peak_memory_is_the_workers_own() {
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(SMALL);
-    args.extend([
+    let args = [
         "--backends",
         "selftest-alloc",
         "--profiles",
@@ -89,14 +82,11 @@ fn peak_memory_is_the_workers_own() {
         "read",
         "--rounds",
         "2",
-    ]);
-    let result = formatbench(&args);
+    ];
+    let result = mixed_run(SMALL_ROWS, &args, out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let target = 256.0 * 1024.0 * 1024.0;
-    let measured: Vec<_> = samples(&run_dir(out.path()))
-        .into_iter()
-        .filter(|s| s.round.is_some())
-        .collect();
+    let measured = measured_samples(&run_dir(out.path()));
     // Two blocks of one competitor: 2 × 2 rounds.
     assert_eq!(measured.len(), 4);
     for s in measured {
@@ -190,9 +180,8 @@ fn a_small_default_matrix_verifies_every_cell() {
 fn verified_digests(
     run: &std::path::Path,
 ) -> std::collections::HashMap<formatbench::results::CellKey, String> {
-    let text = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<formatbench::results::Record>(line).ok())
+    records(run)
+        .into_iter()
         .filter_map(|record| match record {
             formatbench::results::Record::Verification(v) => Some((v.cell, v.digest?)),
             _ => None,
@@ -260,50 +249,31 @@ fn bad_input_gets_one_clear_error_and_exit_2() {
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(SMALL);
-    args.extend([
-        "--backends",
-        "selftest-noop,selftest-hang",
-        "--ops",
-        "read",
-        "--rounds",
-        "3",
-        "--timeout",
-        "60",
-    ]);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_formatbench"))
-        .args(&args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = mixed_run_args(
+        SMALL_ROWS,
+        &[
+            "--backends",
+            "selftest-noop,selftest-hang",
+            "--ops",
+            "read",
+            "--rounds",
+            "3",
+            "--timeout",
+            "60",
+        ],
+        out.path(),
+    );
+    let child = spawn(&args);
     // Wait until the first hanging sample is in flight (after noop's first sample was written).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let written = std::fs::read_dir(out.path())
+    wait_for("a sample to be written", Duration::from_secs(30), || {
+        std::fs::read_dir(out.path())
             .ok()
             .and_then(|mut d| d.next())
             .and_then(|e| e.ok())
-            .map(|e| {
-                samples(&e.path())
-                    .iter()
-                    .filter(|s| s.round.is_some())
-                    .count()
-            })
-            .unwrap_or(0);
-        if written >= 1 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no sample was written"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    // SAFETY: sending SIGINT to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            .is_some_and(|e| !measured_samples(&e.path()).is_empty())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    kill(child.id() as i32, libc::SIGINT);
     let result = child.wait_with_output().unwrap();
     assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
     assert!(stderr(&result).contains("interrupted"));
@@ -318,7 +288,7 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
         "{kept:?}"
     );
     // The report says the run is partial, which cells are short, and recommends nothing.
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let report = report_md(&dir);
     assert!(
         report.contains("**Incomplete: the run stopped after"),
         "{report}"
@@ -338,9 +308,11 @@ fn ctrl_c_stops_cleanly_and_keeps_finished_samples() {
 #[test]
 fn progress_goes_to_stderr_and_quiet_silences_it() {
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(SMALL);
-    args.extend(["--backends", "selftest-noop", "--ops", "read"]);
+    let mut args = mixed_run_args(
+        SMALL_ROWS,
+        &["--backends", "selftest-noop", "--ops", "read"],
+        out.path(),
+    );
     let normal = formatbench(&args);
     assert_eq!(normal.status.code(), Some(0));
     let err = stderr(&normal);
@@ -349,11 +321,37 @@ fn progress_goes_to_stderr_and_quiet_silences_it() {
         !stdout(&normal).contains("measure 2/2"),
         "stdout carries only the summary"
     );
-    args.push("--quiet");
+    args.push("--quiet".into());
     let quiet = formatbench(&args);
     assert_eq!(quiet.status.code(), Some(0));
     assert_eq!(stderr(&quiet), "", "quiet");
     assert!(stdout(&quiet).contains("selftest-noop"));
+}
+
+/// The self-test spin's `profiles` read on one thread from a 16-row mixed table, each sample
+/// repeated to `min_sample_ms`, into `out`.
+fn spin_run(profiles: &str, min_sample_ms: &str, out: &std::path::Path) -> std::process::Output {
+    formatbench(&[
+        "run",
+        "--out",
+        out.to_str().unwrap(),
+        "--dataset",
+        "mixed",
+        "--rows",
+        "16",
+        "--per-type",
+        "1",
+        "--backends",
+        "selftest-spin",
+        "--profiles",
+        profiles,
+        "--ops",
+        "read",
+        "--threads",
+        "1",
+        "--min-sample-ms",
+        min_sample_ms,
+    ])
 }
 
 #[test]
@@ -361,21 +359,7 @@ fn cpu_time_is_per_call_like_wall_time() {
     // A one-thread spin short enough to repeat inside every sample: per call, its CPU time
     // cannot exceed its wall time, while the whole sample's CPU would be `calls` times that.
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(["--dataset", "mixed", "--rows", "16", "--per-type", "1"]);
-    args.extend([
-        "--backends",
-        "selftest-spin",
-        "--profiles",
-        "short-x1",
-        "--ops",
-        "read",
-        "--threads",
-        "1",
-        "--min-sample-ms",
-        "500",
-    ]);
-    let result = formatbench(&args);
+    let result = spin_run("short-x1", "500", out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let ok: Vec<_> = samples(&run_dir(out.path()))
         .into_iter()
@@ -421,21 +405,7 @@ fn first_and_warm_calls_are_both_recorded_and_either_ranks() {
     // short-lazy's first call does four times the work of its later calls (and of short-x1's
     // calls): ranked by warm calls the two are level, ranked by first calls it is ~4x slower.
     let out = tempfile::tempdir().unwrap();
-    let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
-    args.extend(["--dataset", "mixed", "--rows", "16", "--per-type", "1"]);
-    args.extend([
-        "--backends",
-        "selftest-spin",
-        "--profiles",
-        "short-x1,short-lazy",
-        "--ops",
-        "read",
-        "--threads",
-        "1",
-        "--min-sample-ms",
-        "50",
-    ]);
-    let result = formatbench(&args);
+    let result = spin_run("short-x1,short-lazy", "50", out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let dir = run_dir(out.path());
     let ok: Vec<_> = samples(&dir)
@@ -462,7 +432,7 @@ fn first_and_warm_calls_are_both_recorded_and_either_ranks() {
         (0.75..1.33).contains(&warm_ratio),
         "warm ratio {warm_ratio}"
     );
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let report = report_md(&dir);
     assert!(report.contains("Times are warm calls"), "{report}");
     // The same results, ranked by first calls.
     let first_dir = out.path().join("first");
@@ -478,21 +448,14 @@ fn first_and_warm_calls_are_both_recorded_and_either_ranks() {
     let (first_ratio, call) = lazy_ratio(&first_dir);
     assert_eq!(call, "first");
     assert!(first_ratio > 2.5, "first-call ratio {first_ratio}");
-    let report = std::fs::read_to_string(first_dir.join("report.md")).unwrap();
+    let report = report_md(&first_dir);
     assert!(report.contains("Times are first calls"), "{report}");
 }
 
 #[test]
 fn report_ranks_an_existing_run_again_by_another_priority_and_reference() {
     let out = tempfile::tempdir().unwrap();
-    let ran = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        "2000",
-        "--per-type",
-        "1",
+    let args = [
         "--backends",
         "ipc",
         "--profiles",
@@ -501,11 +464,8 @@ fn report_ranks_an_existing_run_again_by_another_priority_and_reference() {
         "write,read",
         "--rounds",
         "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    ];
+    let ran = mixed_run(2000, &args, out.path());
     assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
     let dir = run_dir(out.path());
     let results = std::fs::read(dir.join("results.jsonl")).unwrap();
@@ -523,17 +483,13 @@ fn report_ranks_an_existing_run_again_by_another_priority_and_reference() {
     };
     let (by_size, size_dir) = report(&["--prefer", "size"]);
     assert_eq!(by_size.status.code(), Some(0), "{}", stderr(&by_size));
-    let line = stdout(&by_size)
-        .lines()
-        .find(|l| l.starts_with("Recommendation:"))
-        .map(str::to_string)
-        .unwrap();
+    let line = recommendation(&by_size);
     assert!(line.contains("For the smallest files"), "{line}");
     assert!(
         line.contains("zstd"),
         "zstd writes the smallest IPC files: {line}"
     );
-    let markdown = std::fs::read_to_string(size_dir.join("report.md")).unwrap();
+    let markdown = report_md(&size_dir);
     assert!(markdown.contains("For the smallest files"));
     let (by_reference, _) = report(&["--reference", "ipc/lz4"]);
     assert_eq!(

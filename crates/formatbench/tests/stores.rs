@@ -6,20 +6,16 @@
 
 mod common;
 
-use common::{available, formatbench, run_dir, samples, stderr, stdout};
-use formatbench::results::{read_records, Record, SampleStatus};
-use formatbench::run::find;
+use common::{
+    formatbench, mixed_run, recommendation, records, report_md, run_dir, samples, stderr, verified,
+};
+use formatbench::results::{Record, SampleStatus};
 use formatbench_protocol::STORE_OPS;
 
 const ROWS: u64 = 2_000;
 
 fn featherstore() -> bool {
-    let reason = find("py-featherstore").map(|b| b.available);
-    let what = match &reason {
-        Some(Err(why)) => format!("py-featherstore ({why})"),
-        _ => "py-featherstore".to_string(),
-    };
-    available(&what, matches!(reason, Some(Ok(()))))
+    common::ready("Python peer", "py-featherstore")
 }
 
 #[test]
@@ -29,31 +25,22 @@ fn stores_do_every_table_operation_verified() {
         backends.push("py-featherstore");
     }
     let out = tempfile::tempdir().unwrap();
-    let result = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        &ROWS.to_string(),
-        "--per-type",
-        "1",
+    let backends_arg = backends.join(",");
+    let args = [
         "--backends",
-        &backends.join(","),
+        &backends_arg,
         "--profiles",
         "default",
         "--ops",
         "store",
         "--samples",
         "1",
-        "--min-sample-ms",
-        "0",
         "--threads",
         "2",
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    ];
+    let result = mixed_run(ROWS, &args, out.path());
     let dir = run_dir(out.path());
-    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let records = records(&dir);
     let samples = samples(&dir);
     // A failed cell makes the exit code 1; the only one allowed is FeatherStore's own bug.
     let failed: Vec<(&str, &str)> = samples
@@ -95,11 +82,7 @@ fn stores_do_every_table_operation_verified() {
                 "{backend} {op}: {:?}",
                 sample.reason
             );
-            let verified = records.iter().any(|r| {
-                matches!(r, Record::Verification(v)
-                    if v.cell.backend == *backend && v.cell.op == op.name()
-                        && v.status == SampleStatus::Ok)
-            });
+            let verified = verified(&records, |c| c.backend == *backend && c.op == op.name());
             assert!(verified, "{backend} {op}: not verified");
             let rows = match op.name() {
                 "range_before" | "range_after" | "range_between" | "labels" => quarter,
@@ -119,11 +102,7 @@ fn stores_do_every_table_operation_verified() {
         }
     }
     // The floor bounds the formats but is never the recommendation.
-    let text = stdout(&result);
-    let recommendation = text
-        .lines()
-        .find(|l| l.starts_with("Recommendation"))
-        .unwrap_or_default();
+    let recommendation = recommendation(&result);
     assert!(
         !recommendation.is_empty() && !recommendation.contains("floor-memcpy"),
         "{recommendation}"
@@ -170,14 +149,7 @@ fn store_operations_need_an_index_column() {
 #[test]
 fn ipc_parts_profiles_make_the_partition_size_section() {
     let out = tempfile::tempdir().unwrap();
-    let result = formatbench(&[
-        "run",
-        "--dataset",
-        "mixed",
-        "--rows",
-        &ROWS.to_string(),
-        "--per-type",
-        "1",
+    let args = [
         "--backends",
         "ipc-parts",
         "--profiles",
@@ -186,15 +158,12 @@ fn ipc_parts_profiles_make_the_partition_size_section() {
         "write,read,range_between,labels",
         "--samples",
         "1",
-        "--min-sample-ms",
-        "0",
-        "--out",
-        out.path().to_str().unwrap(),
         "-q",
-    ]);
+    ];
+    let result = mixed_run(ROWS, &args, out.path());
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let dir = run_dir(out.path());
-    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let records = records(&dir);
     let mib = 1u64 << 20;
     let mut written: Vec<(String, u64)> = records
         .iter()
@@ -228,7 +197,7 @@ fn ipc_parts_profiles_make_the_partition_size_section() {
             );
         }
     }
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let report = report_md(&dir);
     for wanted in [
         "## Partition size",
         "ipc-parts: each operation's time ÷ its best, against the partition size",

@@ -10,7 +10,7 @@ use arrow::compute::{cast, concat_batches};
 use arrow::datatypes::{DataType, Field, Int64Type, Schema};
 use formatbench::verify::{verify_output, verify_output_in_buckets, Leeway, RowOrder};
 use formatbench_protocol::{FileSplit, Op, OpParams};
-use formatbench_worker_arrow::source::{read_all, write_ipc};
+use formatbench_worker_kit::source::{read_all, write_ipc};
 use std::path::Path;
 use std::sync::Arc;
 

@@ -38,7 +38,7 @@ impl DatasetSpec {
                 // competitors read the object itself, where it lies.
                 let name = object.key.rsplit('/').next().unwrap_or("input");
                 let copy = dir.join(format!("given-{name}"));
-                formatbench_worker_arrow::download_object(object, &copy).map_err(Error::Io)?;
+                formatbench_s3_client::download_object(object, &copy).map_err(Error::Io)?;
                 let mut source = ingest_as(&copy, index.as_deref(), *feature_type, &path)?;
                 source.name = self.name();
                 source.parameters.insert("input".into(), object.url());

@@ -291,7 +291,7 @@ struct SortedIndex {
 impl SortedIndex {
     fn load(source: &Source, column: &str) -> Result<Self, Error> {
         let mut values = Vec::new();
-        for batch in formatbench_worker_arrow::source::open(&source.path)? {
+        for batch in formatbench_worker_kit::source::open(&source.path)? {
             let batch = batch?;
             let column_values = batch
                 .column_by_name(column)

@@ -75,7 +75,7 @@ impl ObjectStorage {
                     store: store.clone(),
                     key_prefix: store.key(run_id),
                 };
-                formatbench_worker_arrow::check_store(&storage.target(Path::new("")))
+                formatbench_s3_client::check_store(&storage.target(Path::new("")))
                     .map_err(|why| Error::Input(format!("--storage {}: {why}", store.url())))?;
                 crate::progress::say(&format!(
                     "object storage: {} at {}; everything this run writes goes under {}",
@@ -111,7 +111,7 @@ impl ObjectStorage {
         match self {
             ObjectStorage::Server(server) => server.remove(target),
             ObjectStorage::Store { .. } => {
-                if let Err(why) = formatbench_worker_arrow::remove_prefix(target) {
+                if let Err(why) = formatbench_s3_client::remove_prefix(target) {
                     if self.unreachable().is_none() {
                         crate::progress::say(&why);
                     }
@@ -164,7 +164,7 @@ impl ObjectStorage {
     pub fn finish(&self, keep: bool) {
         if let (ObjectStorage::Store { .. }, false) = (self, keep) {
             let all = self.target(Path::new(""));
-            match formatbench_worker_arrow::remove_prefix(&all) {
+            match formatbench_s3_client::remove_prefix(&all) {
                 Ok(n) => crate::progress::say(&format!(
                     "removed the run's {n} objects from {}",
                     all.url()

@@ -355,7 +355,7 @@ fn rankable(c: &CellSummary) -> Option<f64> {
 /// Whether a backend is a reference shown beside the formats (the memory-copy floor), never
 /// among them: ratios are to the fastest format, so a reference's is below 1 where it is faster.
 pub fn is_reference(backend: &str) -> bool {
-    backend == formatbench_worker_arrow::backends::FLOOR
+    backend == crate::catalog::FLOOR
 }
 
 /// The cell a group ranks against: [`super::fastest`] among the formats that ran (the

@@ -4,13 +4,15 @@
 pub mod cells;
 pub mod fidelity;
 pub mod own_store;
+pub mod process;
 
 use formatbench::datasets::{DatasetKind, DatasetSpec, Source};
-use formatbench::results::{read_records, Record, SampleRecord};
+use formatbench::results::{read_records, CellKey, Record, SampleRecord, SampleStatus};
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output};
 
-pub fn formatbench(args: &[&str]) -> Output {
+pub fn formatbench<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_formatbench"))
         .args(args)
         .output()
@@ -59,15 +61,75 @@ pub fn run_dir(out: &Path) -> std::path::PathBuf {
     dirs.remove(0)
 }
 
+/// Every record of a run's results.jsonl.
+pub fn records(run_dir: &Path) -> Vec<Record> {
+    read_records(&run_dir.join("results.jsonl")).expect("results parse")
+}
+
 pub fn samples(run_dir: &Path) -> Vec<SampleRecord> {
-    read_records(&run_dir.join("results.jsonl"))
-        .expect("results parse")
+    records(run_dir)
         .into_iter()
         .filter_map(|r| match r {
             Record::Sample(s) => Some(*s),
             _ => None,
         })
         .collect()
+}
+
+/// The measured samples of a run (those of a round: no warm-up or refused cell).
+pub fn measured_samples(run_dir: &Path) -> Vec<SampleRecord> {
+    samples(run_dir)
+        .into_iter()
+        .filter(|s| s.round.is_some())
+        .collect()
+}
+
+/// Whether a cell that `pick` chooses has a verification that passed.
+pub fn verified(records: &[Record], pick: impl Fn(&CellKey) -> bool) -> bool {
+    records.iter().any(
+        |r| matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok && pick(&v.cell)),
+    )
+}
+
+/// A run's report.md.
+pub fn report_md(run_dir: &Path) -> String {
+    std::fs::read_to_string(run_dir.join("report.md")).expect("report.md is written")
+}
+
+/// The recommendation line of a run's or report's summary on stdout ("" when it has none).
+pub fn recommendation(out: &Output) -> String {
+    stdout(out)
+        .lines()
+        .find(|l| l.starts_with("Recommendation"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// `run` on a generated mixed table of `rows` rows (one column a type), no repetition to a
+/// minimum sample length, with `extra` arguments (backends, operations, rounds, …), into `out`.
+pub fn mixed_run_args(rows: u64, extra: &[&str], out: &Path) -> Vec<String> {
+    let rows = rows.to_string();
+    let out = out.to_str().expect("a UTF-8 path");
+    let head = [
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        rows.as_str(),
+        "--per-type",
+        "1",
+    ];
+    let tail = ["--min-sample-ms", "0", "--out", out];
+    [&head[..], extra, &tail[..]]
+        .concat()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The run of [`mixed_run_args`], to its end.
+pub fn mixed_run(rows: u64, extra: &[&str], out: &Path) -> Output {
+    formatbench(&mixed_run_args(rows, extra, out))
 }
 
 /// Skips (returns false) with a printed reason, or fails when every optional part is required

@@ -36,7 +36,7 @@ impl Opened {
     /// The footer, with `offsets` the offset index (row selections) and with `columns` the
     /// column index too (index ranges).
     fn new(target: &ObjectTarget, offsets: bool, columns: bool) -> Result<Opened, WorkerError> {
-        let remote = Remote::get(target)?;
+        let remote = crate::remote::client(target)?;
         let path = Remote::path(target, DATA_OBJECT);
         let mut reader = ParquetObjectReader::new(remote.store.clone(), path);
         let policy = |wanted: bool| match wanted {

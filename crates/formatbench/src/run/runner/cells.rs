@@ -169,7 +169,7 @@ fn prepare_artifact(
         let outcome = runner.spawn(info.worker, job)?;
         let uploaded = match (&outcome.answer, runner.object_target(dir)) {
             (Ok(answer), Some(target)) if answer.status == AnswerStatus::Ok => {
-                formatbench_worker_arrow::upload_artifact(dir, &target).map(|_| Some(target))
+                formatbench_s3_client::upload_artifact(dir, &target).map(|_| Some(target))
             }
             _ => Ok(None),
         };

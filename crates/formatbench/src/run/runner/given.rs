@@ -78,7 +78,7 @@ fn linked(
             record.settings = crate::datasets::given::describe(Path::new(input), format)?;
             if let Some(target) = runner.object_target(dir) {
                 // The bucket gets the file as it is, as every artifact gets there.
-                match formatbench_worker_arrow::upload_artifact(dir, &target) {
+                match formatbench_s3_client::upload_artifact(dir, &target) {
                     Ok(_) => {
                         record.settings.insert("object_url".into(), target.url());
                     }

@@ -25,7 +25,7 @@ pub fn answers(target: &ObjectTarget) -> Result<(), String> {
     if !connected {
         return Err(refused);
     }
-    formatbench_worker_arrow::check_store(target).map_err(|why| {
+    formatbench_s3_client::check_store(target).map_err(|why| {
         // check_store names the endpoint first; the caller names it already.
         why.strip_prefix(&target.endpoint)
             .map_or(why.clone(), |rest| rest.trim_start().to_string())

@@ -110,7 +110,7 @@ fn result_file(dir: &std::path::Path, name: &str, values: Vec<Option<i64>>) -> s
     let column: ArrayRef = std::sync::Arc::new(Int64Array::from(values));
     let batch = RecordBatch::try_from_iter([("id", column)]).unwrap();
     let path = dir.join(name);
-    formatbench_worker_arrow::source::write_ipc(&path, &batch.schema(), &[batch]).unwrap();
+    formatbench_worker_kit::source::write_ipc(&path, &batch.schema(), &[batch]).unwrap();
     path
 }
 

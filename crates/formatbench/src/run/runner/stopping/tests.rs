@@ -115,11 +115,7 @@ fn the_floor_is_never_the_base_of_a_stop() {
     // The memory-copy floor is fastest and jitters against everything; the formats a and b
     // hold exactly 2× in every round. The reports rank against a, where b is known exactly, so
     // the group stops; measured against the floor it never would.
-    let (floor, a, b) = (
-        key(formatbench_worker_arrow::backends::FLOOR),
-        key("a"),
-        key("b"),
-    );
+    let (floor, a, b) = (key(crate::catalog::FLOOR), key("a"), key("b"));
     let keys = [&floor, &a, &b];
     let mut s = stopper(0.05, None, &keys, 6);
     let mut stopped = Vec::new();
