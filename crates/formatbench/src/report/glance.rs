@@ -46,6 +46,23 @@ fn median(c: &CellSummary) -> String {
         .map_or_else(|| DASH.to_string(), |w| format::duration(w.median))
 }
 
+/// The answers as the document model's table, which the Markdown and HTML reports draw.
+pub(super) fn table(summary: &RunSummary) -> crate::document::Table {
+    use crate::document::{Cell, Column};
+    let columns = HEADERS
+        .iter()
+        .map(|(name, right)| match right {
+            true => Column::right(*name),
+            false => Column::left(*name),
+        })
+        .collect();
+    let rows = answers(summary)
+        .iter()
+        .map(|a| a.cells().iter().map(|c| Cell::text(*c)).collect())
+        .collect();
+    crate::document::Table { columns, rows }
+}
+
 pub(super) fn answers(summary: &RunSummary) -> Vec<Answer> {
     summary.groups.iter().map(answer).collect()
 }

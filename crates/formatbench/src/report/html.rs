@@ -100,20 +100,7 @@ fn glance(out: &mut String, summary: &RunSummary) {
         "<p id=\"call\">Times are {}.</p>",
         esc(summary.call.describe())
     );
-    out.push_str("<div class=\"scroll\"><table>\n");
-    thead(out, &super::glance::HEADERS);
-    out.push_str("<tbody>\n");
-    for answer in super::glance::answers(summary) {
-        out.push_str("<tr>");
-        for (i, text) in answer.cells().iter().enumerate() {
-            match super::glance::HEADERS[i].1 {
-                true => td_num(out, text),
-                false => td(out, text),
-            }
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table></div>\n");
+    out.push_str(&crate::document::html_table(&super::glance::table(summary)));
     let _ = writeln!(
         out,
         "<p class=\"legend\">{}</p>",

@@ -72,11 +72,9 @@ fn glance(out: &mut String, summary: &RunSummary) {
         return;
     }
     out.push_str("## At a glance\n\n");
-    header(out, &super::glance::HEADERS);
-    for answer in super::glance::answers(summary) {
-        let cells: Vec<String> = answer.cells().iter().map(|c| escape(c)).collect();
-        row(out, &cells);
-    }
+    out.push_str(&crate::document::markdown_table(&super::glance::table(
+        summary,
+    )));
     let _ = writeln!(out, "\n{}\n", escape(super::glance::LEGEND));
 }
 
