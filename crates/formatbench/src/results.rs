@@ -15,7 +15,7 @@ pub use record::{
 };
 pub use repair::{repair, Repair};
 pub use schema::{UnknownSchema, RESULTS_SCHEMA};
-pub use settings::{CacheChoice, CallMode, Prefer, RunSettings, WRITE_ENDS};
+pub use settings::{recorded, CacheChoice, CallMode, Prefer, RunSettings, WRITE_ENDS};
 pub use store::{
     read_records, read_results, ResultsRead, ResultsWriter, SkippedLine, RESULTS_FILE,
 };

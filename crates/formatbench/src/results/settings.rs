@@ -26,14 +26,6 @@ impl CallMode {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "first" => Some(CallMode::First),
-            "warm" => Some(CallMode::Warm),
-            _ => None,
-        }
-    }
-
     /// What the reports say the ranked times are.
     pub fn describe(self) -> &'static str {
         match self {
@@ -67,16 +59,6 @@ impl Prefer {
             Prefer::Balanced => "balanced",
         }
     }
-
-    /// A recorded value; anything unknown is balanced, as it always was.
-    pub fn parse(text: &str) -> Self {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "read" => Prefer::Read,
-            "write" => Prefer::Write,
-            "size" => Prefer::Size,
-            _ => Prefer::Balanced,
-        }
-    }
 }
 
 /// The page-cache states reads run under (`--cache`).
@@ -99,17 +81,12 @@ impl CacheChoice {
             CacheChoice::Both => "both",
         }
     }
+}
 
-    /// A recorded value. Runs before this type recorded the text below whatever was asked (a
-    /// second entry under the same key overwrote the choice): they read back as `None`.
-    fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "warm" => Some(CacheChoice::Warm),
-            "cold" => Some(CacheChoice::Cold),
-            "both" => Some(CacheChoice::Both),
-            _ => None,
-        }
-    }
+/// A recorded value of one of the enums above, read as the command line reads it (case
+/// aside); `None` for anything else.
+pub fn recorded<T: clap::ValueEnum>(text: &str) -> Option<T> {
+    T::from_str(text.trim(), true).ok()
 }
 
 /// What a write's time ends with; recorded because it changes what a write sample measures.
@@ -126,7 +103,8 @@ pub struct RunSettings {
     pub blocks: u32,
     /// `--samples`: the most rounds a cell is measured in.
     pub max_rounds: Option<u32>,
-    /// `None` in runs that recorded no choice (see [`CacheChoice::parse`]).
+    /// `None` in runs that recorded no choice: before this type, a second entry under the same
+    /// key overwrote the choice with a fixed text.
     pub cache: Option<CacheChoice>,
     pub min_sample_s: f64,
     pub warmup: u32,
@@ -255,7 +233,7 @@ impl From<BTreeMap<String, String>> for RunSettings {
             quick: take("quick").is_some_and(|q| q == "true"),
             blocks: number(take("blocks")).unwrap_or_default(),
             max_rounds: number(take("max_rounds")),
-            cache: take("cache").and_then(|c| CacheChoice::parse(&c)),
+            cache: take("cache").and_then(|c| recorded(&c)),
             min_sample_s: number(take("min_sample_s")).unwrap_or_default(),
             warmup: number(take("warmup")).unwrap_or_default(),
             precision: number(take("precision")),
@@ -268,10 +246,11 @@ impl From<BTreeMap<String, String>> for RunSettings {
             network: take("network").unwrap_or_default(),
             egress_price_per_gb: number(take("egress_price_per_gb")),
             session_queries: number(take("session_queries")),
-            prefer: take("prefer").map_or_else(Prefer::default, |p| Prefer::parse(&p)),
-            call: take("call")
-                .and_then(|c| CallMode::parse(&c))
+            // Anything unknown is balanced and warm, as it always was.
+            prefer: take("prefer")
+                .and_then(|p| recorded(&p))
                 .unwrap_or_default(),
+            call: take("call").and_then(|c| recorded(&c)).unwrap_or_default(),
             reference: take("reference"),
             datasets: take("datasets")
                 .map(|d| d.split(',').map(str::to_string).collect())
