@@ -94,7 +94,72 @@ pub struct SplitTraffic {
     pub all: ObjectTraffic,
 }
 
+/// What kind of S3 request one is, as S3 bills it: the one classification formatbench's S3
+/// server and its client both count by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    Get,
+    GetRange,
+    Head,
+    List,
+    Put,
+    Part,
+    Multipart,
+    Delete,
+    Other,
+}
+
+impl RequestKind {
+    /// Every kind, in [`ObjectTraffic`]'s order.
+    pub const ALL: [RequestKind; 9] = [
+        RequestKind::Get,
+        RequestKind::GetRange,
+        RequestKind::Head,
+        RequestKind::List,
+        RequestKind::Put,
+        RequestKind::Part,
+        RequestKind::Multipart,
+        RequestKind::Delete,
+        RequestKind::Other,
+    ];
+
+    /// The kind of a request from its method, its query, whether it asks a byte range, and
+    /// whether its path names only the bucket (path-style addressing: what the server sees; a
+    /// client that cannot tell passes false, and a listing is known by its query then).
+    pub fn of(method: &str, query: &str, ranged: bool, bucket_only: bool) -> RequestKind {
+        let has = |key: &str| query.split('&').any(|p| p.split('=').next() == Some(key));
+        match method {
+            "GET" if bucket_only || has("list-type") || has("prefix") => RequestKind::List,
+            "GET" if ranged => RequestKind::GetRange,
+            "GET" => RequestKind::Get,
+            "HEAD" => RequestKind::Head,
+            "PUT" if has("partNumber") => RequestKind::Part,
+            "PUT" => RequestKind::Put,
+            "POST" if has("uploads") || has("uploadId") => RequestKind::Multipart,
+            "DELETE" if has("uploadId") => RequestKind::Multipart,
+            "DELETE" => RequestKind::Delete,
+            _ => RequestKind::Other,
+        }
+    }
+}
+
 impl ObjectTraffic {
+    /// Adds `n` requests of `kind`.
+    pub fn add(&mut self, kind: RequestKind, n: u64) {
+        let counter = match kind {
+            RequestKind::Get => &mut self.get,
+            RequestKind::GetRange => &mut self.get_range,
+            RequestKind::Head => &mut self.head,
+            RequestKind::List => &mut self.list,
+            RequestKind::Put => &mut self.put,
+            RequestKind::Part => &mut self.part,
+            RequestKind::Multipart => &mut self.multipart,
+            RequestKind::Delete => &mut self.delete,
+            RequestKind::Other => &mut self.other,
+        };
+        *counter += n;
+    }
+
     /// Every request, whatever its kind.
     pub fn requests(&self) -> u64 {
         self.get
@@ -134,6 +199,18 @@ impl ObjectTraffic {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn request_kinds_are_listed_in_their_own_order_and_counted_in_their_field() {
+        for (i, kind) in super::RequestKind::ALL.iter().enumerate() {
+            assert_eq!(*kind as usize, i);
+            let mut t = super::ObjectTraffic::default();
+            t.add(*kind, 2);
+            assert_eq!(t.requests(), 2, "{kind:?}");
+        }
+        let list = super::RequestKind::of("GET", "list-type=2&prefix=a", false, false);
+        assert_eq!(list, super::RequestKind::List);
+    }
+
     use super::*;
 
     #[test]

@@ -8,43 +8,19 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-/// What kind of S3 request this is, from its method, query and headers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Get,
-    GetRange,
-    Head,
-    List,
-    Put,
-    Part,
-    Multipart,
-    Delete,
-    Other,
-}
+/// What kind of S3 request this is: the protocol's one classification.
+pub use formatbench_protocol::RequestKind as Kind;
 
+/// A request's kind, from its method, query, `Range` header and path (path-style: `/bucket` or
+/// `/bucket/` names the bucket, anything longer an object).
 pub fn classify<B>(request: &hyper::Request<B>) -> Kind {
-    let query = request.uri().query().unwrap_or("");
-    let has = |name: &str| {
-        query
-            .split('&')
-            .any(|pair| pair.split('=').next() == Some(name))
-    };
-    // Path-style: `/bucket` or `/bucket/` names the bucket, anything longer an object.
     let on_bucket = request.uri().path().trim_matches('/').split('/').count() <= 1;
-    match *request.method() {
-        hyper::Method::GET if on_bucket => Kind::List,
-        hyper::Method::GET if request.headers().contains_key(hyper::header::RANGE) => {
-            Kind::GetRange
-        }
-        hyper::Method::GET => Kind::Get,
-        hyper::Method::HEAD => Kind::Head,
-        hyper::Method::PUT if has("partNumber") => Kind::Part,
-        hyper::Method::PUT => Kind::Put,
-        hyper::Method::POST if has("uploads") || has("uploadId") => Kind::Multipart,
-        hyper::Method::DELETE if has("uploadId") => Kind::Multipart,
-        hyper::Method::DELETE => Kind::Delete,
-        _ => Kind::Other,
-    }
+    Kind::of(
+        request.method().as_str(),
+        request.uri().query().unwrap_or(""),
+        request.headers().contains_key(hyper::header::RANGE),
+        on_bucket,
+    )
 }
 
 /// One thing the server counted, stamped with the wall clock (the worker's clock too, on the
@@ -85,7 +61,7 @@ impl Window {
         for &(at, event) in within {
             match event {
                 Event::Request(kind) => {
-                    *counter(&mut t, kind) += 1;
+                    t.add(kind, 1);
                     first_request.get_or_insert(at);
                 }
                 Event::Error => t.errors += 1,
@@ -107,20 +83,6 @@ impl Window {
             _ => None,
         };
         t
-    }
-}
-
-fn counter(t: &mut ObjectTraffic, kind: Kind) -> &mut u64 {
-    match kind {
-        Kind::Get => &mut t.get,
-        Kind::GetRange => &mut t.get_range,
-        Kind::Head => &mut t.head,
-        Kind::List => &mut t.list,
-        Kind::Put => &mut t.put,
-        Kind::Part => &mut t.part,
-        Kind::Multipart => &mut t.multipart,
-        Kind::Delete => &mut t.delete,
-        Kind::Other => &mut t.other,
     }
 }
 
