@@ -6,10 +6,12 @@
 
 mod html;
 mod markdown;
+mod table;
 mod terminal;
 
 pub use html::{html, html_escape, html_head, table as html_table};
-pub use markdown::{escape as markdown_escape, markdown, table as markdown_table};
+pub use markdown::{escape as markdown_escape, markdown, markdown_page, table as markdown_table};
+pub use table::{Align, Cell, CellKind, Column, Row, Table, Tone};
 pub use terminal::terminal;
 
 /// A document: a title, its answer in a line, and its blocks in reading order. Where the
@@ -27,22 +29,88 @@ pub struct Document {
 pub enum Block {
     /// A section's heading.
     Heading(String),
+    /// A section with an anchor that tools and links find (`report.html#results`); it runs to
+    /// the next section or the end.
+    Section {
+        id: String,
+        title: String,
+    },
+    /// A heading inside a section.
+    Subheading(String),
     /// A paragraph.
     Text(Text),
+    /// A paragraph with a role the medium may show (a legend, a warning), maybe an anchor.
+    Para(Para),
     /// A list of items, each a line.
     List(Vec<Text>),
+    /// The remarks under a table (its rows' flags), set apart from the text.
+    Remarks(Vec<Text>),
     Table(Table),
     Chart(Chart),
 }
 
+/// What a paragraph is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    #[default]
+    Plain,
+    /// What a table's columns and marks mean.
+    Legend,
+    /// A remark on the figures that follow (no clear winner, how sampling stopped).
+    Note,
+    /// Something the reader must weigh before trusting the figures.
+    Warning,
+    /// A side remark, or the line that stands in for an empty section.
+    Muted,
+}
+
+/// Whether the heading at `i` heads nothing a medium shows: every block up to the next
+/// heading is a chart that medium does not draw (`drawn` says which it draws).
+fn heads_nothing(blocks: &[Block], i: usize, drawn: impl Fn(&Chart) -> bool) -> bool {
+    blocks[i + 1..]
+        .iter()
+        .take_while(|b| {
+            !matches!(
+                b,
+                Block::Heading(_) | Block::Section { .. } | Block::Subheading(_)
+            )
+        })
+        .all(|b| matches!(b, Block::Chart(c) if !drawn(c)))
+}
+
+/// A paragraph with its role and, where tools or links look for it, an anchor.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Para {
+    pub role: Role,
+    pub id: Option<String>,
+    pub text: Text,
+}
+
+impl Para {
+    pub fn new(role: Role, text: Text) -> Self {
+        Para {
+            role,
+            id: None,
+            text,
+        }
+    }
+
+    pub fn with_id(mut self, id: &str) -> Self {
+        self.id = Some(id.to_string());
+        self
+    }
+}
+
 /// A run of words, with what it is for: plain, emphasised (`Strong`), a name or an id
-/// (`Code`), or a side remark (`Muted`).
+/// (`Code`), a side remark (`Muted`), or an outcome that needs attention (`Status`: failed,
+/// unsupported).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Span {
     Plain(String),
     Strong(String),
     Code(String),
     Muted(String),
+    Status(String),
 }
 
 /// A paragraph: its spans, in order.
@@ -81,93 +149,14 @@ impl Text {
         self.spans
             .iter()
             .map(|span| match span {
-                Span::Plain(t) | Span::Strong(t) | Span::Code(t) | Span::Muted(t) => t.as_str(),
+                Span::Plain(t)
+                | Span::Strong(t)
+                | Span::Code(t)
+                | Span::Muted(t)
+                | Span::Status(t) => t.as_str(),
             })
             .collect()
     }
-}
-
-/// How a column lines up: names left, figures right.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    Left,
-    Right,
-}
-
-/// What a cell's value means for the reader, drawn as a colour where the medium has one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Tone {
-    #[default]
-    Plain,
-    Muted,
-    /// Worse: slower, failed.
-    Worse,
-    /// Better: faster, fixed.
-    Better,
-    /// Neither shown nor ruled out.
-    Unsure,
-}
-
-/// A table cell: its text as every medium prints it, the number behind it when it has one
-/// (exports and tests read that), and its tone.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Cell {
-    pub text: String,
-    pub value: Option<f64>,
-    pub tone: Tone,
-}
-
-impl Cell {
-    pub fn text(text: impl Into<String>) -> Self {
-        Cell {
-            text: text.into(),
-            ..Cell::default()
-        }
-    }
-
-    /// A figure: its text and the number it shows.
-    pub fn figure(text: impl Into<String>, value: Option<f64>) -> Self {
-        Cell {
-            text: text.into(),
-            value,
-            tone: Tone::Plain,
-        }
-    }
-
-    pub fn toned(mut self, tone: Tone) -> Self {
-        self.tone = tone;
-        self
-    }
-}
-
-/// A column: its header and alignment.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Column {
-    pub header: String,
-    pub align: Align,
-}
-
-impl Column {
-    pub fn left(header: impl Into<String>) -> Self {
-        Column {
-            header: header.into(),
-            align: Align::Left,
-        }
-    }
-
-    pub fn right(header: impl Into<String>) -> Self {
-        Column {
-            header: header.into(),
-            align: Align::Right,
-        }
-    }
-}
-
-/// A table: its columns and rows of cells (one per column).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Table {
-    pub columns: Vec<Column>,
-    pub rows: Vec<Vec<Cell>>,
 }
 
 /// A chart, as data: the renderers that can draw draw it; the others leave it to the table
@@ -175,6 +164,21 @@ pub struct Table {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Chart {
     Intervals(IntervalChart),
+    Drawn(DrawnChart),
+}
+
+/// A chart its analysis drew (SVG whose colours come from CSS classes, so it follows the
+/// page's light or dark scheme): inline on a page, a file of its own beside a Markdown page,
+/// left to its table on a terminal and in Markdown meant for pasting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DrawnChart {
+    pub title: String,
+    /// The `<svg>` element, for a page whose stylesheet holds `style`.
+    pub svg: String,
+    /// The rules its classes need, once per page however many charts share them.
+    pub style: String,
+    /// The standalone file a Markdown page links (`chart-3.svg`).
+    pub file: String,
 }
 
 /// Each row's estimate as a dot and its interval as a whisker on a log axis, with a reference

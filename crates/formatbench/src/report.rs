@@ -10,11 +10,10 @@ mod fixture;
 mod format;
 mod glance;
 mod growth;
-mod html;
 mod layouts;
 mod machine;
-mod markdown;
 mod overall;
+mod page;
 mod pareto;
 mod partitions;
 mod pick;
@@ -120,14 +119,19 @@ pub fn terminal(summary: &RunSummary) -> String {
     terminal::render(summary, terminal::columns())
 }
 
+/// The report as one document, which every medium's renderer draws.
+pub fn document(summary: &RunSummary) -> crate::document::Document {
+    page::document(summary, &sections(summary, None))
+}
+
 /// A report meant to be pasted into a README or an issue.
 pub fn markdown(summary: &RunSummary) -> String {
-    markdown::render(summary, &sections(summary, None))
+    crate::document::markdown_page(&document(summary))
 }
 
 /// One HTML5 file with no external resources, readable offline and in either colour scheme.
 pub fn html(summary: &RunSummary) -> String {
-    html::render(summary, &sections(summary, None))
+    crate::document::html(&document(summary))
 }
 
 /// Every report and export of a results file's records, written into `dir`: the one way from
@@ -163,13 +167,13 @@ fn write_reports_of(
     dir: &Path,
 ) -> Result<(), Error> {
     let charts = charts::all(summary);
-    let sections = sections(summary, fidelity);
+    let document = page::document(summary, &sections(summary, fidelity));
     let mut files = vec![
         (
             "report.md".to_string(),
-            markdown::render(summary, &sections),
+            crate::document::markdown_page(&document),
         ),
-        ("report.html".to_string(), html::render(summary, &sections)),
+        ("report.html".to_string(), crate::document::html(&document)),
     ];
     files.extend(
         charts

@@ -176,6 +176,23 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// Collapses every run of whitespace (reasons often carry a worker's multi-line stderr) into
+/// one space, so a reason fits on one table row or list line.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters (not bytes, so a cut never splits a UTF-8 sequence), with "…"
+/// marking a cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -225,7 +225,8 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
     }
     let code = if outcome.interrupted {
         130
-    } else if summary.any_failed() {
+    } else if let Some(why) = failed_cells(&summary) {
+        crate::progress::fail(&why);
         1
     } else if let Some(why) = nothing_measured::nothing_measured(&summary) {
         crate::progress::fail(&why);
@@ -234,6 +235,31 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
         0
     };
     Ok((code, outcome.run_dir))
+}
+
+/// Why a run whose cells failed exits 1, in a line even `--quiet` prints: how many failed
+/// and the first of them with its reason, so that a CI log says more than an exit code.
+fn failed_cells(summary: &crate::stats::RunSummary) -> Option<String> {
+    let failed: Vec<&crate::stats::CellSummary> = summary
+        .groups
+        .iter()
+        .flat_map(|g| &g.cells)
+        .filter(|c| c.status == crate::results::SampleStatus::Failed)
+        .collect();
+    let first = failed.first()?;
+    let k = &first.cell;
+    Some(format!(
+        "{} cell{} failed, first {} {} {} {} ({}, {}): {} (all under \"Not measured\" in report.md)",
+        failed.len(),
+        if failed.len() == 1 { "" } else { "s" },
+        k.dataset,
+        k.backend,
+        k.shown_profile(),
+        k.op,
+        k.layout,
+        k.target,
+        first.reason.as_deref().unwrap_or("no reason recorded"),
+    ))
 }
 
 fn print_datasets() {

@@ -8,7 +8,7 @@
 use super::model::{interval_text, Comparison, Verdict};
 use super::rows::{listing, short};
 use crate::document::{
-    Block, Cell, Chart, Column, Document, IntervalChart, IntervalRow, Span, Table, Text, Tone,
+    Block, Cell, Chart, Column, Document, IntervalChart, IntervalRow, Row, Span, Table, Text, Tone,
 };
 use crate::units::bytes;
 
@@ -77,17 +77,17 @@ pub fn document(cmp: &Comparison, detail: Detail) -> Document {
             .rows
             .iter()
             .map(|r| {
-                vec![
+                Row::from(vec![
                     Cell::text(&r.label),
                     Cell::text(&r.base),
                     Cell::text(&r.new),
                     Cell::figure(&r.ratio, r.estimate),
                     Cell::text(&r.memory),
                     Cell::text(&r.verdict_text).toned(tone(r.verdict)),
-                ]
+                ])
             })
             .collect();
-        blocks.push(Block::Table(Table { columns, rows }));
+        blocks.push(Block::Table(Table::new(columns, rows)));
     }
     let mut notes = Vec::new();
     if listing.unchanged_left_out > 0 {
@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(table.rows.len(), 5);
         let (text, md, page) = (terminal(&cmp), markdown(&cmp), html(&cmp));
         for row in &table.rows {
-            for cell in row {
+            for cell in &row.cells {
                 let escaped = crate::document::html_escape(&cell.text);
                 assert!(text.contains(&cell.text), "terminal lacks {:?}", cell.text);
                 assert!(

@@ -1,29 +1,63 @@
 //! A document as one self-contained HTML page: inline CSS (light and dark, from the reader's
 //! colour scheme) and inline SVG charts, no scripts, no external files.
 
-use super::{Align, Block, Chart, Document, IntervalChart, Span, Table, Text, Tone};
+use super::{Block, Chart, Document, IntervalChart, Para, Role, Span, Text, Tone};
 use std::fmt::Write;
 
+mod table;
+
+pub use table::table;
+
+/// The page's own rules; a drawn chart brings its own (the document holds them).
 const STYLE: &str = r#"
-:root { color-scheme: light dark;
+:root {
+  color-scheme: light dark;
   --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --head: #f6f8fa;
-  --worse: #cf222e; --better: #1a7f37; --same: #59636e; --unsure: #9a6700; --band: #eaeef2; }
-@media (prefers-color-scheme: dark) { :root {
-  --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --head: #151b23;
-  --worse: #f85149; --better: #3fb950; --same: #9198a1; --unsure: #d29922; --band: #21262d; } }
+  --win: #dafbe1; --win-edge: #1a7f37; --bad: #cf222e;
+  --worse: #cf222e; --better: #1a7f37; --same: #59636e; --unsure: #9a6700; --band: #eaeef2;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --head: #151b23;
+    --win: #12361f; --win-edge: #3fb950; --bad: #f85149;
+    --worse: #f85149; --better: #3fb950; --same: #9198a1; --unsure: #d29922; --band: #21262d;
+  }
+}
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 86rem; margin: 0 auto; padding: 1.5rem 1rem; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.88em;
-  font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid var(--border); padding: 0.25rem 0.45rem; text-align: left; }
+h1 { margin-top: 0; }
+h2 { border-bottom: 1px solid var(--border); padding-bottom: 0.2rem; margin-top: 2rem; }
+h3 { margin-bottom: 0.3rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums;
+  font-size: 0.88em; }
+caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+th, td { border: 1px solid var(--border); padding: 0.25rem 0.45rem; text-align: left; vertical-align: top; }
 th { background: var(--head); }
 .num { text-align: right; white-space: nowrap; }
-.muted { color: var(--muted); }
+th.num { white-space: normal; }
+td.parts { white-space: normal; }
+tr:has(> td > .badge) td { background: var(--win); font-weight: 600; }
+tr:has(> td > .badge) td:first-child { box-shadow: inset 4px 0 0 var(--win-edge); }
+figure { margin: 0; }
+td.median { text-align: right; white-space: nowrap; }
+#recommendation { border-left: 4px solid var(--win-edge); background: var(--head);
+  padding: 0.4rem 0.8rem; margin: 0.5rem 0 1rem; }
+.badge { display: inline-block; margin-left: 0.4rem; padding: 0 0.4rem; border-radius: 0.6rem;
+  font-size: 0.75em; font-weight: 600; color: var(--bg); background: var(--win-edge); }
+.status, .flag { color: var(--bad); font-weight: 600; }
+.warning { color: var(--bad); margin: 0.3rem 0; }
+.note { font-weight: 600; margin: 0.3rem 0; }
+ul.flags { margin-top: -1rem; color: var(--muted); }
+.muted, .legend { color: var(--muted); }
+td.long { max-width: 40rem; overflow-wrap: anywhere; }
+td.long summary { cursor: pointer; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 .t-worse { color: var(--worse); font-weight: 600; }
 .t-better { color: var(--better); font-weight: 600; }
 .t-unsure { color: var(--unsure); }
-.chart, .scroll { max-width: 100%; overflow-x: auto; }
+.chart { max-width: 100%; overflow-x: auto; }
 svg text { fill: var(--fg); font-size: 12px; }
 svg .axis { stroke: var(--muted); stroke-width: 1; }
 svg .band { fill: var(--band); }
@@ -36,21 +70,52 @@ svg .m-plain, svg .m-muted { fill: var(--same); stroke: var(--same); }
 pub fn html(doc: &Document) -> String {
     let mut out = html_head(&doc.title);
     out.push_str(STYLE);
+    // Each drawn chart's rules once, however many charts share them.
+    let mut styles: Vec<&str> = Vec::new();
+    for block in &doc.blocks {
+        if let Block::Chart(Chart::Drawn(chart)) = block {
+            if !styles.contains(&chart.style.as_str()) {
+                styles.push(&chart.style);
+            }
+        }
+    }
+    styles.iter().for_each(|style| out.push_str(style));
     out.push_str("</style>\n</head>\n<body>\n<main>\n");
     let _ = writeln!(out, "<h1>{}</h1>", html_escape(&doc.title));
     if let Some(summary) = &doc.summary {
         let _ = writeln!(out, "<p>{}</p>", inline(summary));
     }
+    let mut in_section = false;
     for block in &doc.blocks {
         match block {
             Block::Heading(text) => {
                 let _ = writeln!(out, "<h2>{}</h2>", html_escape(text));
             }
+            Block::Section { id, title } => {
+                if in_section {
+                    out.push_str("</section>\n");
+                }
+                in_section = true;
+                let _ = writeln!(
+                    out,
+                    "<section id=\"{}\">\n<h2>{}</h2>",
+                    html_escape(id),
+                    html_escape(title)
+                );
+            }
+            Block::Subheading(text) => {
+                let _ = writeln!(out, "<h3>{}</h3>", html_escape(text));
+            }
             Block::Text(text) => {
                 let _ = writeln!(out, "<p>{}</p>", inline(text));
             }
-            Block::List(items) => {
-                out.push_str("<ul>\n");
+            Block::Para(para) => out.push_str(&paragraph(para)),
+            Block::List(items) | Block::Remarks(items) => {
+                let class = match block {
+                    Block::Remarks(_) => " class=\"flags\"",
+                    _ => "",
+                };
+                let _ = writeln!(out, "<ul{class}>");
                 for item in items {
                     let _ = writeln!(out, "<li>{}</li>", inline(item));
                 }
@@ -58,66 +123,32 @@ pub fn html(doc: &Document) -> String {
             }
             Block::Table(t) => out.push_str(&table(t)),
             Block::Chart(Chart::Intervals(chart)) => out.push_str(&intervals(chart)),
+            Block::Chart(Chart::Drawn(chart)) => {
+                let _ = write!(out, "<figure class=\"scroll\">\n{}</figure>\n", chart.svg);
+            }
         }
+    }
+    if in_section {
+        out.push_str("</section>\n");
     }
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 
-/// A table element in a box that scrolls sideways when the table is wider than the page.
-pub fn table(table: &Table) -> String {
-    let mut out = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
-    for column in &table.columns {
-        let _ = write!(
-            out,
-            "<th scope=\"col\"{}>{}</th>",
-            align(column.align, Tone::Plain),
-            html_escape(&column.header)
-        );
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &table.rows {
-        out.push_str("<tr>");
-        for (cell, column) in row.iter().zip(&table.columns) {
-            let _ = write!(
-                out,
-                "<td{}>{}</td>",
-                align(column.align, cell.tone),
-                html_escape(&cell.text)
-            );
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div>\n");
-    out
-}
-
-fn tone_class(tone: Tone) -> &'static str {
-    match tone {
-        Tone::Plain => "",
-        Tone::Muted => "muted",
-        Tone::Worse => "t-worse",
-        Tone::Better => "t-better",
-        Tone::Unsure => "t-unsure",
-    }
-}
-
-/// The class attribute of a cell: its alignment and its tone.
-fn align(align: Align, tone: Tone) -> String {
-    let classes: Vec<&str> = [
-        match align {
-            Align::Right => "num",
-            Align::Left => "",
-        },
-        tone_class(tone),
-    ]
-    .into_iter()
-    .filter(|c| !c.is_empty())
-    .collect();
-    match classes.is_empty() {
-        true => String::new(),
-        false => format!(" class=\"{}\"", classes.join(" ")),
-    }
+fn paragraph(para: &Para) -> String {
+    let id = para
+        .id
+        .as_ref()
+        .map(|id| format!(" id=\"{}\"", html_escape(id)))
+        .unwrap_or_default();
+    let class = match para.role {
+        Role::Plain => "",
+        Role::Legend => " class=\"legend\"",
+        Role::Note => " class=\"note\"",
+        Role::Warning => " class=\"warning\"",
+        Role::Muted => " class=\"muted\"",
+    };
+    format!("<p{id}{class}>{}</p>\n", inline(&para.text))
 }
 
 fn inline(text: &Text) -> String {
@@ -128,6 +159,7 @@ fn inline(text: &Text) -> String {
             Span::Strong(t) => format!("<strong>{}</strong>", html_escape(t)),
             Span::Code(t) => format!("<code>{}</code>", html_escape(t)),
             Span::Muted(t) => format!("<span class=\"muted\">{}</span>", html_escape(t)),
+            Span::Status(t) => format!("<span class=\"status\">{}</span>", html_escape(t)),
         })
         .collect()
 }

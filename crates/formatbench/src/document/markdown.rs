@@ -1,27 +1,86 @@
-//! A document as Markdown that survives being pasted into an issue: no relative links, no
-//! HTML, a pipe table per table (figures right-aligned), charts left to their tables.
+//! A document as GitHub-flavoured Markdown, in two forms: a snippet that survives being
+//! pasted into an issue ([`markdown`]: no relative links, no HTML, headings below the issue's
+//! own) and a page of its own ([`markdown_page`], `report.md`: its drawn charts linked as the
+//! SVG files written beside it).
 
-use super::{Align, Block, Document, Span, Table, Text};
+use super::{heads_nothing, Align, Block, CellKind, Chart, Document, Row, Span, Table, Text};
 
+/// How a form sets its blocks.
+struct Form {
+    /// The title's heading level; sections are one below, subheadings two.
+    level: usize,
+    /// Paragraphs apart (a page) or lines kept together by hard breaks (a snippet).
+    paragraphs: bool,
+    /// Drawn charts linked as their files (a page) or left to their tables.
+    images: bool,
+}
+
+const SNIPPET: Form = Form {
+    level: 3,
+    paragraphs: false,
+    images: false,
+};
+
+const PAGE: Form = Form {
+    level: 1,
+    paragraphs: true,
+    images: true,
+};
+
+/// A snippet for pasting into an issue or a PR comment.
 pub fn markdown(doc: &Document) -> String {
-    let mut out = format!("### {}\n\n", escape(&doc.title));
-    if let Some(summary) = &doc.summary {
-        out.push_str(&format!("{}  \n", inline(summary)));
+    render(doc, &SNIPPET)
+}
+
+/// A page of its own, with the charts as files beside it.
+pub fn markdown_page(doc: &Document) -> String {
+    render(doc, &PAGE)
+}
+
+fn render(doc: &Document, form: &Form) -> String {
+    let hashes = |deeper: usize| "#".repeat(form.level + deeper);
+    let mut out = format!("{} {}\n", hashes(0), escape(&doc.title));
+    let (para_end, block_start) = match form.paragraphs {
+        true => ("\n\n", ""),
+        false => ("  \n", "\n"),
+    };
+    if form.paragraphs {
+        out.push('\n');
     }
+    if let Some(summary) = &doc.summary {
+        out.push_str(&format!("{}{para_end}", inline(summary)));
+    }
+    let drawn = |chart: &Chart| matches!(chart, Chart::Drawn(_)) && form.images;
     for (i, block) in doc.blocks.iter().enumerate() {
+        let heading = |text: &str, deeper: usize| match form.paragraphs {
+            true => format!("{} {}\n\n", hashes(deeper), escape(text)),
+            false => format!("\n{} {}\n", hashes(deeper), escape(text)),
+        };
         match block {
-            // Charts are left to their tables here, and so are headings over nothing else.
-            Block::Heading(_) if matches!(doc.blocks.get(i + 1), Some(Block::Chart(_))) => {}
-            Block::Heading(text) => out.push_str(&format!("\n#### {}\n", escape(text))),
-            // A hard line break (two spaces) keeps consecutive lines of a header apart.
-            Block::Text(text) => out.push_str(&format!("{}  \n", inline(text))),
-            Block::List(items) => {
+            // A heading over a chart this form leaves out would head nothing.
+            Block::Heading(_) | Block::Subheading(_) if heads_nothing(&doc.blocks, i, drawn) => {}
+            Block::Heading(text) | Block::Section { title: text, .. } => {
+                out.push_str(&heading(text, 1))
+            }
+            Block::Subheading(text) => out.push_str(&heading(text, 2)),
+            Block::Text(text) => out.push_str(&format!("{}{para_end}", inline(text))),
+            Block::Para(para) => out.push_str(&format!("{}{para_end}", inline(&para.text))),
+            Block::List(items) | Block::Remarks(items) => {
                 for item in items {
                     out.push_str(&format!("- {}\n", inline(item)));
                 }
                 out.push('\n');
             }
-            Block::Table(t) => out.push_str(&format!("\n{}\n", table(t))),
+            Block::Table(t) => {
+                if let Some(caption) = &t.caption {
+                    out.push_str(&format!("{}:{para_end}", escape(caption)));
+                }
+                out.push_str(&format!("{block_start}{}\n", table(t)));
+            }
+            Block::Chart(Chart::Drawn(chart)) if form.images => {
+                let title = escape(&chart.title).replace('[', "\\[").replace(']', "\\]");
+                out.push_str(&format!("![{title}]({})\n\n", chart.file));
+            }
             Block::Chart(_) => {}
         }
     }
@@ -29,7 +88,8 @@ pub fn markdown(doc: &Document) -> String {
 }
 
 /// A table as Markdown rows: its header, the alignment rule (figures right), then a row per
-/// row, every cell escaped.
+/// row, every cell escaped. Every column stays (Markdown cannot fold or join them); a status
+/// stands in its first column and the others it spans show their own text (a dash).
 pub fn table(table: &Table) -> String {
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
     let mut out = line(table.columns.iter().map(|c| escape(&c.header)).collect());
@@ -39,9 +99,38 @@ pub fn table(table: &Table) -> String {
     });
     out.push_str(&line(rules.collect()));
     for row in &table.rows {
-        out.push_str(&line(row.iter().map(|c| escape(&c.text)).collect()));
+        out.push_str(&line(cells(row)));
     }
     out
+}
+
+/// A row's cells; its badge is left to media that can set it apart (a row's order already
+/// tells which is first).
+fn cells(row: &Row) -> Vec<String> {
+    row.cells
+        .iter()
+        .map(|cell| {
+            let flag = if cell.flagged { "!" } else { "" };
+            let text = match &cell.kind {
+                CellKind::Code => code(&cell.text),
+                CellKind::Status { .. } => format!("**{}**", escape(&cell.text)),
+                CellKind::Time { noisy: true } => format!("{}\\*", escape(&cell.text)),
+                _ => escape(&cell.text),
+            };
+            format!("{text}{flag}")
+        })
+        .collect()
+}
+
+/// Inline code when the text can be quoted that way, so hashes read as identifiers. Inside a
+/// code span only the table's `|` needs escaping.
+fn code(s: &str) -> String {
+    if s.is_empty() || s.contains('`') {
+        escape(s)
+    } else {
+        let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        format!("`{}`", one_line.replace('|', "\\|"))
+    }
 }
 
 fn inline(text: &Text) -> String {
@@ -50,7 +139,7 @@ fn inline(text: &Text) -> String {
         .map(|span| {
             let (words, marked) = match span {
                 Span::Plain(t) | Span::Muted(t) => (t, escape(t)),
-                Span::Strong(t) => (t, format!("**{}**", escape(t))),
+                Span::Strong(t) | Span::Status(t) => (t, format!("**{}**", escape(t))),
                 Span::Code(t) => (t, format!("`{}`", t.trim().replace('`', "'"))),
             };
             // Escaping makes a span one line; the spaces that part it from its neighbours stay.

@@ -2,23 +2,33 @@
 //! columns lined up by display width (names left, figures right), charts left to the table
 //! that holds their numbers.
 
-use super::{Align, Block, Document, Table, Text};
+use super::{heads_nothing, Align, Block, CellKind, Document, Row, Table, Text};
 use unicode_width::UnicodeWidthStr;
 
 pub fn terminal(doc: &Document) -> String {
     let mut out = format!("{}\n", doc.title);
     for (i, block) in doc.blocks.iter().enumerate() {
         match block {
-            // A heading over nothing but a chart would head nothing here.
-            Block::Heading(_) if matches!(doc.blocks.get(i + 1), Some(Block::Chart(_))) => {}
-            Block::Heading(text) => out.push_str(&format!("\n{text}:\n")),
+            // A heading over nothing but charts would head nothing here.
+            Block::Heading(_) | Block::Subheading(_)
+                if heads_nothing(&doc.blocks, i, |_| false) => {}
+            Block::Heading(text) | Block::Section { title: text, .. } => {
+                out.push_str(&format!("\n{text}:\n"))
+            }
+            Block::Subheading(text) => out.push_str(&format!("\n{text}\n")),
             Block::Text(text) => out.push_str(&format!("{}\n", line(text))),
-            Block::List(items) => {
+            Block::Para(para) => out.push_str(&format!("{}\n", line(&para.text))),
+            Block::List(items) | Block::Remarks(items) => {
                 for item in items {
                     out.push_str(&format!("  {}\n", line(item)));
                 }
             }
-            Block::Table(table) => out.push_str(&lined_up(table)),
+            Block::Table(table) => {
+                if let Some(caption) = &table.caption {
+                    out.push_str(&format!("{caption}:\n"));
+                }
+                out.push_str(&lined_up(table))
+            }
             Block::Chart(_) => {}
         }
     }
@@ -32,12 +42,29 @@ fn line(text: &Text) -> String {
     text.words()
 }
 
+/// A row's cells as text, with their marks: `!` flagged, `*` noisy.
+fn texts(row: &Row) -> Vec<String> {
+    row.cells
+        .iter()
+        .map(|cell| {
+            let noisy = matches!(cell.kind, CellKind::Time { noisy: true });
+            format!(
+                "{}{}{}",
+                cell.text,
+                if cell.flagged { "!" } else { "" },
+                if noisy { "*" } else { "" }
+            )
+        })
+        .collect()
+}
+
 /// The table's columns padded to their widest cell, two spaces apart, no trailing spaces.
 fn lined_up(table: &Table) -> String {
+    let rows: Vec<Vec<String>> = table.rows.iter().map(texts).collect();
     let mut widths: Vec<usize> = table.columns.iter().map(|c| c.header.width()).collect();
-    for row in &table.rows {
+    for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.text.width());
+            *w = (*w).max(cell.width());
         }
     }
     let last = table.columns.len().saturating_sub(1);
@@ -56,8 +83,8 @@ fn lined_up(table: &Table) -> String {
         format!("{}\n", text.trim_end())
     };
     let mut out = render(table.columns.iter().map(|c| c.header.as_str()).collect());
-    for row in &table.rows {
-        out.push_str(&render(row.iter().map(|c| c.text.as_str()).collect()));
+    for row in &rows {
+        out.push_str(&render(row.iter().map(String::as_str).collect()));
     }
     out
 }

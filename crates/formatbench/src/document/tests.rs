@@ -8,19 +8,19 @@ fn sample() -> Document {
             Block::Text(Text::strong("parquet is fastest").then(Span::Plain(" by 1.42×".into()))),
             Block::Heading("Results".into()),
             Block::List(vec![Text::plain("cold cache"), Text::muted("2 rounds")]),
-            Block::Table(Table {
-                columns: vec![Column::left("backend"), Column::right("median")],
-                rows: vec![
-                    vec![
+            Block::Table(Table::new(
+                vec![Column::left("backend"), Column::right("median")],
+                vec![
+                    Row::from(vec![
                         Cell::text("parquet"),
                         Cell::figure("1.23 ms", Some(0.00123)),
-                    ],
-                    vec![
+                    ]),
+                    Row::from(vec![
                         Cell::text("csv | <gz>"),
                         Cell::figure("17.5 ms", Some(0.0175)).toned(Tone::Worse),
-                    ],
+                    ]),
                 ],
-            }),
+            )),
             Block::Chart(Chart::Intervals(IntervalChart {
                 title: "ratio".into(),
                 axis: "ratio (log scale)".into(),
@@ -48,7 +48,7 @@ fn cell_texts(doc: &Document) -> Vec<String> {
             Block::Table(t) => Some(t),
             _ => None,
         })
-        .flat_map(|t| t.rows.iter().flatten().map(|c| c.text.clone()))
+        .flat_map(|t| t.rows.iter().flat_map(|r| &r.cells).map(|c| c.text.clone()))
         .collect()
 }
 

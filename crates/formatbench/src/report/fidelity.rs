@@ -4,7 +4,7 @@
 //! which), comes back altered, or is refused — from the run's verification records, which the
 //! verifier (an oracle that never calls the backends) wrote cell by cell.
 
-use crate::document::{Block, Cell, Column, Document, Table, Text, Tone};
+use crate::document::{Block, Cell, Column, Document, Row, Table, Text, Tone};
 use crate::results::{Record, SampleStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -256,25 +256,25 @@ impl Fidelity {
                             None => Cell::text(""),
                         }),
                 );
-                row
+                Row::from(row)
             })
             .collect();
         let mut blocks = vec![
             Block::Text(Text::plain(format!("{}.", capitalised(MATRIX_LEGEND)))),
-            Block::Table(Table { columns, rows }),
+            Block::Table(Table::new(columns, rows)),
         ];
-        let notes: Vec<Vec<Cell>> = competitors
+        let notes: Vec<Row> = competitors
             .iter()
             .flat_map(|(key, label)| {
                 self.types.iter().filter_map(move |(column, _)| {
                     let cell = self.cell(column, key)?;
                     (cell.outcome != Outcome::Same).then(|| {
-                        vec![
+                        Row::from(vec![
                             Cell::text(label),
                             Cell::text(column),
                             Cell::text(cell.outcome.symbol()).toned(cell.outcome.tone()),
                             Cell::text(cell.detail.clone().unwrap_or_default()),
-                        ]
+                        ])
                     })
                 })
             })
@@ -285,13 +285,11 @@ impl Fidelity {
                 "{}.",
                 capitalised(NOTES_LEGEND)
             ))));
-            blocks.push(Block::Table(Table {
-                columns: ["competitor", "type", "outcome", "how, or why"]
-                    .into_iter()
-                    .map(Column::left)
-                    .collect(),
-                rows: notes,
-            }));
+            let columns = ["competitor", "type", "outcome", "how, or why"]
+                .into_iter()
+                .map(Column::left)
+                .collect();
+            blocks.push(Block::Table(Table::new(columns, notes)));
         }
         Document {
             title: TITLE.into(),
@@ -329,7 +327,7 @@ impl Fidelity {
                 rows: table
                     .rows
                     .into_iter()
-                    .map(|row| row.into_iter().map(|c| c.text).collect())
+                    .map(|row| row.cells.into_iter().map(|c| c.text).collect())
                     .collect(),
             })
             .collect()

@@ -1,7 +1,7 @@
 //! Number and text formatting shared by every report, so the terminal, Markdown and HTML
 //! outputs never disagree about how a value reads.
 
-pub use crate::units::{bytes, count, duration, significant, DASH};
+pub use crate::units::{bytes, count, duration, one_line, significant, truncate, DASH};
 
 /// Decimals for a ratio: two near 1× where close calls matter, fewer further out.
 fn ratio_decimals(r: f64) -> usize {
@@ -66,25 +66,6 @@ pub fn per_value(b: f64) -> String {
     }
 }
 
-/// Collapses every run of whitespace (reasons often carry a worker's multi-line stderr) into
-/// one space, so a reason fits on one table row or list line.
-pub fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// At most `max` characters (not bytes, so a cut never splits a UTF-8 sequence), with "…"
-/// marking a cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-pub use crate::document::{html_escape, html_head};
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,7 +127,7 @@ mod tests {
     #[test]
     fn text_helpers() {
         assert_eq!(
-            html_escape(r#"<a href="x">&'"#),
+            crate::document::html_escape(r#"<a href="x">&'"#),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         assert_eq!(one_line("a\n  b\tc "), "a b c");

@@ -60,7 +60,7 @@ pub(super) fn table(summary: &RunSummary) -> crate::document::Table {
         .iter()
         .map(|a| a.cells().iter().map(|c| Cell::text(*c)).collect())
         .collect();
-    crate::document::Table { columns, rows }
+    crate::document::Table::new(columns, rows)
 }
 
 pub(super) fn answers(summary: &RunSummary) -> Vec<Answer> {

@@ -35,7 +35,7 @@ impl Table {
             .iter()
             .map(|row| row.iter().map(|c| Cell::text(c.as_str())).collect())
             .collect();
-        crate::document::Table { columns, rows }
+        crate::document::Table::new(columns, rows)
     }
 }
 
