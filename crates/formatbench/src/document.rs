@@ -12,7 +12,7 @@ mod terminal;
 pub use html::{html, html_escape, html_head, table as html_table};
 pub use markdown::{escape as markdown_escape, markdown, markdown_page, table as markdown_table};
 pub use table::{Align, Cell, CellKind, Column, Row, Table, Tone};
-pub use terminal::terminal;
+pub use terminal::{stdout_columns, terminal, terminal_fitted, DEFAULT_COLUMNS};
 
 /// A document: a title, its answer in a line, and its blocks in reading order. Where the
 /// summary goes is the medium's: first under the title on a page or in Markdown, last on a

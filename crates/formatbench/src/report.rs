@@ -25,8 +25,8 @@ mod sensitivity;
 mod session;
 mod shapes;
 mod storage;
+mod summary;
 mod sweep;
-mod terminal;
 
 pub use fidelity::{fidelity, Fidelity, FidelityCell, Outcome};
 pub use machine::conclusions;
@@ -116,7 +116,12 @@ fn sections(summary: &RunSummary, fidelity: Option<&Fidelity>) -> Vec<Section> {
 /// The summary table printed on stdout after a run, fitted to the terminal's width (100
 /// columns when stdout is not a terminal and `COLUMNS` is not set).
 pub fn terminal(summary: &RunSummary) -> String {
-    terminal::render(summary, terminal::columns())
+    terminal_at(summary, crate::document::stdout_columns())
+}
+
+/// The summary fitted to `columns`.
+fn terminal_at(summary: &RunSummary, columns: usize) -> String {
+    crate::document::terminal_fitted(&summary::document(summary), columns)
 }
 
 /// The report as one document, which every medium's renderer draws.

@@ -100,6 +100,8 @@ pub struct Column {
     pub joined: Option<&'static str>,
     /// Long text about how a row was done: a page moves it into a fold under the table.
     pub folded: bool,
+    /// A column a terminal too narrow for the table may leave out: the lowest first.
+    pub drop: Option<u8>,
 }
 
 impl Column {
@@ -109,6 +111,7 @@ impl Column {
             align: Align::Left,
             joined: None,
             folded: false,
+            drop: None,
         }
     }
 

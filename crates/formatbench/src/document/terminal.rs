@@ -1,9 +1,14 @@
-//! A document as plain text for a terminal: headings as lines of their own, tables with their
-//! columns lined up by display width (names left, figures right), charts left to the table
-//! that holds their numbers.
+//! A document as plain text for a terminal, in two forms: [`terminal`] (a title, headings as
+//! lines of their own, tables lined up) and [`terminal_fitted`], the summary a command prints
+//! after its work, fitted to the terminal's width. No colours in either: the output is as
+//! often piped into a file or a CI log as read on a terminal. Charts are left to the tables
+//! that hold their numbers.
 
-use super::{heads_nothing, Align, Block, CellKind, Document, Row, Table, Text};
-use unicode_width::UnicodeWidthStr;
+mod fit;
+
+use super::{heads_nothing, Block, Document, Text};
+pub use fit::DEFAULT_COLUMNS;
+use fit::{lined, Layout};
 
 pub fn terminal(doc: &Document) -> String {
     let mut out = format!("{}\n", doc.title);
@@ -27,7 +32,8 @@ pub fn terminal(doc: &Document) -> String {
                 if let Some(caption) = &table.caption {
                     out.push_str(&format!("{caption}:\n"));
                 }
-                out.push_str(&lined_up(table))
+                let every: Vec<usize> = (0..table.columns.len()).collect();
+                out.push_str(&lined(table, &every, &Layout::FLUSH));
             }
             Block::Chart(_) => {}
         }
@@ -38,53 +44,67 @@ pub fn terminal(doc: &Document) -> String {
     out
 }
 
+/// The summary a command prints when it ends, at most `columns` wide where it can be: no title
+/// (the command is its title), headings as lines, each table indented and fitted by leaving out
+/// its droppable columns (named under it), a blank line after each table and its remarks, the
+/// document's summary last, and prose wider than `columns` wrapped with a hanging indent.
+pub fn terminal_fitted(doc: &Document, columns: usize) -> String {
+    let mut out = String::new();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        let table_ends = !matches!(doc.blocks.get(i + 1), Some(Block::Remarks(_)));
+        match block {
+            Block::Heading(text) | Block::Section { title: text, .. } | Block::Subheading(text) => {
+                out.push_str(&format!("{text}\n"))
+            }
+            Block::Text(text) => out.push_str(&format!("{}\n", line(text))),
+            Block::Para(para) => out.push_str(&format!("{}\n", line(&para.text))),
+            Block::List(items) => {
+                for item in items {
+                    out.push_str(&format!("  {}\n", line(item)));
+                }
+            }
+            Block::Remarks(items) => {
+                for item in items {
+                    out.push_str(&format!("  {}\n", line(item)));
+                }
+                out.push('\n');
+            }
+            Block::Table(table) => {
+                out.push_str(&fit::fitted(table, columns));
+                if table_ends {
+                    out.push('\n');
+                }
+            }
+            Block::Chart(_) => {}
+        }
+    }
+    if let Some(summary) = &doc.summary {
+        out.push_str(&format!("\n{}\n", line(summary)));
+    }
+    fit::wrap_long_lines(&out, columns)
+}
+
+/// The terminal's width: stdout's window size when it is a terminal, else `COLUMNS`, else
+/// [`DEFAULT_COLUMNS`].
+pub fn stdout_columns() -> usize {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ only writes the winsize it is given.
+    let got = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    if got == 0 && size.ws_col > 0 {
+        return usize::from(size.ws_col);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|&c: &usize| c > 0)
+        .unwrap_or(DEFAULT_COLUMNS)
+}
+
 fn line(text: &Text) -> String {
     text.words()
-}
-
-/// A row's cells as text, with their marks: `!` flagged, `*` noisy.
-fn texts(row: &Row) -> Vec<String> {
-    row.cells
-        .iter()
-        .map(|cell| {
-            let noisy = matches!(cell.kind, CellKind::Time { noisy: true });
-            format!(
-                "{}{}{}",
-                cell.text,
-                if cell.flagged { "!" } else { "" },
-                if noisy { "*" } else { "" }
-            )
-        })
-        .collect()
-}
-
-/// The table's columns padded to their widest cell, two spaces apart, no trailing spaces.
-fn lined_up(table: &Table) -> String {
-    let rows: Vec<Vec<String>> = table.rows.iter().map(texts).collect();
-    let mut widths: Vec<usize> = table.columns.iter().map(|c| c.header.width()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.width());
-        }
-    }
-    let last = table.columns.len().saturating_sub(1);
-    let render = |cells: Vec<&str>| {
-        let mut text = String::new();
-        for (i, ((cell, w), column)) in cells.iter().zip(&widths).zip(&table.columns).enumerate() {
-            let pad = " ".repeat(w.saturating_sub(cell.width()));
-            match column.align {
-                Align::Left => text.push_str(&format!("{cell}{pad}")),
-                Align::Right => text.push_str(&format!("{pad}{cell}")),
-            }
-            if i < last {
-                text.push_str("  ");
-            }
-        }
-        format!("{}\n", text.trim_end())
-    };
-    let mut out = render(table.columns.iter().map(|c| c.header.as_str()).collect());
-    for row in &rows {
-        out.push_str(&render(row.iter().map(String::as_str).collect()));
-    }
-    out
 }

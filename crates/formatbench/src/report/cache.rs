@@ -2,6 +2,7 @@
 //! that measured both states.
 
 use super::format;
+use crate::document::Block;
 use crate::stats::RunSummary;
 
 pub(super) const HEADERS: [&str; 6] = [
@@ -34,41 +35,23 @@ pub(super) fn rows(summary: &RunSummary) -> Vec<[String; 6]> {
         .collect()
 }
 
-/// A plain aligned table for the terminal.
-pub(super) fn terminal(summary: &RunSummary) -> String {
+/// The table for the terminal summary, under its heading; nothing without rows.
+pub(super) fn summary_blocks(summary: &RunSummary) -> Vec<Block> {
     let rows = rows(summary);
     if rows.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<&str>| -> String {
-        let parts: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                let pad = w.saturating_sub(c.chars().count());
-                if i < 3 {
-                    format!("{c}{}", " ".repeat(pad))
-                } else {
-                    format!("{}{c}", " ".repeat(pad))
-                }
-            })
-            .collect();
-        format!("  {}\n", parts.join("  ").trim_end())
+    let table = super::layouts::Table {
+        title: "Cold cache against warm".to_string(),
+        legend: LEGEND,
+        headers: HEADERS.iter().map(|h| h.to_string()).collect(),
+        text_columns: 3,
+        rows: rows.into_iter().map(Vec::from).collect(),
     };
-    let mut out = String::from("Cold cache against warm\n");
-    out.push_str(&line(HEADERS.to_vec()));
-    for row in &rows {
-        out.push_str(&line(row.iter().map(String::as_str).collect()));
-    }
-    out.push('\n');
-    out
+    vec![
+        Block::Subheading(table.title.clone()),
+        Block::Table(table.document()),
+    ]
 }
 
 #[cfg(test)]
@@ -96,7 +79,13 @@ mod tests {
             }],
             ..Default::default()
         };
-        let text = terminal(&summary);
+        let text = crate::document::terminal_fitted(
+            &crate::document::Document {
+                blocks: summary_blocks(&summary),
+                ..Default::default()
+            },
+            100,
+        );
         assert!(text.starts_with("Cold cache against warm\n"));
         assert!(
             text.contains("10.0 ms") && text.contains("40.0 ms"),
@@ -106,6 +95,6 @@ mod tests {
             text.contains(&format::ratio_interval(4.0, 3.5, 4.5)),
             "{text}"
         );
-        assert!(terminal(&RunSummary::default()).is_empty());
+        assert!(summary_blocks(&RunSummary::default()).is_empty());
     }
 }

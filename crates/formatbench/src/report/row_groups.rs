@@ -5,6 +5,7 @@
 
 use super::format::{self, DASH};
 use super::layouts::Table;
+use crate::document::Block;
 use crate::plan::sweep::SWEEP_BACKEND;
 use crate::results::{rows_text, ArtifactRecord, CellKey, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
@@ -197,10 +198,11 @@ fn op_columns(cell: Option<&CellSummary>, cache: &str) -> [String; 2] {
     [time, bytes.map_or_else(|| DASH.to_string(), format::bytes)]
 }
 
-/// The sweep for the terminal, narrow enough for it: each file, its row groups and size, and
-/// the bytes each operation read per call (the times are in the operations' tables above).
-pub(super) fn terminal(summary: &RunSummary) -> String {
-    let mut out = String::new();
+/// The sweep for the terminal summary, narrow enough for it: each file, its row groups and
+/// size, and the bytes each operation read per call (the times are in the operations' tables
+/// above).
+pub(super) fn summary_blocks(summary: &RunSummary) -> Vec<Block> {
+    let mut blocks = Vec::new();
     for table in tables(summary) {
         let bytes: Vec<usize> = (0..table.headers.len())
             .filter(|&i| table.headers[i].ends_with(" bytes"))
@@ -230,34 +232,15 @@ pub(super) fn terminal(summary: &RunSummary) -> String {
                 out
             })
             .collect();
-        let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: &[String]| -> String {
-            let parts: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, w))| {
-                    let pad = " ".repeat(w.saturating_sub(c.chars().count()));
-                    if i < 3 {
-                        format!("{c}{pad}")
-                    } else {
-                        format!("{pad}{c}")
-                    }
-                })
-                .collect();
-            format!("  {}\n", parts.join("  ").trim_end())
+        let narrow = Table {
+            title: format!("{}: bytes read per call", table.title),
+            legend: "",
+            headers,
+            text_columns: 3,
+            rows,
         };
-        out.push_str(&format!("{}: bytes read per call\n", table.title));
-        out.push_str(&line(&headers));
-        for row in &rows {
-            out.push_str(&line(row));
-        }
-        out.push('\n');
+        blocks.push(Block::Subheading(narrow.title.clone()));
+        blocks.push(Block::Table(narrow.document()));
     }
-    out
+    blocks
 }

@@ -77,15 +77,6 @@ pub(super) struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// The backend, marked `!` when the cell carries flags.
-    pub fn marked_backend(&self) -> String {
-        if self.flags.is_empty() {
-            self.backend.to_string()
-        } else {
-            format!("{}!", self.backend)
-        }
-    }
-
     /// What the flag list under a table calls this row.
     pub fn label(&self) -> String {
         format!("{}/{}", self.backend, self.profile)
