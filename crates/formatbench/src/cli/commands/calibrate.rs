@@ -5,6 +5,7 @@
 //! about 95 % of groups (calibrate_coverage.rs).
 
 use super::selftest_plan::{competitor, run_options, selftest_plan, tiny_table};
+use crate::document::{Block, Document, Text};
 use crate::run::{execute_plan, install_interrupt_handler};
 use crate::stats::{paired_ratio, CellSummary};
 use crate::Error;
@@ -87,39 +88,43 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         })
     };
     let mib = |b: f64| b / (1024.0 * 1024.0);
-    println!("calibration on {} (threads 1)", outcome.run_dir.display());
-    println!(
-        "  CPU time  spin x2 / x1: {}  expected 2 ± 5 %: {}",
-        interval(cpu),
-        verdict(cpu_ok)
-    );
-    println!("  wall time spin x2 / x1: {}", interval(wall));
     let calls = |c: &CellSummary| c.calls.map_or("—".to_string(), |n| n.to_string());
-    println!(
-        "  CPU time  short spin x2 / x1 (repeated: {} and {} calls a sample): {}  expected 2 ± 5 %: {}",
-        calls(short2),
-        calls(short1),
-        interval(short_cpu),
-        verdict(short_cpu_ok)
-    );
-    println!("  wall time short spin x2 / x1: {}", interval(short_wall));
-    println!(
-        "  memory    512 MiB touched: peak {:.1} MiB ({:+.1} %): {}",
-        memory.map_or(f64::NAN, mib),
-        memory.map_or(f64::NAN, |m| (m / KNOWN_BYTES - 1.0) * 100.0),
-        verdict(memory_ok)
-    );
-    println!(
-        "  floor     no-op worker: peak {:.1} MiB, median {:.1} µs",
-        noop.peak_rss_bytes.map_or(f64::NAN, |b| mib(b as f64)),
-        noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
-    );
+    let figures = vec![
+        format!(
+            "CPU time  spin x2 / x1: {}  expected 2 ± 5 %: {}",
+            interval(cpu),
+            verdict(cpu_ok)
+        ),
+        format!("wall time spin x2 / x1: {}", interval(wall)),
+        format!(
+            "CPU time  short spin x2 / x1 (repeated: {} and {} calls a sample): {}  expected 2 ± 5 %: {}",
+            calls(short2),
+            calls(short1),
+            interval(short_cpu),
+            verdict(short_cpu_ok)
+        ),
+        format!("wall time short spin x2 / x1: {}", interval(short_wall)),
+        format!(
+            "memory    512 MiB touched: peak {:.1} MiB ({:+.1} %): {}",
+            memory.map_or(f64::NAN, mib),
+            memory.map_or(f64::NAN, |m| (m / KNOWN_BYTES - 1.0) * 100.0),
+            verdict(memory_ok)
+        ),
+        format!(
+            "floor     no-op worker: peak {:.1} MiB, median {:.1} µs",
+            noop.peak_rss_bytes.map_or(f64::NAN, |b| mib(b as f64)),
+            noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
+        ),
+    ];
+    let title = format!("calibration on {} (threads 1)", outcome.run_dir.display());
+    // The figures print before the coverage study, which takes a while longer.
+    print_lines(vec![Block::Text(Text::plain(title)), list(figures)]);
     let Some(coverage) = super::calibrate_coverage::measure(out)? else {
         return Ok(130);
     };
     let coverage_ok = coverage.ok();
-    println!(
-        "  coverage  {} of {} groups' 95 % intervals of short spin x2 / x1 ({} rounds each) \
+    print_lines(vec![list(vec![format!(
+        "coverage  {} of {} groups' 95 % intervals of short spin x2 / x1 ({} rounds each) \
          contain 2.00: {:.0} %, at least {:.0} % required: {}",
         coverage.covered(),
         super::calibrate_coverage::GROUPS,
@@ -127,10 +132,24 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
         coverage.share() * 100.0,
         super::calibrate_coverage::REQUIRED_COVERAGE * 100.0,
         verdict(coverage_ok)
-    );
+    )])]);
     Ok(if cpu_ok && short_cpu_ok && memory_ok && coverage_ok {
         0
     } else {
         1
     })
+}
+
+fn list(lines: Vec<String>) -> Block {
+    Block::List(lines.into_iter().map(Text::plain).collect())
+}
+
+/// Blocks of the calibration's document, printed as they are known.
+fn print_lines(blocks: Vec<Block>) {
+    let doc = Document {
+        title: "calibration".to_string(),
+        summary: None,
+        blocks,
+    };
+    print!("{}", crate::document::terminal_fitted(&doc, usize::MAX));
 }

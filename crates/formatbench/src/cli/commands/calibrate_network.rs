@@ -16,6 +16,7 @@
 //! not counted as network. A figure within 10 % of what the profile names passes (latencies
 //! within ±0.05 ms when that is wider: lan's 0.2 ms); anything off makes the exit status 1.
 
+use crate::document::{Block, Cell, Column, Document, Table, Text};
 use crate::plan::{Network, Storage, NETWORKS};
 use crate::run::storage::ObjectStorage;
 use crate::Error;
@@ -52,19 +53,17 @@ pub fn calibrate(names: &[String], out: &Path) -> Result<i32, Error> {
     let Some(rows) = outcome? else {
         return Ok(130);
     };
-    println!(
+    let header = format!(
         "network calibration: each profile's server started as `run --storage s3 --network P` \
          starts it; every figure is the profile's less the same requests' to a server on plain \
          loopback ({}-{} kept-alive HEADs, {}-{} fresh connections, {TRANSFERS} pairs of \
          ranged GETs, by profile)",
         KEPT_ALIVE.0, KEPT_ALIVE.1, FRESH.0, FRESH.1
     );
-    print!("{}", table(&rows));
-    for row in rows.iter().filter(|r| !r.ok()) {
-        if let Some(note) = &row.note {
-            println!("  {} {}: {note}", row.profile.name(), row.quantity);
-        }
-    }
+    print!(
+        "{}",
+        crate::document::terminal_fitted(&document(header, &rows), usize::MAX)
+    );
     Ok(if rows.iter().all(Row::ok) { 0 } else { 1 })
 }
 
@@ -119,49 +118,66 @@ impl Row {
     }
 }
 
-fn table(rows: &[Row]) -> String {
-    let mut lines = vec![[
-        "profile".to_string(),
-        "quantity".into(),
-        "advertised".into(),
-        "measured".into(),
-        "error".into(),
-        "within tolerance".into(),
-    ]];
-    for row in rows {
-        let tolerance = if row.quantity != "bandwidth" && row.tolerance > row.advertised * 0.11 {
-            format!("±{:.2} ms", row.tolerance * 1e3)
-        } else {
-            format!("±{:.0} %", TOLERANCE * 100.0)
-        };
-        lines.push([
-            row.profile.name().into(),
-            row.quantity.into(),
-            row.show(row.advertised),
-            row.show(row.measured),
-            format!("{:+.1} %", (row.measured / row.advertised - 1.0) * 100.0),
-            format!("{} ({tolerance})", if row.ok() { "yes" } else { "NO" }),
-        ]);
-    }
-    let widths: Vec<usize> = (0..6)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
+/// The calibration as a document: what was measured, a row per profile and quantity, then
+/// why each figure out of tolerance is off, where that is known.
+fn document(header: String, rows: &[Row]) -> Document {
+    let columns = [
+        "profile",
+        "quantity",
+        "advertised",
+        "measured",
+        "error",
+        "within tolerance",
+    ]
+    .into_iter()
+    .map(Column::left)
+    .collect();
+    let lines = rows
+        .iter()
+        .map(|row| {
+            let tolerance = if row.quantity != "bandwidth" && row.tolerance > row.advertised * 0.11
+            {
+                format!("±{:.2} ms", row.tolerance * 1e3)
+            } else {
+                format!("±{:.0} %", TOLERANCE * 100.0)
+            };
+            [
+                row.profile.name().to_string(),
+                row.quantity.to_string(),
+                row.show(row.advertised),
+                row.show(row.measured),
+                format!("{:+.1} %", (row.measured / row.advertised - 1.0) * 100.0),
+                format!("{} ({tolerance})", if row.ok() { "yes" } else { "NO" }),
+            ]
+            .into_iter()
+            .map(Cell::text)
+            .collect()
         })
         .collect();
-    let mut text = String::new();
-    for line in &lines {
-        let cells: Vec<String> = line
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        text.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+    let mut blocks = vec![
+        Block::Text(Text::plain(header)),
+        Block::Table(Table::new(columns, lines)),
+    ];
+    let notes: Vec<Text> = rows
+        .iter()
+        .filter(|r| !r.ok())
+        .filter_map(|r| {
+            let note = r.note.as_ref()?;
+            Some(Text::plain(format!(
+                "{} {}: {note}",
+                r.profile.name(),
+                r.quantity
+            )))
+        })
+        .collect();
+    if !notes.is_empty() {
+        blocks.push(Block::Remarks(notes));
     }
-    text
+    Document {
+        title: "network calibration".to_string(),
+        summary: None,
+        blocks,
+    }
 }
 
 /// A server behind a network, its client and its objects.
@@ -443,7 +459,8 @@ mod tests {
         assert!(!row(0.2e-3, 2.34e-3).ok());
         assert!(row(40e-3, 42.8e-3).ok());
         assert!(!row(40e-3, 44.5e-3).ok());
-        let text = table(&[row(0.2e-3, 0.245e-3)]);
+        let doc = document("network calibration".into(), &[row(0.2e-3, 0.245e-3)]);
+        let text = crate::document::terminal_fitted(&doc, usize::MAX);
         assert!(
             text.contains("0.245 ms") && text.contains("±0.05 ms"),
             "{text}"
