@@ -4,11 +4,17 @@
 //! self-contained page, light and dark). A new medium is one renderer file; a new analysis
 //! never writes markup.
 
+mod chart;
 mod html;
 mod markdown;
+pub mod svg;
 mod table;
 mod terminal;
 
+pub use chart::{
+    Bar, BarChart, Chart, HeatChart, HeatRow, IntervalChart, IntervalRow, LineChart, ScatterChart,
+    ScatterPoint, Series, Unit,
+};
 pub use html::{html, html_escape, html_head, table as html_table};
 pub use markdown::{escape as markdown_escape, markdown, markdown_page, table as markdown_table};
 pub use table::{Align, Cell, CellKind, Column, Row, Table, Tone};
@@ -62,6 +68,19 @@ pub enum Role {
     Warning,
     /// A side remark, or the line that stands in for an empty section.
     Muted,
+}
+
+/// Each chart of `doc` a page draws as SVG, in the order it shows them: its block's index,
+/// the file a Markdown page links (`chart-1.svg` on) and the drawing.
+pub fn svg_charts(doc: &Document) -> Vec<(usize, String, svg::Drawing)> {
+    let drawings = doc.blocks.iter().enumerate().filter_map(|(i, b)| match b {
+        Block::Chart(chart) => svg::drawing(chart).map(|d| (i, d)),
+        _ => None,
+    });
+    drawings
+        .enumerate()
+        .map(|(n, (i, d))| (i, format!("chart-{}.svg", n + 1), d))
+        .collect()
 }
 
 /// Whether the heading at `i` heads nothing a medium shows: every block up to the next
@@ -157,53 +176,6 @@ impl Text {
             })
             .collect()
     }
-}
-
-/// A chart, as data: the renderers that can draw draw it; the others leave it to the table
-/// that holds the same numbers.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Chart {
-    Intervals(IntervalChart),
-    Drawn(DrawnChart),
-}
-
-/// A chart its analysis drew (SVG whose colours come from CSS classes, so it follows the
-/// page's light or dark scheme): inline on a page, a file of its own beside a Markdown page,
-/// left to its table on a terminal and in Markdown meant for pasting.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DrawnChart {
-    pub title: String,
-    /// The `<svg>` element, for a page whose stylesheet holds `style`.
-    pub svg: String,
-    /// The rules its classes need, once per page however many charts share them.
-    pub style: String,
-    /// The standalone file a Markdown page links (`chart-3.svg`).
-    pub file: String,
-}
-
-/// Each row's estimate as a dot and its interval as a whisker on a log axis, with a reference
-/// line and a shaded band around it (e.g. NEW ÷ BASE at 1 and the no-change band).
-#[derive(Debug, Clone, PartialEq)]
-pub struct IntervalChart {
-    pub title: String,
-    /// What the axis shows, read left to right.
-    pub axis: String,
-    pub reference: f64,
-    pub band: (f64, f64),
-    pub rows: Vec<IntervalRow>,
-    /// Said instead of the chart when it has no rows.
-    pub empty: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct IntervalRow {
-    pub label: String,
-    pub estimate: f64,
-    pub lo: f64,
-    pub hi: f64,
-    pub tone: Tone,
-    /// The dot's tooltip.
-    pub detail: String,
 }
 
 #[cfg(test)]

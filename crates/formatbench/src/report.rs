@@ -171,8 +171,8 @@ fn write_reports_of(
     fidelity: Option<&Fidelity>,
     dir: &Path,
 ) -> Result<(), Error> {
-    let charts = charts::all(summary);
     let document = page::document(summary, &sections(summary, fidelity));
+    let charts = crate::document::svg_charts(&document);
     let mut files = vec![
         (
             "report.md".to_string(),
@@ -183,8 +183,7 @@ fn write_reports_of(
     files.extend(
         charts
             .iter()
-            .enumerate()
-            .map(|(i, c)| (charts::file_name(i), c.standalone())),
+            .map(|(_, name, drawing)| (name.clone(), drawing.standalone())),
     );
     for (name, text) in files {
         let path = dir.join(name);

@@ -45,6 +45,14 @@ pub fn ratio(r: f64) -> String {
     format!("{r:.d$}×")
 }
 
+/// A ratio to two significant digits, for secondary columns: "0.87×", "1.4×", "12×".
+pub fn ratio2(r: f64) -> String {
+    if !r.is_finite() || r < 0.0 {
+        return DASH.to_string();
+    }
+    format!("{}×", significant(r, 2).1)
+}
+
 /// The decimals a ratio is printed with: two below 2×, one below 10×, none above.
 pub fn ratio_decimals(r: f64) -> usize {
     if r < 2.0 {

@@ -70,23 +70,18 @@ svg .m-plain, svg .m-muted { fill: var(--same); stroke: var(--same); }
 pub fn html(doc: &Document) -> String {
     let mut out = html_head(&doc.title);
     out.push_str(STYLE);
-    // Each drawn chart's rules once, however many charts share them.
-    let mut styles: Vec<&str> = Vec::new();
-    for block in &doc.blocks {
-        if let Block::Chart(Chart::Drawn(chart)) = block {
-            if !styles.contains(&chart.style.as_str()) {
-                styles.push(&chart.style);
-            }
-        }
+    let drawn = super::svg_charts(doc);
+    // The charts' rules once, however many charts share them.
+    if !drawn.is_empty() {
+        out.push_str(&super::svg::style());
     }
-    styles.iter().for_each(|style| out.push_str(style));
     out.push_str("</style>\n</head>\n<body>\n<main>\n");
     let _ = writeln!(out, "<h1>{}</h1>", html_escape(&doc.title));
     if let Some(summary) = &doc.summary {
         let _ = writeln!(out, "<p>{}</p>", inline(summary));
     }
     let mut in_section = false;
-    for block in &doc.blocks {
+    for (i, block) in doc.blocks.iter().enumerate() {
         match block {
             Block::Heading(text) => {
                 let _ = writeln!(out, "<h2>{}</h2>", html_escape(text));
@@ -123,8 +118,14 @@ pub fn html(doc: &Document) -> String {
             }
             Block::Table(t) => out.push_str(&table(t)),
             Block::Chart(Chart::Intervals(chart)) => out.push_str(&intervals(chart)),
-            Block::Chart(Chart::Drawn(chart)) => {
-                let _ = write!(out, "<figure class=\"scroll\">\n{}</figure>\n", chart.svg);
+            Block::Chart(_) => {
+                if let Some((_, _, drawing)) = drawn.iter().find(|(at, _, _)| *at == i) {
+                    let _ = write!(
+                        out,
+                        "<figure class=\"scroll\">\n{}</figure>\n",
+                        drawing.inline()
+                    );
+                }
             }
         }
     }

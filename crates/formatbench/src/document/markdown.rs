@@ -50,7 +50,11 @@ fn render(doc: &Document, form: &Form) -> String {
     if let Some(summary) = &doc.summary {
         out.push_str(&format!("{}{para_end}", inline(summary)));
     }
-    let drawn = |chart: &Chart| matches!(chart, Chart::Drawn(_)) && form.images;
+    let files = match form.images {
+        true => super::svg_charts(doc),
+        false => Vec::new(),
+    };
+    let drawn = |chart: &Chart| form.images && !matches!(chart, Chart::Intervals(_));
     for (i, block) in doc.blocks.iter().enumerate() {
         let heading = |text: &str, deeper: usize| match form.paragraphs {
             true => format!("{} {}\n\n", hashes(deeper), escape(text)),
@@ -77,11 +81,14 @@ fn render(doc: &Document, form: &Form) -> String {
                 }
                 out.push_str(&format!("{block_start}{}\n", table(t)));
             }
-            Block::Chart(Chart::Drawn(chart)) if form.images => {
-                let title = escape(&chart.title).replace('[', "\\[").replace(']', "\\]");
-                out.push_str(&format!("![{title}]({})\n\n", chart.file));
+            Block::Chart(chart) => {
+                if let Some((_, file, _)) = files.iter().find(|(at, _, _)| *at == i) {
+                    let title = escape(chart.title())
+                        .replace('[', "\\[")
+                        .replace(']', "\\]");
+                    out.push_str(&format!("![{title}]({file})\n\n"));
+                }
             }
-            Block::Chart(_) => {}
         }
     }
     out

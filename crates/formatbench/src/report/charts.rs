@@ -1,21 +1,16 @@
-//! Inline SVG charts drawn from a [`RunSummary`] alone: no scripts, no fonts, no clock. Every
-//! colour comes from a CSS class that reads a custom property, so the same markup follows the
-//! page's light or dark scheme. The standalone files (the Markdown report's) carry the same
-//! rules with the colours written out, light by default and dark under
-//! `prefers-color-scheme`, because renderers without CSS custom properties (librsvg, which
-//! pandoc-to-PDF and GNOME's viewers use) draw every `var()` fill black.
+//! The report's charts as data, each with where it belongs: per-group bars, heat maps, size
+//! against time per dataset, scaling lines and partition-size lines. The document model draws
+//! them (`document/svg`); the Markdown page links each as `chart-<n>.svg`, numbered in the
+//! order the report shows them.
 
 mod bars;
 mod heatmap;
-mod lines;
 mod partitions;
 mod scaling;
 mod scatter;
-mod svg;
 
-use crate::document::html_escape as esc;
+use crate::document::{Chart, Table};
 use crate::stats::RunSummary;
-use svg::{label_width, text_width, Anchor, Scale, Svg};
 
 /// Where a chart belongs in a report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,26 +27,39 @@ pub(super) enum Place {
     Partitions,
 }
 
-/// A plain table that goes with a chart that has no other: text first, then numbers.
-pub(super) struct Table {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-pub(super) struct Chart {
+/// A chart, where it goes, and the table with its numbers where no other table holds them.
+pub(super) struct Placed {
     pub place: Place,
-    pub title: String,
-    /// The chart's data in words, for screen readers.
-    pub label: String,
-    pub width: u32,
-    pub height: u32,
-    pub body: String,
+    pub chart: Chart,
     pub table: Option<Table>,
 }
 
+impl Placed {
+    fn new(place: Place, chart: Chart) -> Self {
+        Placed {
+            place,
+            chart,
+            table: None,
+        }
+    }
+
+    /// A line chart with the table of its numbers.
+    fn with_table(place: Place, chart: Chart) -> Self {
+        let table = match &chart {
+            Chart::Lines(lines) => Some(lines.table()),
+            _ => None,
+        };
+        Placed {
+            place,
+            chart,
+            table,
+        }
+    }
+}
+
 /// Every chart of a report, in the order the reports show them: per-group bars, heat maps,
-/// size against time per dataset, scaling lines. The Markdown report numbers them this way.
-pub(super) fn all(summary: &RunSummary) -> Vec<Chart> {
+/// size against time per dataset, scaling lines, partition-size lines.
+pub(super) fn all(summary: &RunSummary) -> Vec<Placed> {
     let mut charts = bars::charts(summary);
     charts.extend(heatmap::charts(summary));
     charts.extend(scatter::charts(summary));
@@ -60,107 +68,13 @@ pub(super) fn all(summary: &RunSummary) -> Vec<Chart> {
     charts
 }
 
-/// The file the Markdown report links for the i-th chart.
-pub(super) fn file_name(i: usize) -> String {
-    format!("chart-{}.svg", i + 1)
-}
-
-/// `chart-<n>.svg` → n.
+/// `chart-<n>.svg` → n: the files an earlier report wrote.
 pub(super) fn file_number(name: &str) -> Option<usize> {
     let digits = name.strip_prefix("chart-")?.strip_suffix(".svg")?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()
-}
-
-impl Chart {
-    fn svg(&self, xmlns: &str, style: &str) -> String {
-        format!(
-            "<svg{xmlns} class=\"chart\" role=\"img\" aria-label=\"{}\" viewBox=\"0 0 {w} {h}\" \
-             width=\"{w}\" height=\"{h}\">\n<title>{}</title>\n{style}{}</svg>\n",
-            esc(&self.label),
-            esc(&self.title),
-            self.body,
-            w = self.width,
-            h = self.height,
-        )
-    }
-
-    /// For an HTML page whose stylesheet includes [`html_style`].
-    pub fn inline(&self) -> String {
-        self.svg("", "")
-    }
-
-    /// A file of its own, with its colours for either scheme written out.
-    pub fn standalone(&self) -> String {
-        let light = resolved(CHART_RULES, &[BASE_LIGHT, CHART_LIGHT]);
-        let dark = resolved(CHART_RULES, &[BASE_DARK, CHART_DARK]);
-        let style = format!(
-            "<style>\n:root {{ color-scheme: light dark; }}{light}\
-             @media (prefers-color-scheme: dark) {{{dark}}}\n</style>\n"
-        );
-        let svg = self.svg(" xmlns=\"http://www.w3.org/2000/svg\"", &style);
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}")
-    }
-}
-
-/// The colours the HTML page already defines, for the standalone files.
-const BASE_LIGHT: &str = "--fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --win-edge: #1a7f37;";
-const BASE_DARK: &str = "--fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --win-edge: #3fb950;";
-const CHART_LIGHT: &str = "--accent: #0969da; --accent-2: #bc4c00; --s0: #0969da; \
-     --s1: #bc4c00; --s2: #1a7f37; --s3: #8250df; --s4: #bf3989; --s5: #6e7781; \
-     --heat-0: #dafbe1; --heat-1: #fff8c5; --heat-2: #ffe2a8; --heat-3: #ffcba4; \
-     --heat-4: #ffaba8; --heat-5: #ff8182;";
-const CHART_DARK: &str = "--accent: #4493f8; --accent-2: #f0883e; --s0: #4493f8; \
-     --s1: #f0883e; --s2: #3fb950; --s3: #ab7df8; --s4: #f778ba; --s5: #9198a1; \
-     --heat-0: #12361f; --heat-1: #3a3112; --heat-2: #4b3212; --heat-3: #5a2a14; \
-     --heat-4: #6b2121; --heat-5: #8e1519;";
-const CHART_RULES: &str = r#"
-svg.chart { display: block; max-width: 100%; height: auto; margin: 0.5rem 0 0.75rem;
-  font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-svg.chart text { fill: var(--fg); }
-svg.chart .tick, svg.chart .dim { fill: var(--muted); }
-svg.chart .heading { font-weight: 600; }
-svg.chart .axis { stroke: var(--border); stroke-width: 1; }
-svg.chart .grid { stroke: var(--border); stroke-width: 1; stroke-dasharray: 2 3; }
-svg.chart .leader { stroke: var(--muted); stroke-width: 1; }
-svg.chart .bar { fill: var(--accent); }
-svg.chart .bar.fastest { fill: var(--win-edge); }
-svg.chart .bar.reference { fill: var(--muted); }
-svg.chart .sample { fill: var(--fg); fill-opacity: 0.6; }
-svg.chart .whisker, svg.chart .cap { fill: var(--fg); }
-svg.chart .ratio { fill: var(--accent-2); }
-svg.chart .read { fill: var(--accent); }
-svg.chart .write { fill: var(--accent-2); }
-svg.chart .na { fill: none; stroke: var(--border); }
-svg.chart .s0 { fill: var(--s0); } svg.chart .s1 { fill: var(--s1); }
-svg.chart .s2 { fill: var(--s2); } svg.chart .s3 { fill: var(--s3); }
-svg.chart .s4 { fill: var(--s4); } svg.chart .s5 { fill: var(--s5); }
-svg.chart .heat-0 { fill: var(--heat-0); } svg.chart .heat-1 { fill: var(--heat-1); }
-svg.chart .heat-2 { fill: var(--heat-2); } svg.chart .heat-3 { fill: var(--heat-3); }
-svg.chart .heat-4 { fill: var(--heat-4); } svg.chart .heat-5 { fill: var(--heat-5); }
-"#;
-
-/// `rules` with each `var(--name)` replaced by the colour `palettes` give it (`--name: #hex;`
-/// declarations); a name without one is left as it was.
-fn resolved(rules: &str, palettes: &[&str]) -> String {
-    let mut out = rules.to_string();
-    for declaration in palettes.iter().flat_map(|p| p.split(';')) {
-        if let Some((name, colour)) = declaration.split_once(':') {
-            out = out.replace(&format!("var({})", name.trim()), colour.trim());
-        }
-    }
-    out
-}
-
-/// The chart colours and rules, for the HTML page's stylesheet (which defines the base
-/// colours itself).
-pub(super) fn html_style() -> String {
-    format!(
-        ":root {{ {CHART_LIGHT} }}\n@media (prefers-color-scheme: dark) {{ :root {{ {CHART_DARK} }} }}\
-         {CHART_RULES}"
-    )
 }
 
 #[cfg(test)]

@@ -1,27 +1,9 @@
 //! Number and text formatting shared by every report, so the terminal, Markdown and HTML
 //! outputs never disagree about how a value reads.
 
-pub use crate::units::{bytes, count, duration, one_line, significant, truncate, DASH};
-
-/// Decimals for a ratio: two near 1× where close calls matter, fewer further out.
-fn ratio_decimals(r: f64) -> usize {
-    if r < 2.0 {
-        2
-    } else if r < 10.0 {
-        1
-    } else {
-        0
-    }
-}
-
-/// A ratio to the fastest: two decimals near 1× where close calls matter, fewer further out.
-pub fn ratio(r: f64) -> String {
-    if !r.is_finite() {
-        return DASH.to_string();
-    }
-    let d = ratio_decimals(r);
-    format!("{r:.d$}×")
-}
+pub use crate::units::{
+    bytes, count, duration, one_line, ratio, ratio2, ratio_decimals, truncate, DASH,
+};
 
 /// A ratio with its interval, the bounds at the estimate's precision: "1.36× [1.30–1.41]".
 pub fn ratio_interval(estimate: f64, lo: f64, hi: f64) -> String {
@@ -30,14 +12,6 @@ pub fn ratio_interval(estimate: f64, lo: f64, hi: f64) -> String {
     }
     let d = ratio_decimals(estimate);
     format!("{estimate:.d$}× [{lo:.d$}–{hi:.d$}]")
-}
-
-/// A ratio to two significant digits, for secondary columns: "0.87×", "1.4×", "12×".
-pub fn ratio2(r: f64) -> String {
-    if !r.is_finite() || r < 0.0 {
-        return DASH.to_string();
-    }
-    format!("{}×", significant(r, 2).1)
 }
 
 /// A fraction as a whole percentage: 0.953 → "95 %".

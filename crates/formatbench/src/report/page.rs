@@ -13,7 +13,7 @@ use super::{
     Section,
 };
 use crate::document::{
-    Block, Cell, CellKind, Chart, Column, Document, DrawnChart, Para, Role, Row, Span, Table, Text,
+    Block, Cell, CellKind, Column, Document, Para, Role, Row, Span, Table, Text,
 };
 use crate::stats::RunSummary;
 
@@ -48,40 +48,25 @@ pub(super) fn document(summary: &RunSummary, sections: &[Section]) -> Document {
     }
 }
 
-/// The report's charts, numbered as the files the Markdown page links.
+/// The report's charts, each with where it goes.
 struct Charts {
-    charts: Vec<charts::Chart>,
-    style: String,
+    charts: Vec<charts::Placed>,
 }
 
 impl Charts {
     fn of(summary: &RunSummary) -> Self {
         Charts {
             charts: charts::all(summary),
-            style: charts::html_style(),
         }
     }
 
-    /// Each chart at `place` with its number.
-    fn at<'a>(&'a self, place: &'a Place) -> impl Iterator<Item = (usize, &'a charts::Chart)> {
-        self.charts
-            .iter()
-            .enumerate()
-            .filter(move |(_, c)| c.place == *place)
+    fn at<'a>(&'a self, place: &'a Place) -> impl Iterator<Item = &'a charts::Placed> {
+        self.charts.iter().filter(move |c| c.place == *place)
     }
 
-    fn block(&self, i: usize, chart: &charts::Chart) -> Block {
-        Block::Chart(Chart::Drawn(DrawnChart {
-            title: chart.title.clone(),
-            svg: chart.inline(),
-            style: self.style.clone(),
-            file: charts::file_name(i),
-        }))
-    }
-
-    /// Every chart at `place`, drawn.
+    /// Every chart at `place`.
     fn place(&self, blocks: &mut Vec<Block>, place: &Place) {
-        blocks.extend(self.at(place).map(|(i, c)| self.block(i, c)));
+        blocks.extend(self.at(place).map(|c| Block::Chart(c.chart.clone())));
     }
 }
 
@@ -160,7 +145,7 @@ fn tradeoffs(blocks: &mut Vec<Block>, summary: &RunSummary, charts: &Charts) {
 /// A section after the results: its charts, each under its title and followed by its own
 /// table, then its tables with their legends.
 fn study_section(blocks: &mut Vec<Block>, s: &Section, charts: &Charts) {
-    let placed: Vec<(usize, &charts::Chart)> = match &s.place {
+    let placed: Vec<&charts::Placed> = match &s.place {
         Some(place) => charts.at(place).collect(),
         None => Vec::new(),
     };
@@ -168,12 +153,11 @@ fn study_section(blocks: &mut Vec<Block>, s: &Section, charts: &Charts) {
         return;
     }
     section(blocks, s.id, s.heading);
-    for (i, chart) in placed {
-        blocks.push(Block::Subheading(chart.title.clone()));
-        blocks.push(charts.block(i, chart));
-        if let Some(t) = &chart.table {
-            let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
-            blocks.push(Block::Table(plain_table(&headers, 1, &t.rows)));
+    for placed in placed {
+        blocks.push(Block::Subheading(placed.chart.title().to_string()));
+        blocks.push(Block::Chart(placed.chart.clone()));
+        if let Some(table) = &placed.table {
+            blocks.push(Block::Table(table.clone()));
         }
     }
     for table in &s.tables {

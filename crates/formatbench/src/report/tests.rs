@@ -315,7 +315,8 @@ fn one_ratio_feeds_tables_charts_and_layout_tables() {
     assert!((parquet.ratio_to_best.unwrap_or_default() - 2.0).abs() < 1e-12);
     let table = &rows(group, &summary.artifacts)[1].ratio;
     assert!(table.starts_with("2.00× ["), "{table}");
-    let chart = &charts::all(&summary)[0];
+    let chart = crate::document::svg::drawing(&charts::all(&summary)[0].chart)
+        .unwrap_or_else(|| panic!("the bars are drawn"));
     let estimate = parquet.ratio_to_best.unwrap_or_default();
     let (paired, of_medians) = (format::ratio(estimate), format::ratio(5.0 / 3.0));
     assert_ne!(paired, of_medians);

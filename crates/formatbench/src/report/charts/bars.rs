@@ -1,50 +1,19 @@
-//! One chart per operation group: each competitor's median wall time as a bar with a min–max
-//! whisker (best, typical and worst run), fastest first, and beside it the ratio to the
-//! fastest.
+//! One bar chart per operation group: each competitor's median wall time with its whisker and
+//! samples, fastest first, and its ratio to the fastest.
 
-use super::{label_width, text_width, Anchor, Chart, Place, Scale, Svg};
-use crate::report::format::{self, duration};
+use super::{Place, Placed};
+use crate::document::{Bar, BarChart, Chart};
 use crate::report::group_title;
 use crate::report::rows::rows;
-use crate::stats::{OpGroup, RunSummary, Summary};
+use crate::stats::{OpGroup, RunSummary};
 
-const ROW: f64 = 24.0;
-const BAR: f64 = 14.0;
-const TOP: f64 = 30.0;
-const BOTTOM: f64 = 30.0;
-const TIME_WIDTH: f64 = 300.0;
-/// Room after the longest whisker for its median's text.
-const TIME_TEXT: f64 = 76.0;
-const RATIO_WIDTH: f64 = 130.0;
-const GAP: f64 = 18.0;
-
-pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
+pub(super) fn charts(summary: &RunSummary) -> Vec<Placed> {
     summary
         .groups
         .iter()
         .enumerate()
         .filter_map(|(i, g)| chart(summary, i, g))
         .collect()
-}
-
-/// One competitor's bar: its label, wall summary and the group's one ratio to the fastest
-/// (`None` when the ratio cannot be trusted; the tables then show `—` too).
-struct Bar {
-    label: String,
-    wall: Summary,
-    ratio: Option<f64>,
-    /// Every sample's time, drawn as a strip over the bar: noise and bimodality show, not only
-    /// the range.
-    samples: Vec<f64>,
-    /// A reference (the memory-copy floor): drawn, never marked as the fastest.
-    reference: bool,
-}
-
-impl Bar {
-    fn ratio_text(&self) -> String {
-        self.ratio
-            .map_or_else(|| format::DASH.to_string(), format::ratio)
-    }
 }
 
 /// The cells that ran, fastest first by median (ties by label).
@@ -56,145 +25,25 @@ fn bars(summary: &RunSummary, group: &OpGroup) -> Vec<Bar> {
         .zip(&rows)
         .filter(|(c, _)| crate::report::ran(c))
         .filter_map(|(c, r)| {
+            let wall = c.wall?;
             Some(Bar {
                 label: format!("{}/{}", r.backend, r.profile),
-                wall: c.wall?,
+                median: wall.median,
+                min: wall.min,
+                max: wall.max,
                 ratio: c.ratio_to_best,
                 samples: c.rounds.values().copied().collect(),
                 reference: crate::report::is_reference(c),
             })
         })
         .collect();
-    bars.sort_by(|a, b| {
-        a.wall
-            .median
-            .total_cmp(&b.wall.median)
-            .then(a.label.cmp(&b.label))
-    });
+    bars.sort_by(|a, b| a.median.total_cmp(&b.median).then(a.label.cmp(&b.label)));
     bars
 }
 
-fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
+fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Placed> {
     let bars = bars(summary, group);
     bars.first()?;
-    let left = label_width(bars.iter().map(|b| &b.label), 60.0, 260.0) + 12.0;
-    let time_x = (left, left + TIME_WIDTH);
-    let ratio_left = time_x.1 + TIME_TEXT + GAP;
-    let ratio_x = (ratio_left, ratio_left + RATIO_WIDTH);
-    let ratio_texts: Vec<String> = bars.iter().map(Bar::ratio_text).collect();
-    let width = ratio_x.1 + label_width(ratio_texts.iter(), 30.0, 120.0) + 12.0;
-    let bottom = TOP + ROW * bars.len() as f64;
-    let height = bottom + BOTTOM;
-
-    let longest = bars
-        .iter()
-        .map(|b| b.wall.max.max(b.wall.median))
-        .fold(0.0, f64::max);
-    let time = Scale::from_zero(longest, time_x);
-    let worst = bars.iter().filter_map(|b| b.ratio).fold(1.0, f64::max);
-    let ratios = if worst > 10.0 {
-        Scale {
-            lo: 1.0,
-            hi: worst * 1.3,
-            log: true,
-            from: ratio_x.0,
-            to: ratio_x.1,
-        }
-    } else {
-        Scale::from_zero(worst, ratio_x)
-    };
-
-    let mut svg = Svg::default();
-    let heading = "Median wall time";
-    svg.text((time_x.0, 16.0), Anchor::Start, "heading", heading);
-    svg.text(
-        (time_x.0 + text_width(heading) + 10.0, 16.0),
-        Anchor::Start,
-        "dim",
-        "whiskers: fastest–slowest run; dots: every sample",
-    );
-    let ratio_heading = if ratios.log {
-        "× fastest (log scale)"
-    } else {
-        "× fastest"
-    };
-    svg.text((ratio_x.0, 16.0), Anchor::Start, "heading", ratio_heading);
-    for (scale, (from, _), show, max) in [
-        (time, time_x, &duration as &dyn Fn(f64) -> String, 5),
-        (ratios, ratio_x, &|r: f64| format::ratio2(r), 3),
-    ] {
-        svg.line((from, TOP - 4.0), (from, bottom), "axis");
-        for tick in scale.ticks(max) {
-            let x = scale.at(tick);
-            svg.line((x, TOP - 4.0), (x, bottom), "grid");
-            svg.text((x, bottom + 16.0), Anchor::Middle, "tick", &show(tick));
-        }
-    }
-    let fastest = bars.iter().position(|b| !b.reference);
-    for (i, bar) in bars.iter().enumerate() {
-        let (label, wall) = (&bar.label, &bar.wall);
-        let y = TOP + ROW * i as f64 + (ROW - BAR) / 2.0;
-        let mid = y + BAR / 2.0;
-        svg.text((left - 8.0, mid + 4.0), Anchor::End, "", label);
-        let class = match (Some(i) == fastest, bar.reference) {
-            (true, _) => "mark bar fastest",
-            (_, true) => "mark bar reference",
-            _ => "mark bar",
-        };
-        let tip = format!(
-            "{label}: median {}, fastest {}, slowest {}",
-            duration(wall.median),
-            duration(wall.min),
-            duration(wall.max)
-        );
-        let end = time.at(wall.median);
-        svg.rect((time_x.0, y), (end - time_x.0, BAR), class, &tip);
-        let (lo, hi) = (time.at(wall.min), time.at(wall.max));
-        svg.rect((lo, mid - 1.0), (hi - lo, 2.0), "mark whisker", &tip);
-        for x in [lo, hi] {
-            svg.rect((x - 0.75, mid - 4.0), (1.5, 8.0), "cap", "");
-        }
-        // The strip: one dot per sample, spread over four lines so equal times stay visible.
-        for (k, &value) in bar.samples.iter().enumerate() {
-            let dy = [-3.0, -1.0, 1.0, 3.0][k % 4];
-            svg.circle((time.at(value), mid + dy), 1.6, "sample", "");
-        }
-        let text_x = end.max(hi) + 5.0;
-        svg.text(
-            (text_x, mid + 4.0),
-            Anchor::Start,
-            "",
-            &duration(wall.median),
-        );
-        let r_text = bar.ratio_text();
-        let r_end = bar.ratio.map_or(ratio_x.0, |r| ratios.at(r));
-        if r_end > ratio_x.0 {
-            let r_tip = format!("{label}: {r_text} the fastest");
-            svg.rect(
-                (ratio_x.0, y),
-                (r_end - ratio_x.0, BAR),
-                "mark bar ratio",
-                &r_tip,
-            );
-        }
-        svg.text(
-            (r_end.max(ratio_x.0 + 1.0) + 5.0, mid + 4.0),
-            Anchor::Start,
-            "",
-            &r_text,
-        );
-    }
-    let words: Vec<String> = bars
-        .iter()
-        .map(|b| {
-            format!(
-                "{} {} ({})",
-                b.label,
-                duration(b.wall.median),
-                b.ratio_text()
-            )
-        })
-        .collect();
     // A cold read makes one call: its first, whatever ranks elsewhere.
     let call = if group.cache == "cold" {
         "first"
@@ -202,13 +51,8 @@ fn chart(summary: &RunSummary, index: usize, group: &OpGroup) -> Option<Chart> {
         summary.call.name()
     };
     let title = format!("{}: median wall time ({call} calls)", group_title(group));
-    Some(Chart {
-        place: Place::Group(index),
-        label: format!("{title}, fastest first: {}", words.join(", ")),
-        title,
-        width: width.ceil() as u32,
-        height: height.ceil() as u32,
-        body: svg.finish(),
-        table: None,
-    })
+    Some(Placed::new(
+        Place::Group(index),
+        Chart::Bars(BarChart { title, bars }),
+    ))
 }

@@ -3,13 +3,12 @@
 //! where a selective read's line crosses a full read's or a write's is the size that costs
 //! both the same share over their best.
 
-use super::lines::{Lines, Series};
-use super::{Chart, Place};
-use crate::report::format::{bytes, ratio2};
+use super::{Place, Placed};
+use crate::document::{Chart, LineChart, Series, Unit};
 use crate::report::partitions::studies;
 use crate::stats::RunSummary;
 
-pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
+pub(super) fn charts(summary: &RunSummary) -> Vec<Placed> {
     studies(summary)
         .iter()
         .filter_map(|study| {
@@ -23,22 +22,23 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
                     values: line.relative(),
                 })
                 .collect();
-            Lines {
-                place: Place::Partitions,
+            let chart = LineChart {
                 title: format!(
                     "{} · {}: each operation's time ÷ its best, against the partition size",
                     study.dataset, study.backend
                 ),
                 xs: study.sizes.iter().map(|(b, _)| *b as f64).collect(),
-                x_tick: &|b| bytes(b as u64),
-                x_header: &|b| format!("{} partitions", bytes(b as u64)),
+                x_unit: Unit::Bytes,
+                x_noun: "partitions".to_string(),
                 x_axis: "partition size (log scale)".into(),
-                y_axis: "time ÷ the operation's best (log scale)",
-                y_tick: &ratio2,
-                first_header: "Operation",
+                y_axis: "time ÷ the operation's best (log scale)".to_string(),
+                y_unit: Unit::Ratio,
+                first_header: "Operation".to_string(),
                 series,
-            }
-            .draw()
+            };
+            chart
+                .has_a_line()
+                .then(|| Placed::with_table(Place::Partitions, Chart::Lines(chart)))
         })
         .collect()
 }

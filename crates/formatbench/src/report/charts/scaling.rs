@@ -2,15 +2,14 @@
 //! one row count (`report/sweep.rs`): per operation, each competitor's median against the
 //! varying count, both on log scales.
 
-use super::lines::{Lines, Series};
-use super::{Chart, Place};
-use crate::report::format::{count, duration};
+use super::{Place, Placed};
+use crate::document::{Chart, LineChart, Series, Unit};
 use crate::report::pick::{self, Id};
 use crate::report::sweep::{sweeps, Sweep};
 use crate::report::{group_title, ran};
 use crate::stats::{OpGroup, RunSummary};
 
-pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
+pub(super) fn charts(summary: &RunSummary) -> Vec<Placed> {
     let mut charts = Vec::new();
     for sweep in sweeps(summary) {
         // Each competitor keeps its colour across the sweep's charts.
@@ -34,7 +33,7 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Chart> {
 }
 
 /// `all` are the sweep's competitors, whose order fixes their colours.
-fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Chart> {
+fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Placed> {
     let labels = pick::labels(all);
     let ran_here = |id: &Id| {
         groups
@@ -63,20 +62,21 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Chart>
     let tail = whole
         .strip_prefix(&format!("{dataset} · "))
         .unwrap_or(&whole);
-    Lines {
-        place: Place::Scaling,
+    let chart = LineChart {
         title: format!(
             "{} · {tail}: median time against {}",
             sweep.name, sweep.axis
         ),
         xs: groups.iter().map(|(n, _)| (*n).max(1) as f64).collect(),
-        x_tick: &|n| count(n as u64),
-        x_header: &|n| format!("{} {}", count(n as u64), sweep.axis),
+        x_unit: Unit::Count,
+        x_noun: sweep.axis.to_string(),
         x_axis: format!("{} (log scale)", sweep.axis),
-        y_axis: "median (log scale)",
-        y_tick: &duration,
-        first_header: "Competitor",
+        y_axis: "median (log scale)".to_string(),
+        y_unit: Unit::Seconds,
+        first_header: "Competitor".to_string(),
         series,
-    }
-    .draw()
+    };
+    chart
+        .has_a_line()
+        .then(|| Placed::with_table(Place::Scaling, Chart::Lines(chart)))
 }

@@ -1,7 +1,64 @@
 //! Tests of the charts: what each kind draws, the markup contract, and reproducibility.
 
 use super::super::fixture::{feature_sweep, fixture, small, sweep, DATASET};
-use super::*;
+use super::Place;
+use crate::document::svg::{self as draw, level_in, levels, Drawing, LEVELS};
+use crate::stats::RunSummary;
+
+/// A chart of the report drawn, with where it goes and its table's text.
+struct Chart {
+    place: Place,
+    title: String,
+    label: String,
+    width: u32,
+    height: u32,
+    body: String,
+    table: Option<Strings>,
+    drawing: Drawing,
+}
+
+/// A table's headers and rows as text.
+struct Strings {
+    headers: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Chart {
+    fn inline(&self) -> String {
+        self.drawing.inline()
+    }
+
+    fn standalone(&self) -> String {
+        self.drawing.standalone()
+    }
+}
+
+/// Every chart of the report, drawn.
+fn all(summary: &RunSummary) -> Vec<Chart> {
+    super::all(summary)
+        .into_iter()
+        .map(|placed| {
+            let drawing = draw::drawing(&placed.chart).unwrap_or_else(|| panic!("undrawn"));
+            Chart {
+                place: placed.place,
+                title: drawing.title.clone(),
+                label: drawing.label.clone(),
+                width: drawing.width,
+                height: drawing.height,
+                body: drawing.body.clone(),
+                table: placed.table.map(|t| Strings {
+                    headers: t.columns.into_iter().map(|c| c.header).collect(),
+                    rows: t
+                        .rows
+                        .into_iter()
+                        .map(|r| r.cells.into_iter().map(|c| c.text).collect())
+                        .collect(),
+                }),
+                drawing,
+            }
+        })
+        .collect()
+}
 
 fn marks(chart: &Chart) -> usize {
     chart.body.matches("class=\"mark").count()
@@ -95,23 +152,23 @@ fn heat_map_per_summary_table_with_a_geomean_column() {
     assert!(warm
         .body
         .contains("<title>parquet/zstd · read: 1.36×</title>"));
-    assert_eq!(heatmap::level_in(1.0, &heatmap::LEVELS), 0);
-    assert_eq!(heatmap::level_in(1.36, &heatmap::LEVELS), 1);
-    assert_eq!(heatmap::level_in(3.0, &heatmap::LEVELS), 3);
-    assert_eq!(heatmap::level_in(50.0, &heatmap::LEVELS), 5);
+    assert_eq!(level_in(1.0, &LEVELS), 0);
+    assert_eq!(level_in(1.36, &LEVELS), 1);
+    assert_eq!(level_in(3.0, &LEVELS), 3);
+    assert_eq!(level_in(50.0, &LEVELS), 5);
     // A run whose ratios reach 5,760× spreads its slow shades up to there.
-    let bounds = heatmap::levels(5_760.0);
+    let bounds = levels(5_760.0);
     assert_eq!(&bounds[..3], &[1.1, 1.5, 2.0]);
     assert!(
         bounds[3] > 10.0 && bounds[4] > bounds[3] && bounds[4] < 5_760.0,
         "{bounds:?}"
     );
     assert_ne!(
-        heatmap::level_in(10.0, &bounds),
-        heatmap::level_in(5_000.0, &bounds),
+        level_in(10.0, &bounds),
+        level_in(5_000.0, &bounds),
         "10× and 5,000× look different"
     );
-    assert_eq!(heatmap::levels(8.0), heatmap::LEVELS);
+    assert_eq!(levels(8.0), LEVELS);
 }
 
 #[test]
@@ -221,7 +278,7 @@ fn standalone_files_carry_both_schemes() {
     assert!(light < svg.find("@media").unwrap() && dark > svg.find("@media").unwrap());
     assert!(svg.contains("svg.chart text { fill: #1f2328; }"));
     assert!(svg.ends_with("</svg>\n"));
-    assert!(html_style().contains("--heat-5"));
+    assert!(draw::style().contains("--heat-5"));
 }
 
 #[test]
@@ -235,22 +292,10 @@ fn same_summary_same_charts() {
 }
 
 #[test]
-fn scales_and_ticks() {
-    let log = Scale::fit(1.0, 1000.0, (0.0, 100.0));
-    assert!(log.log);
-    assert_eq!(log.ticks(6), [1.0, 10.0, 100.0, 1000.0]);
-    let linear = Scale::fit(2.0, 10.0, (0.0, 100.0));
-    assert!(!linear.log);
-    assert_eq!(linear.ticks(6), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
-    assert_eq!(linear.ticks(3), [0.0, 5.0, 10.0]);
-    assert_eq!(linear.at(0.0), 0.0);
-    let bytes = Scale::fit(4096.0, 48e6, (0.0, 100.0));
-    let ticks: Vec<u64> = bytes.byte_ticks(6).iter().map(|t| *t as u64).collect();
-    assert_eq!(ticks, [1 << 12, 1 << 15, 1 << 18, 1 << 21, 1 << 24]);
-    assert_eq!(file_number("chart-12.svg"), Some(12));
-    assert_eq!(file_number("chart-.svg"), None);
-    assert_eq!(file_number("chart-1.svg.bak"), None);
-    assert_eq!(file_name(0), "chart-1.svg");
+fn old_chart_files_are_known_by_their_number() {
+    assert_eq!(super::file_number("chart-12.svg"), Some(12));
+    assert_eq!(super::file_number("chart-.svg"), None);
+    assert_eq!(super::file_number("chart-1.svg.bak"), None);
 }
 
 #[test]

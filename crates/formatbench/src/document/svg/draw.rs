@@ -1,6 +1,6 @@
 //! Writing SVG elements, and mapping values to pixels.
 
-use super::esc;
+use super::super::html_escape as esc;
 use std::fmt::Write;
 
 /// A coordinate, to one decimal: enough for a screen and always the same text.
@@ -264,4 +264,24 @@ pub(super) fn nice(x: f64) -> f64 {
         10.0
     };
     m * power
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_and_ticks() {
+        let log = Scale::fit(1.0, 1000.0, (0.0, 100.0));
+        assert!(log.log);
+        assert_eq!(log.ticks(6), [1.0, 10.0, 100.0, 1000.0]);
+        let linear = Scale::fit(2.0, 10.0, (0.0, 100.0));
+        assert!(!linear.log);
+        assert_eq!(linear.ticks(6), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(linear.ticks(3), [0.0, 5.0, 10.0]);
+        assert_eq!(linear.at(0.0), 0.0);
+        let bytes = Scale::fit(4096.0, 48e6, (0.0, 100.0));
+        let ticks: Vec<u64> = bytes.byte_ticks(6).iter().map(|t| *t as u64).collect();
+        assert_eq!(ticks, [1 << 12, 1 << 15, 1 << 18, 1 << 21, 1 << 24]);
+    }
 }
