@@ -2,6 +2,6 @@
 
 import sys
 
-from formatbench_worker.__main__ import main
+from formatbench_worker.__main__ import exit_now, main
 
-sys.exit(main(sys.argv[1:]))
+exit_now(main(sys.argv[1:]))

@@ -5,6 +5,7 @@
 //! never writes markup.
 
 mod chart;
+mod escape;
 mod html;
 mod markdown;
 pub mod svg;

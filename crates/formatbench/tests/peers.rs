@@ -152,13 +152,14 @@ rows = 2_000
     for ((_, out_dir), args) in runs.iter().zip(&invocations) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = formatbench(&args);
+        let run = run_dir(out_dir);
         assert!(
             out.status.success(),
-            "run failed ({}): {}",
+            "run failed ({}): {}\n{}",
             out.status,
-            stderr(&out)
+            stderr(&out),
+            common::failed_samples(&run)
         );
-        let run = run_dir(out_dir);
         verified.extend(verified_cells(&run, |c| c.target.clone()));
         samples.extend(common::samples(&run));
     }

@@ -1,6 +1,7 @@
 //! A document as one self-contained HTML page: inline CSS (light and dark, from the reader's
 //! colour scheme) and inline SVG charts, no scripts, no external files.
 
+pub use super::escape::html_escape;
 use super::{Block, Chart, Document, IntervalChart, Para, Role, Span, Text, Tone};
 use std::fmt::Write;
 
@@ -252,19 +253,4 @@ pub fn html_head(title: &str) -> String {
          <title>{}</title>\n<style>",
         html_escape(title)
     )
-}
-
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }

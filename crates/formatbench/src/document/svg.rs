@@ -11,7 +11,7 @@ mod heat;
 mod lines;
 mod scatter;
 
-use super::html_escape as esc;
+use super::escape::html_escape as esc;
 use super::Chart;
 use draw::{label_width, text_width, Anchor, Scale, Svg};
 #[cfg(test)]

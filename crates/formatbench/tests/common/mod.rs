@@ -76,6 +76,34 @@ pub fn samples(run_dir: &Path) -> Vec<SampleRecord> {
         .collect()
 }
 
+/// Every failed sample and verification of a run, a line each, for a failing test's message.
+pub fn failed_samples(run_dir: &Path) -> String {
+    records(run_dir)
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Sample(s) if s.status == formatbench::results::SampleStatus::Failed => {
+                Some(format!(
+                    "sample {} {} {} {} {}: {:?}",
+                    s.cell.dataset,
+                    s.cell.backend,
+                    s.cell.target,
+                    s.cell.op,
+                    s.cell.profile,
+                    s.reason
+                ))
+            }
+            Record::Verification(v) if v.status == formatbench::results::SampleStatus::Failed => {
+                Some(format!(
+                    "verification {} {} {} {}: {:?}",
+                    v.cell.dataset, v.cell.backend, v.cell.target, v.cell.op, v.reason
+                ))
+            }
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The measured samples of a run (those of a round: no warm-up or refused cell).
 pub fn measured_samples(run_dir: &Path) -> Vec<SampleRecord> {
     samples(run_dir)

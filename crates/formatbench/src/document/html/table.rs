@@ -2,8 +2,8 @@
 //! row was done folded under the table, the best row marked, and each row's identity in `data-`
 //! attributes for tools that read the page.
 
+use super::super::escape::html_escape as esc;
 use super::super::{Align, Cell, CellKind, Column, Row, Table, Tone};
-use super::html_escape as esc;
 use crate::units::truncate;
 use std::fmt::Write;
 

@@ -1,6 +1,6 @@
 //! Writing SVG elements, and mapping values to pixels.
 
-use super::super::html_escape as esc;
+use super::super::escape::html_escape as esc;
 use std::fmt::Write;
 
 /// A coordinate, to one decimal: enough for a screen and always the same text.
