@@ -75,11 +75,13 @@ const BASE_DARK: &str = "--fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --w
 const CHART_LIGHT: &str = "--accent: #0969da; --accent-2: #bc4c00; --s0: #0969da; \
      --s1: #bc4c00; --s2: #1a7f37; --s3: #8250df; --s4: #bf3989; --s5: #6e7781; \
      --heat-0: #dafbe1; --heat-1: #fff8c5; --heat-2: #ffe2a8; --heat-3: #ffcba4; \
-     --heat-4: #ffaba8; --heat-5: #ff8182;";
+     --heat-4: #ffaba8; --heat-5: #ff8182; \
+     --faster-1: #ddf4ff; --faster-2: #b6e3ff; --faster-3: #80ccff;";
 const CHART_DARK: &str = "--accent: #4493f8; --accent-2: #f0883e; --s0: #4493f8; \
      --s1: #f0883e; --s2: #3fb950; --s3: #ab7df8; --s4: #f778ba; --s5: #9198a1; \
      --heat-0: #12361f; --heat-1: #3a3112; --heat-2: #4b3212; --heat-3: #5a2a14; \
-     --heat-4: #6b2121; --heat-5: #8e1519;";
+     --heat-4: #6b2121; --heat-5: #8e1519; \
+     --faster-1: #0c2d6b; --faster-2: #0d419d; --faster-3: #1f6feb;";
 const CHART_RULES: &str = r#"
 svg.chart { display: block; max-width: 100%; height: auto; margin: 0.5rem 0 0.75rem;
   font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -104,6 +106,8 @@ svg.chart .s4 { fill: var(--s4); } svg.chart .s5 { fill: var(--s5); }
 svg.chart .heat-0 { fill: var(--heat-0); } svg.chart .heat-1 { fill: var(--heat-1); }
 svg.chart .heat-2 { fill: var(--heat-2); } svg.chart .heat-3 { fill: var(--heat-3); }
 svg.chart .heat-4 { fill: var(--heat-4); } svg.chart .heat-5 { fill: var(--heat-5); }
+svg.chart .faster-1 { fill: var(--faster-1); } svg.chart .faster-2 { fill: var(--faster-2); }
+svg.chart .faster-3 { fill: var(--faster-3); }
 "#;
 
 /// `rules` with each `var(--name)` replaced by the colour `palettes` give it (`--name: #hex;`

@@ -2,7 +2,7 @@
 //! (`--prefer read|write|size|balanced`), picked from the Pareto frontier with the figures that
 //! justify it.
 
-use super::format::{bytes, duration, ratio};
+use super::format::{bytes, duration, ratio, ratio_interval};
 use super::pareto::{frontiers, metric_text, timed_op, Competitor, Frontier, READ, SIZE, WRITE};
 use crate::results::Prefer;
 use crate::stats::RunSummary;
@@ -90,9 +90,10 @@ fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
     } else {
         "For reading"
     };
-    // A time margin is the tables' ratio (paired by round); sizes have one value each.
+    // A time margin is the tables' ratio (paired by round) with its interval, so that a margin
+    // the tables call "no clear winner" is called so here too; sizes have one value each.
     let margin_of = |c: &Competitor, v: f64| {
-        let plain = (value > 0.0).then(|| v / value);
+        let plain = (value > 0.0).then(|| (v / value, None));
         if m == SIZE {
             return plain;
         }
@@ -100,13 +101,20 @@ fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
         let cell = |id: &super::pick::Id| {
             super::pick::ran(&group.cells).find(|x| super::pick::id(&x.cell) == *id)
         };
-        cell(&c.id)?.ratio_over(cell(&best.id)?).or(plain)
+        let (runner, best) = (cell(&c.id)?, cell(&best.id)?);
+        let interval = crate::stats::paired_ratio(&runner.rounds, &best.rounds);
+        runner.ratio_over(best).map(|r| (r, interval)).or(plain)
     };
     let margin = match runner_up.and_then(|(c, v)| Some((c, margin_of(c, v)?))) {
-        Some((c, r)) if m == SIZE && r >= 1.005 => {
+        Some((c, (r, _))) if m == SIZE && r >= 1.005 => {
             format!(" (the runner-up {} is {} larger)", c.label, ratio(r))
         }
-        Some((c, r)) if r >= 1.005 => {
+        Some((c, (_, Some(interval)))) if interval.contains_one() => format!(
+            " (no clear winner: the runner-up {} is {}, an interval that includes 1)",
+            c.label,
+            ratio_interval(interval.estimate, interval.lo, interval.hi)
+        ),
+        Some((c, (r, _))) if r >= 1.005 => {
             format!(" ({} faster than the runner-up {})", ratio(r), c.label)
         }
         Some((c, _)) => format!(" (level with {})", c.label),
@@ -174,6 +182,32 @@ mod tests {
 
     const CONTEXT: &str =
         " Picked from the Pareto frontier of mixed-100000x10 (4 of 5 competitors).";
+
+    #[test]
+    fn a_margin_whose_interval_includes_one_is_no_clear_winner() {
+        let mut summary = small("write");
+        let alternating = |first: f64, second: f64| {
+            (1..=6u32)
+                .map(|r| (r, if r % 2 == 0 { first } else { second }))
+                .collect::<std::collections::BTreeMap<u32, f64>>()
+        };
+        for group in summary.groups.iter_mut().filter(|g| g.op == "write") {
+            for cell in &mut group.cells {
+                match (cell.cell.backend.as_str(), cell.cell.profile.as_str()) {
+                    ("npy", "default") => cell.rounds = alternating(0.02, 0.03),
+                    ("parquet", "snappy") => cell.rounds = alternating(0.03, 0.02),
+                    _ => {}
+                }
+            }
+        }
+        let text = recommendation(&summary).unwrap_or_default();
+        assert!(
+            text.contains("(no clear winner: the runner-up parquet/snappy is ")
+                && text.contains("an interval that includes 1)"),
+            "{text}"
+        );
+        assert!(!text.contains("faster than the runner-up"), "{text}");
+    }
 
     #[test]
     fn each_priority_picks_its_own_competitor() {

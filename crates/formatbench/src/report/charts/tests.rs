@@ -346,4 +346,17 @@ fn heat_map_against_a_chosen_reference() {
         "{}",
         heat[0].label
     );
+    // Faster than the reference has a shade of its own, not "about the same".
+    let tile = heat[0]
+        .body
+        .lines()
+        .find(|l| l.contains("<title>npy/default · write: 0.20×"))
+        .unwrap_or_default();
+    assert!(tile.contains("class=\"mark tile faster-3\""), "{tile}");
+    // The page says the heat maps and the tables under them have different references.
+    let md = crate::report::markdown(&summary);
+    assert!(
+        md.contains("The heat maps are ratios to ipc/mmap (--reference)"),
+        "{md}"
+    );
 }

@@ -180,7 +180,18 @@ pub(super) fn overall(blocks: &mut Vec<Block>, summary: &RunSummary, charts: &Ch
         return;
     }
     section(blocks, "overall", "Summary across operations");
-    let legend = format!("Geomean ratio = {LEGEND_GEOMEAN}. Rows are best first.");
+    let mut legend = format!("Geomean ratio = {LEGEND_GEOMEAN}. Rows are best first.");
+    // A chosen reference moves the heat maps, not the tables: say which figure is which.
+    let reference = summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.settings.reference.as_deref());
+    if let Some(reference) = reference {
+        legend.push_str(&format!(
+            " The heat maps are ratios to {reference} (--reference), on each operation and \
+             their geometric mean; the tables' ratios are to each operation's fastest."
+        ));
+    }
     blocks.push(para(Role::Legend, legend));
     let headers = ["Backend", "Profile", "Geomean ratio", "Ops"];
     for (index, t) in tables.iter().enumerate() {
