@@ -157,7 +157,29 @@ pub fn write_all(
     let matrix = (suite == Some("fidelity")).then(|| fidelity(records));
     write_reports_of(&summary, matrix.as_ref(), dir)?;
     crate::export::write_exports(records, &summary, dir)?;
+    write_recommendation(&summary, dir)?;
     Ok(summary)
+}
+
+/// `recommendation.json`: the run's recommendation as the reports word it, and every
+/// dataset's pick for every priority with its margin, for tools that act on it.
+fn write_recommendation(summary: &RunSummary, dir: &Path) -> Result<(), Error> {
+    #[derive(serde::Serialize)]
+    struct Recommendations {
+        /// The sentence the reports show, for the run's `--prefer` and its largest dataset.
+        recommendation: Option<String>,
+        picks: Vec<recommend::Pick>,
+    }
+    let all = Recommendations {
+        recommendation: recommendation(summary),
+        picks: recommend::picks(summary),
+    };
+    let text = serde_json::to_string_pretty(&all).map_err(|source| Error::Encode {
+        what: "recommendation.json",
+        source,
+    })?;
+    let path = dir.join("recommendation.json");
+    std::fs::write(&path, text + "\n").map_err(Error::at("write", &path))
 }
 
 /// Writes `report.md`, `report.html` and the charts `report.md` links (`chart-<n>.svg`) into

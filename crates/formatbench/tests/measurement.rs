@@ -379,11 +379,23 @@ fn reports_regenerate_byte_for_byte_from_results_alone() {
         "samples.json",
         "samples.parquet",
         "summary.parquet",
+        "recommendation.json",
     ] {
         let a = std::fs::read(dir.join(name)).unwrap();
         let b = std::fs::read(again.path().join(name)).unwrap();
         assert!(a == b, "{name} differs when regenerated");
     }
+    // The recommendation for tools: the reports' sentence, and a pick per priority.
+    let picked: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("recommendation.json")).unwrap()).unwrap();
+    let prefers: Vec<&str> = picked["picks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["prefer"].as_str())
+        .collect();
+    assert!(prefers.contains(&"balanced"), "{picked}");
+    assert!(picked["recommendation"].is_string(), "{picked}");
     assert_eq!(
         common::stdout(&first),
         common::stdout(&second),

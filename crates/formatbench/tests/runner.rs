@@ -27,6 +27,7 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
         "1",
         "--timeout",
         "1",
+        "-q",
     ];
     let started = std::time::Instant::now();
     let result = mixed_run(SMALL_ROWS, &args, out.path());
@@ -35,6 +36,14 @@ fn crash_hang_and_garbage_are_recorded_and_the_run_completes() {
         Some(1),
         "a failed cell exits 1: {}",
         stderr(&result)
+    );
+    // Even quiet, the exit status comes with why: how many cells failed, the first with its
+    // reason.
+    let said = stderr(&result);
+    assert!(
+        said.contains("3 cells failed, first mixed-")
+            && said.contains("(all under \"Not measured\""),
+        "{said}"
     );
     assert!(
         started.elapsed().as_secs() < 60,

@@ -39,20 +39,93 @@ fn recommend(summary: &RunSummary) -> Option<String> {
         .rev()
         .max_by_key(|f| cells(f))
         .filter(|f| !f.members.is_empty())?;
-    let first = match priority(summary) {
+    Some(pick_for(summary, frontier, priority(summary))?.text)
+}
+
+/// A recommendation: for one dataset and priority, the competitor and the sentence that says
+/// why, with the margin over the runner-up where the priority is one figure.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Pick {
+    pub dataset: String,
+    pub prefer: &'static str,
+    pub backend: String,
+    pub profile: String,
+    pub text: String,
+    pub margin: Option<Margin>,
+}
+
+/// How far the pick is ahead of the runner-up: the runner-up's figure over the pick's, with
+/// the paired interval for times (none for sizes, which have one value each).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Margin {
+    pub runner_up: String,
+    pub ratio: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// False where the interval includes 1: no clear winner.
+    pub clear: bool,
+}
+
+/// Every dataset's recommendation for every priority, for `recommendation.json`.
+pub fn picks(summary: &RunSummary) -> Vec<Pick> {
+    let mut picks = Vec::new();
+    for frontier in frontiers(summary).iter().filter(|f| !f.members.is_empty()) {
+        for prefer in [Prefer::Read, Prefer::Write, Prefer::Size, Prefer::Balanced] {
+            picks.extend(pick_for(summary, frontier, prefer).filter(|p| p.prefer == prefer.name()));
+        }
+    }
+    picks
+}
+
+/// The pick for `prefer` on one frontier, with the sentence that ends in where it came from.
+/// A priority with nothing measured falls back to the balanced pick.
+fn pick_for(summary: &RunSummary, frontier: &Frontier, prefer: Prefer) -> Option<Pick> {
+    let first = match prefer {
         Prefer::Read => by_metric(summary, frontier, READ),
         Prefer::Write => by_metric(summary, frontier, WRITE),
         Prefer::Size => by_metric(summary, frontier, SIZE),
         Prefer::Balanced => None,
     }
-    .or_else(|| balanced(frontier))?;
+    .map(|(pick, best, m)| (pick, best, Some(m)))
+    .or_else(|| balanced(frontier).map(|(pick, best)| (pick, best, None)))?;
+    let (mut pick, best, metric) = first;
+    pick.dataset = frontier.dataset.clone();
+    let own = own_store_note(frontier, best, metric);
     let context = format!(
         "Picked from the Pareto frontier of {} ({} of {} competitors).",
         frontier.dataset,
         frontier.members.len(),
         frontier.competitors.len()
     );
-    Some(format!("{first} {context}"))
+    pick.text = format!("{}{own} {context}", pick.text);
+    Some(pick)
+}
+
+/// Stores of formatbench's own, which no other tool opens as a store.
+const OWN_STORES: [&str; 1] = ["ipc-parts"];
+
+/// For a pick that is formatbench's own store: what other tools can read of it, and the best
+/// standard format beside it (on the same figure, or balanced).
+fn own_store_note(f: &Frontier, best: &Competitor, metric: Option<usize>) -> String {
+    if !OWN_STORES.contains(&best.id.0.as_str()) {
+        return String::new();
+    }
+    let standard = f
+        .competitors
+        .iter()
+        .filter(|c| !OWN_STORES.contains(&c.id.0.as_str()));
+    let alternative = match metric {
+        Some(m) => standard.filter(|c| c.metrics[m].is_some()).min_by(order(m)),
+        None => standard.min_by(|a, b| a.balance.total_cmp(&b.balance)),
+    };
+    let beside = alternative
+        .map(|c| format!("; the best standard format here is {}", c.label))
+        .unwrap_or_default();
+    format!(
+        " {} is formatbench's own store: other tools cannot read it as a store (its partitions \
+         are Arrow IPC files any Arrow reader opens){beside}.",
+        best.id.0
+    )
 }
 
 fn members(f: &Frontier) -> impl Iterator<Item = &Competitor> {
@@ -72,7 +145,11 @@ fn order(m: usize) -> impl Fn(&&Competitor, &&Competitor) -> std::cmp::Ordering 
 }
 
 /// The frontier member best on one metric, against the best other competitor on it.
-fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
+fn by_metric<'a>(
+    summary: &RunSummary,
+    f: &'a Frontier,
+    m: usize,
+) -> Option<(Pick, &'a Competitor, usize)> {
     let best = members(f)
         .filter(|c| c.metrics[m].is_some())
         .min_by(order(m))?;
@@ -105,7 +182,8 @@ fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
         let interval = crate::stats::paired_ratio(&runner.rounds, &best.rounds);
         runner.ratio_over(best).map(|r| (r, interval)).or(plain)
     };
-    let margin = match runner_up.and_then(|(c, v)| Some((c, margin_of(c, v)?))) {
+    let measured = runner_up.and_then(|(c, v)| Some((c, margin_of(c, v)?)));
+    let margin = match measured {
         Some((c, (r, _))) if m == SIZE && r >= 1.005 => {
             format!(" (the runner-up {} is {} larger)", c.label, ratio(r))
         }
@@ -138,11 +216,34 @@ fn by_metric(summary: &RunSummary, f: &Frontier, m: usize) -> Option<String> {
             duration(value)
         )
     };
-    Some(text)
+    let margin = measured.map(|(c, (r, interval))| Margin {
+        runner_up: c.label.clone(),
+        ratio: r,
+        lo: interval.map(|i| i.lo),
+        hi: interval.map(|i| i.hi),
+        clear: !interval.is_some_and(|i| i.contains_one()),
+    });
+    let prefer = match m {
+        SIZE => Prefer::Size,
+        WRITE => Prefer::Write,
+        _ => Prefer::Read,
+    };
+    Some((pick(prefer, best, text, margin), best, m))
+}
+
+fn pick(prefer: Prefer, best: &Competitor, text: String, margin: Option<Margin>) -> Pick {
+    Pick {
+        dataset: String::new(),
+        prefer: prefer.name(),
+        backend: best.id.0.clone(),
+        profile: best.id.1.clone(),
+        text,
+        margin,
+    }
 }
 
 /// The frontier member with the lowest balanced score, with its figures.
-fn balanced(f: &Frontier) -> Option<String> {
+fn balanced(f: &Frontier) -> Option<(Pick, &Competitor)> {
     let best = members(f).min_by(|a, b| {
         a.balance
             .total_cmp(&b.balance)
@@ -168,11 +269,12 @@ fn balanced(f: &Frontier) -> Option<String> {
     } else {
         String::new()
     };
-    Some(format!(
+    let text = format!(
         "For a balance of size, speed and memory, {}: {}{average}.",
         best.label,
         parts.join(", ")
-    ))
+    );
+    Some((pick(Prefer::Balanced, best, text, None), best))
 }
 
 #[cfg(test)]
@@ -182,6 +284,55 @@ mod tests {
 
     const CONTEXT: &str =
         " Picked from the Pareto frontier of mixed-100000x10 (4 of 5 competitors).";
+
+    #[test]
+    fn every_dataset_and_priority_has_a_pick_with_its_margin() {
+        let summary = small("read");
+        let picks = picks(&summary);
+        let prefers: Vec<&str> = picks.iter().map(|p| p.prefer).collect();
+        assert_eq!(prefers, ["read", "write", "size", "balanced"]);
+        let read = &picks[0];
+        assert_eq!(
+            (read.backend.as_str(), read.profile.as_str()),
+            ("ipc", "mmap")
+        );
+        assert_eq!(read.dataset, "mixed-100000x10");
+        // The run's own sentence is the pick for its priority.
+        assert_eq!(Some(read.text.clone()), recommendation(&summary));
+        let margin = read.margin.as_ref().unwrap_or_else(|| panic!("a margin"));
+        assert_eq!(margin.runner_up, "parquet/snappy");
+        assert!(margin.ratio > 2.0 && margin.clear, "{margin:?}");
+        assert!(
+            picks[3].margin.is_none(),
+            "a balanced pick has no single margin"
+        );
+    }
+
+    #[test]
+    fn formatbench_own_store_is_named_as_such_beside_the_best_standard_format() {
+        let mut summary = small("read");
+        for group in &mut summary.groups {
+            for cell in group.cells.iter_mut().filter(|c| c.cell.backend == "ipc") {
+                cell.cell.backend = "ipc-parts".into();
+            }
+        }
+        for artifact in summary.artifacts.iter_mut().filter(|a| a.backend == "ipc") {
+            artifact.backend = "ipc-parts".into();
+        }
+        let text = recommendation(&summary).unwrap_or_default();
+        assert!(text.starts_with("For reading, ipc-parts/mmap"), "{text}");
+        assert!(
+            text.contains(
+                "ipc-parts is formatbench's own store: other tools cannot read it as a store \
+                 (its partitions are Arrow IPC files any Arrow reader opens); the best standard \
+                 format here is parquet/snappy."
+            ),
+            "{text}"
+        );
+        assert!(!recommendation(&small("read"))
+            .unwrap_or_default()
+            .contains("own store"));
+    }
 
     #[test]
     fn a_margin_whose_interval_includes_one_is_no_clear_winner() {
