@@ -138,6 +138,31 @@ pub(super) fn geo_tables(summary: &RunSummary) -> Vec<GeoTable> {
 }
 
 impl GeoTable {
+    /// The table as the document model's, under `headers` (the page's words or the
+    /// terminal's): names left, figures right.
+    pub fn document(&self, headers: [&str; 4]) -> crate::document::Table {
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.backend.clone(),
+                    r.profile.clone(),
+                    r.ratio.clone(),
+                    r.ops.clone(),
+                ]
+            })
+            .collect();
+        super::layouts::Table {
+            title: self.heading(),
+            legend: "",
+            headers: headers.map(String::from).to_vec(),
+            text_columns: 2,
+            rows,
+        }
+        .document()
+    }
+
     /// The title with the operations it spans: `… · threads 2 (read, scan)`.
     pub fn heading(&self) -> String {
         if self.ops.is_empty() {

@@ -60,28 +60,9 @@ pub(super) fn document(summary: &RunSummary) -> Document {
         blocks.push(Block::Heading("Summary across operations".to_string()));
         for t in &tables {
             blocks.push(Block::Subheading(t.heading()));
-            let rows: Vec<Vec<String>> = t
-                .rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.backend.clone(),
-                        r.profile.clone(),
-                        r.ratio.clone(),
-                        r.ops.clone(),
-                    ]
-                })
-                .collect();
-            let geo = super::layouts::Table {
-                title: String::new(),
-                legend: "",
-                headers: ["backend", "profile", "geomean", "ops"]
-                    .map(String::from)
-                    .to_vec(),
-                text_columns: 2,
-                rows,
-            };
-            blocks.push(Block::Table(geo.document()));
+            blocks.push(Block::Table(
+                t.document(["backend", "profile", "geomean", "ops"]),
+            ));
         }
     }
     blocks.extend(super::cache::summary_blocks(summary));

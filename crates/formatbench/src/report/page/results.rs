@@ -8,7 +8,7 @@ use super::super::{
     group_notes, group_title, ran, winner, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY,
     LEGEND_PAR, LEGEND_RATIO, SHORT_REASON,
 };
-use super::{empty, para, plain_table, section, Charts};
+use super::{empty, para, section, Charts};
 use crate::document::{Block, Cell, CellKind, Column, Para, Role, Row, Span, Table, Text};
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, OpGroup, RunSummary};
@@ -197,18 +197,6 @@ pub(super) fn overall(blocks: &mut Vec<Block>, summary: &RunSummary, charts: &Ch
     for (index, t) in tables.iter().enumerate() {
         blocks.push(Block::Subheading(t.heading()));
         charts.place(blocks, &Place::Geo(index));
-        let rows: Vec<Vec<String>> = t
-            .rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.backend.clone(),
-                    r.profile.clone(),
-                    r.ratio.clone(),
-                    r.ops.clone(),
-                ]
-            })
-            .collect();
-        blocks.push(Block::Table(plain_table(&headers, 2, &rows)));
+        blocks.push(Block::Table(t.document(headers)));
     }
 }
