@@ -18,8 +18,8 @@ mod rows;
 mod simulation;
 
 pub use baseline::{
-    check_name as check_baseline_name, resolve as resolve_baseline, save as save_baseline,
-    Baseline, BASELINES_DIR,
+    check_name as check_baseline_name, path_of as baseline_file, resolve as resolve_baseline,
+    save as save_baseline, Baseline, BASELINES_DIR,
 };
 pub use build::{compare, load, LoadedRun};
 pub use classify::{classify, control_false_discoveries, verdict_of, Classified};

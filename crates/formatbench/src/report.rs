@@ -119,6 +119,17 @@ pub fn terminal(summary: &RunSummary) -> String {
     terminal_at(summary, crate::document::stdout_columns())
 }
 
+/// The compact Markdown report (`--export-markdown`): the answer and a narrow table per
+/// operation, no relative links, for pasting into an issue.
+pub fn compact_markdown(summary: &RunSummary) -> String {
+    crate::document::markdown(&summary::compact(summary))
+}
+
+/// Writes [`compact_markdown`] to `path`.
+pub fn export_markdown(summary: &RunSummary, path: &Path) -> Result<(), Error> {
+    std::fs::write(path, compact_markdown(summary)).map_err(Error::at("write", path))
+}
+
 /// The summary fitted to `columns`.
 fn terminal_at(summary: &RunSummary, columns: usize) -> String {
     crate::document::terminal_fitted(&summary::document(summary), columns)

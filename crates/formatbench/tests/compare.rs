@@ -143,6 +143,11 @@ fn a_run_against_itself_a_copy_and_a_doubled_copy() {
     ]);
     assert_eq!(against.status.code(), Some(1), "{}", stderr(&against));
     assert!(stdout(&against).contains("3 slower"));
+    // Without --out, the baseline is looked for beside NEW: in the results directory NEW is in.
+    let here = rewritten(&base, &out.join("doubled-here"), Some(2.0), None);
+    let beside = compare(&["--baseline", "main", s(&here), "--fail-on", "regression"]);
+    assert_eq!(beside.status.code(), Some(1), "{}", stderr(&beside));
+    assert!(stdout(&beside).contains("3 slower"), "{}", stdout(&beside));
 
     // A cell that failed in NEW is a regression of its own kind.
     let broken = rewritten(&base, &tmp.path().join("broken"), Some(1.0), Some("lz4"));

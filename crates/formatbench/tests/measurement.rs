@@ -365,13 +365,18 @@ fn reports_regenerate_byte_for_byte_from_results_alone() {
     assert_eq!(first.status.code(), Some(0));
     let dir = run_dir(out.path());
     let again = tempfile::tempdir().unwrap();
+    let compact = again.path().join("compact.md");
     let second = formatbench(&[
         "report",
         dir.to_str().unwrap(),
         "--out",
         again.path().to_str().unwrap(),
+        "--export-markdown",
+        compact.to_str().unwrap(),
     ]);
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let pasted = std::fs::read_to_string(&compact).unwrap();
+    assert!(pasted.starts_with("### formatbench results") && !pasted.contains("]("));
     for name in [
         "report.md",
         "report.html",

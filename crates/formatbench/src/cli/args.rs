@@ -62,6 +62,10 @@ pub enum Command {
         /// run measured (default: what the run chose).
         #[arg(long, value_name = "BACKEND/PROFILE")]
         reference: Option<String>,
+        /// Also write a compact Markdown report to FILE: the answer and one narrow table per
+        /// operation, no relative links, for pasting into an issue.
+        #[arg(long, value_name = "FILE")]
+        export_markdown: Option<PathBuf>,
     },
     /// Set the lines of a run's results.jsonl that are no records (corrupt, cut off) aside in
     /// results.jsonl.unreadable-N, keeping every record, so `report` and `--resume` read it again.
@@ -106,9 +110,10 @@ pub struct CompareArgs {
     /// Compare NEW with the run saved as this baseline (`run --save-baseline NAME`).
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
-    /// The results directory (`run --out`) holding `baselines/`.
-    #[arg(long, default_value = "formatbench-results")]
-    pub out: PathBuf,
+    /// The results directory (`run --out`) holding `baselines/`. Default: the one NEW's run
+    /// directory is in, else formatbench-results.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Changes within ±this are `no change` (e.g. 5% or 0.05).
     #[arg(long, default_value = "5%", value_name = "PERCENT")]
     pub threshold: String,
@@ -291,6 +296,10 @@ pub struct RunArgs {
     /// under --out) for `compare --baseline NAME`.
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
+    /// Also write a compact Markdown report to FILE: the answer and one narrow table per
+    /// operation, no relative links, for pasting into an issue.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
     /// Keep the scratch directory (sources, artifacts, job files, worker logs).
     #[arg(long)]
     pub keep_artifacts: bool,

@@ -82,6 +82,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             call,
             prefer,
             reference,
+            export_markdown,
         } => {
             let (mut records, _locks) = pool::pooled_records(&run_dirs, allow_dirty)?;
             rerank::rerank(&mut records, prefer, reference.as_deref())?;
@@ -99,6 +100,9 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
                 .or_else(|| run_dirs.first().cloned())
                 .unwrap_or_default();
             let summary = crate::report::write_all(&records, call, &out)?;
+            if let Some(path) = &export_markdown {
+                crate::report::export_markdown(&summary, path)?;
+            }
             print!("{}", crate::report::terminal(&summary));
             crate::progress::say(&format!("reports written to {}", out.display()));
             Ok(0)
@@ -134,8 +138,10 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     let mut worst = 0;
     for network in &networks {
         crate::progress::say(&format!("network {}: a run of its own", network.name()));
+        // The compact report is the networks' together, written once below.
         let args = RunArgs {
             network: Some(vec![*network]),
+            export_markdown: None,
             ..args.clone()
         };
         let (code, run_dir) = match run_one(suite.as_ref(), &args) {
@@ -169,6 +175,9 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     let out = std::path::PathBuf::from(out);
     std::fs::create_dir_all(&out)?;
     let summary = crate::report::write_all(&records, None, &out)?;
+    if let Some(path) = &args.export_markdown {
+        crate::report::export_markdown(&summary, path)?;
+    }
     print!("{}", crate::report::terminal(&summary));
     crate::progress::say(&format!(
         "the runs of networks {} reported together in {}",
@@ -204,6 +213,9 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
     // The run ends at its results file; the reports are written from it like `report` does.
     let records = crate::results::read_records(&outcome.results)?;
     let summary = crate::report::write_all(&records, None, &outcome.run_dir)?;
+    if let Some(path) = &args.export_markdown {
+        crate::report::export_markdown(&summary, path)?;
+    }
     print!("{}", crate::report::terminal(&summary));
     crate::progress::say(&format!(
         "{} in {:.1} s; results, report.md and report.html in {}",

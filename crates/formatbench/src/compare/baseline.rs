@@ -35,7 +35,8 @@ pub fn check_name(name: &str) -> Result<(), Error> {
     }
 }
 
-fn path_of(results_dir: &Path, name: &str) -> PathBuf {
+/// Where baseline `name` of `results_dir` is saved.
+pub fn path_of(results_dir: &Path, name: &str) -> PathBuf {
     results_dir.join(BASELINES_DIR).join(format!("{name}.json"))
 }
 

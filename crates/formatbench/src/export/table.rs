@@ -3,7 +3,7 @@
 
 use crate::results::{Record, SampleRecord};
 use crate::stats::RunSummary;
-use arrow::array::{ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt64Array};
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use std::sync::Arc;
 
@@ -22,26 +22,46 @@ pub struct Table {
 }
 
 impl Table {
-    fn new(rows: usize) -> Self {
+    pub(super) fn new(rows: usize) -> Self {
         Table {
             columns: Vec::new(),
             rows,
         }
     }
 
-    fn text<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<String>) {
+    pub(super) fn text<T>(
+        &mut self,
+        name: &'static str,
+        items: &[T],
+        f: impl Fn(&T) -> Option<String>,
+    ) {
         self.columns
             .push((name, Column::Text(items.iter().map(f).collect())));
     }
-    fn float<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<f64>) {
+    pub(super) fn float<T>(
+        &mut self,
+        name: &'static str,
+        items: &[T],
+        f: impl Fn(&T) -> Option<f64>,
+    ) {
         self.columns
             .push((name, Column::Float(items.iter().map(f).collect())));
     }
-    fn count<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<u64>) {
+    pub(super) fn count<T>(
+        &mut self,
+        name: &'static str,
+        items: &[T],
+        f: impl Fn(&T) -> Option<u64>,
+    ) {
         self.columns
             .push((name, Column::Count(items.iter().map(f).collect())));
     }
-    fn flag<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<bool>) {
+    pub(super) fn flag<T>(
+        &mut self,
+        name: &'static str,
+        items: &[T],
+        f: impl Fn(&T) -> Option<bool>,
+    ) {
         self.columns
             .push((name, Column::Flag(items.iter().map(f).collect())));
     }
@@ -54,7 +74,16 @@ impl Table {
             let (data_type, array): (DataType, ArrayRef) = match column {
                 Column::Text(v) => (DataType::Utf8, Arc::new(StringArray::from(v.clone()))),
                 Column::Float(v) => (DataType::Float64, Arc::new(Float64Array::from(v.clone()))),
-                Column::Count(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v.clone()))),
+                // Signed, as CSV readers (DuckDB, Polars, pandas) infer a column of integers,
+                // so that the CSV and the Parquet export load as the same type. No count comes
+                // near 2^63.
+                Column::Count(v) => {
+                    let signed: Vec<Option<i64>> = v
+                        .iter()
+                        .map(|c| c.map(|c| i64::try_from(c).unwrap_or(i64::MAX)))
+                        .collect();
+                    (DataType::Int64, Arc::new(Int64Array::from(signed)))
+                }
                 Column::Flag(v) => (DataType::Boolean, Arc::new(BooleanArray::from(v.clone()))),
             };
             fields.push(Field::new(*name, data_type, true));
@@ -203,4 +232,20 @@ pub fn summary_table(summary: &RunSummary, runs: &str) -> Table {
         (!c.flags.is_empty()).then(|| c.flags.join("; "))
     });
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::Array;
+
+    #[test]
+    fn counts_are_the_signed_integers_a_csv_reader_infers() {
+        let mut table = Table::new(2);
+        table.count("calls", &[3u64, 0], |c| (*c > 0).then_some(*c));
+        let batch = table.to_batch().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(batch.schema().field(0).data_type(), &DataType::Int64);
+        let calls = batch.column(0).as_any().downcast_ref::<Int64Array>();
+        assert_eq!(calls.map(|a| (a.value(0), a.is_null(1))), Some((3, true)));
+    }
 }

@@ -9,7 +9,9 @@ use super::{
     group_notes, group_title, LEGEND_BYTES, LEGEND_CPU, LEGEND_FLAG, LEGEND_NOISY, LEGEND_PAR,
     LEGEND_RATIO,
 };
-use crate::document::{Block, Cell, CellKind, Column, Document, Para, Role, Row, Table, Text};
+use crate::document::{
+    Block, Cell, CellKind, Column, Document, Para, Role, Row, Span, Table, Text,
+};
 use crate::results::SampleStatus;
 use crate::stats::{OpGroup, RunSummary};
 use std::collections::BTreeSet;
@@ -86,6 +88,49 @@ pub(super) fn document(summary: &RunSummary) -> Document {
     doc
 }
 
+/// The compact report `--export-markdown` writes, to paste into an issue or a PR: the answer,
+/// then per operation a table of what decides (median, ×best with its interval, size, peak
+/// memory), and each competitor's settings once, as a note under the tables.
+pub(super) fn compact(summary: &RunSummary) -> Document {
+    let mut doc = Document {
+        title: "formatbench results".to_string(),
+        summary: super::recommendation(summary)
+            .map(|t| Text::strong("Recommendation:").then(Span::Plain(format!(" {t}")))),
+        ..Document::default()
+    };
+    let blocks = &mut doc.blocks;
+    if summary.groups.is_empty() {
+        blocks.push(line("No results were recorded."));
+        return doc;
+    }
+    blocks.push(line(format!("Times are {}.", summary.call.describe())));
+    const FIELDS: [(&str, Field); 3] = [
+        ("×best [95 % CI]", Field::Ratio),
+        ("size", Field::Size),
+        ("peak mem", Field::Peak),
+    ];
+    let mut settings: Vec<(String, String)> = Vec::new();
+    for group in &summary.groups {
+        blocks.push(Block::Subheading(group_title(group)));
+        let formatted = rows(group, &summary.artifacts);
+        blocks.push(Block::Table(fields_table(&formatted, &FIELDS, &[])));
+        for r in &formatted {
+            let said = (r.label(), r.text(Field::Settings).to_string());
+            if !settings.contains(&said) && said.1 != crate::units::DASH {
+                settings.push(said);
+            }
+        }
+    }
+    if !settings.is_empty() {
+        blocks.push(Block::Heading("Settings".to_string()));
+        let items = settings
+            .into_iter()
+            .map(|(label, text)| Text::plain(format!("{label}: {text}")));
+        blocks.push(Block::List(items.collect()));
+    }
+    doc
+}
+
 fn line(text: impl Into<String>) -> Block {
     Block::Para(Para::new(Role::Plain, Text::plain(text)))
 }
@@ -116,7 +161,6 @@ fn fields(group: &OpGroup) -> Vec<(&'static str, Field)> {
 /// One group's table. A selective operation's bytes (beside a full read's) are what its table
 /// is for: they are left out last.
 fn table(group: &OpGroup, formatted: &[Formatted<'_>]) -> Table {
-    let fields = fields(group);
     let selective = crate::stats::full_op(&group.op).is_some();
     let order: Vec<&str> = DROP_ORDER
         .iter()
@@ -124,6 +168,16 @@ fn table(group: &OpGroup, formatted: &[Formatted<'_>]) -> Table {
         .filter(|name| !(selective && *name == "read"))
         .chain(selective.then_some("read"))
         .collect();
+    fields_table(formatted, &fields(group), &order)
+}
+
+/// Backend, profile, median, then `fields`; those named in `drop_order` may be left out by a
+/// narrow terminal, the first first.
+fn fields_table(
+    formatted: &[Formatted<'_>],
+    fields: &[(&'static str, Field)],
+    drop_order: &[&str],
+) -> Table {
     let mut columns = vec![
         Column::left("backend"),
         Column::left("profile"),
@@ -131,7 +185,7 @@ fn table(group: &OpGroup, formatted: &[Formatted<'_>]) -> Table {
     ];
     columns.extend(fields.iter().map(|(header, _)| {
         Column {
-            drop: order
+            drop: drop_order
                 .iter()
                 .position(|name| name == header)
                 .and_then(|rank| u8::try_from(rank).ok()),
@@ -156,6 +210,8 @@ fn table(group: &OpGroup, formatted: &[Formatted<'_>]) -> Table {
                         span: 1 + fields.len(),
                     },
                 ));
+                // A medium that cannot span a status fills the rest with dashes.
+                cells.extend(fields.iter().map(|_| Cell::text(crate::units::DASH)));
             }
             Row::from(cells)
         })
@@ -351,6 +407,40 @@ mod tests {
             "{}",
             lines[5]
         );
+    }
+
+    #[test]
+    fn the_compact_markdown_pastes_into_an_issue() {
+        let text = crate::report::compact_markdown(&fixture());
+        assert!(
+            text.starts_with("### formatbench results\n**Recommendation:**"),
+            "{text}"
+        );
+        // No relative links, no HTML, and tables a review page shows without scrolling.
+        assert!(!text.contains("](") && !text.contains('<'), "{text}");
+        for row in text.lines().filter(|l| l.starts_with('|')) {
+            assert!(
+                row.chars().count() <= 120,
+                "{} wide: {row}",
+                row.chars().count()
+            );
+        }
+        assert!(text.contains("| backend | profile | median | ×best [95 % CI] | size | peak mem |"));
+        assert!(text.contains("| parquet! | zstd | 16.7 ms\\* | 1.36× [1.30–1.41] | 11.8 MiB |"));
+        assert!(
+            text.contains("| csv | default | **failed** | — | — | — |"),
+            "{text}"
+        );
+        // Each competitor's settings once, under the tables.
+        let settings = text.split("#### Settings").nth(1).unwrap_or_default();
+        assert_eq!(
+            settings
+                .matches("- parquet/zstd: profile_settings=")
+                .count(),
+            1
+        );
+        assert!(crate::report::compact_markdown(&RunSummary::default())
+            .contains("No results were recorded."));
     }
 
     #[test]

@@ -44,10 +44,28 @@ pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
     Ok(0)
 }
 
+/// The results directory NEW's run directory is in when it holds baseline `name` (a run and
+/// its baselines live under one `--out`), else `run`'s default.
+fn results_dir_beside(new: &Path, name: &str) -> PathBuf {
+    let beside = std::fs::canonicalize(new)
+        .ok()
+        .and_then(|dir| dir.parent().map(Path::to_path_buf));
+    match beside {
+        Some(dir) if compare::baseline_file(&dir, name).is_file() => dir,
+        _ => PathBuf::from("formatbench-results"),
+    }
+}
+
 /// BASE and NEW: the two positional directories, or the baseline's run and the one.
 fn dirs(args: &CompareArgs) -> Result<(PathBuf, PathBuf), Error> {
     match (&args.baseline, args.runs.as_slice()) {
-        (Some(name), [new]) => Ok((compare::resolve_baseline(&args.out, name)?, new.clone())),
+        (Some(name), [new]) => {
+            let results = match &args.out {
+                Some(out) => out.clone(),
+                None => results_dir_beside(new, name),
+            };
+            Ok((compare::resolve_baseline(&results, name)?, new.clone()))
+        }
         (Some(_), _) => Err(Error::Input(
             "with --baseline NAME, give one run directory (NEW)".into(),
         )),
