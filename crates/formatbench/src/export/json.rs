@@ -45,7 +45,10 @@ mod tests {
         table.float("mid", &rows, |r| Some(*r as f64 / 2.0));
         let written = text(&table).unwrap_or_default();
         let at = |key: &str| written.find(&format!("\"{key}\""));
-        assert!(at("zeta") < at("alpha") && at("alpha") < at("mid"), "{written}");
+        assert!(
+            at("zeta") < at("alpha") && at("alpha") < at("mid"),
+            "{written}"
+        );
         let parsed: Vec<serde_json::Map<String, Value>> =
             serde_json::from_str(&written).unwrap_or_default();
         assert_eq!(parsed.len(), 2);

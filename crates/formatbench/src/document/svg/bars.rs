@@ -2,12 +2,13 @@
 //! run) and a dot per sample, fastest first, and beside it the ratio to the fastest.
 
 use super::super::{Bar, BarChart};
-use super::{label_width, text_width, Anchor, Drawing, Scale, Svg};
+use super::{label_width, Anchor, Drawing, Scale, Svg};
 use crate::units::{duration, ratio, ratio2, DASH};
 
 const ROW: f64 = 24.0;
 const BAR: f64 = 14.0;
-const TOP: f64 = 30.0;
+/// Below the headings and, on a line of its own, what the marks mean.
+const TOP: f64 = 44.0;
 const BOTTOM: f64 = 30.0;
 const TIME_WIDTH: f64 = 300.0;
 /// Room after the longest whisker for its median's text.
@@ -49,8 +50,9 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
     let mut svg = Svg::default();
     let heading = "Median wall time";
     svg.text((time_x.0, 16.0), Anchor::Start, "heading", heading);
+    // Under the heading: beside it, it ran into the ratio panel's heading.
     svg.text(
-        (time_x.0 + text_width(heading) + 10.0, 16.0),
+        (time_x.0, 30.0),
         Anchor::Start,
         "dim",
         "whiskers: fastest–slowest run; dots: every sample",

@@ -124,7 +124,7 @@ fn bars_per_group_fastest_first_with_whiskers_and_ratios() {
         .filter(|l| !l.contains("ratio"))
         .flat_map(|l| attributes(l, "y"))
         .collect();
-    assert_eq!(ys, [35.0, 59.0]);
+    assert_eq!(ys, [49.0, 73.0]);
     // npy is below the clock's resolution: no ratio, as in the table, and ipc is 1×.
     assert!(write
         .label
@@ -359,4 +359,55 @@ fn heat_map_against_a_chosen_reference() {
         md.contains("The heat maps are ratios to ipc/mmap (--reference)"),
         "{md}"
     );
+}
+
+/// Each `<text>` of a drawing as a box: left, top, right, bottom, and its words. The width is
+/// the drawing's own estimate (7.2 px a character at 12 px), the height the font's.
+fn text_boxes(body: &str) -> Vec<(f64, f64, f64, f64, String)> {
+    body.lines()
+        .filter(|l| l.starts_with("<text"))
+        .filter_map(|l| {
+            let x = attributes(l, "x").first().copied()?;
+            let y = attributes(l, "y").first().copied()?;
+            let words = l.split('>').nth(1)?.split("</text").next()?.to_string();
+            let decoded = words
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&");
+            let width = decoded.chars().count() as f64 * 7.2;
+            let left = if l.contains("text-anchor=\"middle\"") {
+                x - width / 2.0
+            } else if l.contains("text-anchor=\"end\"") {
+                x - width
+            } else {
+                x
+            };
+            Some((left, y - 10.0, left + width, y + 2.0, decoded))
+        })
+        .collect()
+}
+
+#[test]
+fn no_two_labels_of_any_chart_overlap() {
+    for summary in [
+        fixture(),
+        small("read"),
+        small("balanced"),
+        sweep(),
+        feature_sweep(),
+    ] {
+        for chart in all(&summary) {
+            let boxes = text_boxes(&chart.body);
+            for (i, a) in boxes.iter().enumerate() {
+                for b in &boxes[i + 1..] {
+                    // A pixel of slack: the widths are estimates.
+                    let apart = a.2 <= b.0 + 1.0
+                        || b.2 <= a.0 + 1.0
+                        || a.3 <= b.1 + 1.0
+                        || b.3 <= a.1 + 1.0;
+                    assert!(apart, "{}: {:?} overlaps {:?}", chart.title, a.4, b.4);
+                }
+            }
+        }
+    }
 }
