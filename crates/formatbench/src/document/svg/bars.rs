@@ -33,7 +33,13 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
     let height = bottom + BOTTOM;
 
     let longest = bars.iter().map(|b| b.max.max(b.median)).fold(0.0, f64::max);
-    let time = Scale::from_zero(longest, time_x);
+    // Times more than ten apart go on a log axis: on a linear one the fast bars vanish.
+    let shortest = bars
+        .iter()
+        .map(|b| b.min.min(b.median))
+        .filter(|t| *t > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let time = Scale::fit(shortest.min(longest), longest, time_x);
     let worst = bars.iter().filter_map(|b| b.ratio).fold(1.0, f64::max);
     let ratios = if worst > 10.0 {
         Scale {
@@ -48,7 +54,11 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
     };
 
     let mut svg = Svg::default();
-    let heading = "Median wall time";
+    let heading = if time.log {
+        "Median wall time (log scale)"
+    } else {
+        "Median wall time"
+    };
     svg.text((time_x.0, 16.0), Anchor::Start, "heading", heading);
     // Under the heading: beside it, it ran into the ratio panel's heading.
     svg.text(
@@ -139,4 +149,53 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
         height: height.ceil() as u32,
         body: svg.finish(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::{Bar, BarChart};
+    use super::*;
+
+    fn bar(label: &str, median: f64) -> Bar {
+        Bar {
+            label: label.into(),
+            median,
+            min: median * 0.9,
+            max: median * 1.2,
+            ratio: Some(median / 97e-6),
+            samples: vec![median],
+            reference: false,
+        }
+    }
+
+    /// The widths of the time bars, fastest first.
+    fn widths(body: &str) -> Vec<f64> {
+        body.lines()
+            .filter(|l| l.starts_with("<rect class=\"mark bar") && !l.contains("ratio"))
+            .filter_map(|l| {
+                let at = l.find(" width=\"")? + 8;
+                l[at..].split('"').next()?.parse().ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn times_far_apart_go_on_a_log_axis_where_the_fast_bars_stay_visible() {
+        let apart = BarChart {
+            title: "reads".into(),
+            bars: vec![bar("npy", 97e-6), bar("ipc", 8e-3), bar("csv", 0.62)],
+        };
+        let drawn = draw(&apart).unwrap_or_else(|| panic!("drawn"));
+        assert!(drawn.body.contains(">Median wall time (log scale)</text>"));
+        let w = widths(&drawn.body);
+        assert_eq!(w.len(), 3);
+        // The fastest is a bar one can see, and the slower ones are longer.
+        assert!(w[0] >= 10.0 && w[0] < w[1] && w[1] < w[2], "{w:?}");
+        let close = BarChart {
+            title: "reads".into(),
+            bars: vec![bar("ipc", 8e-3), bar("parquet", 12e-3)],
+        };
+        let drawn = draw(&close).unwrap_or_else(|| panic!("drawn"));
+        assert!(drawn.body.contains(">Median wall time</text>"));
+    }
 }

@@ -193,6 +193,15 @@ impl Scale {
             if last > first {
                 return thin((first..=last).map(|e| 10f64.powi(e)).collect(), max);
             }
+            // Within about a decade: 1-2-5 steps, which a log axis spreads evenly (linear
+            // steps would crowd its upper end).
+            let steps: Vec<f64> = (first - 1..=last + 1)
+                .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+                .filter(|v| (self.lo..=self.hi).contains(v))
+                .collect();
+            if steps.len() > 1 {
+                return thin(steps, max);
+            }
         }
         self.linear_ticks(1.0, max)
     }
