@@ -62,8 +62,9 @@ pub struct Margin {
     pub ratio: f64,
     pub lo: Option<f64>,
     pub hi: Option<f64>,
-    /// False where the interval includes 1: no clear winner.
-    pub clear: bool,
+    /// False where the interval includes 1 (no clear winner), true where it excludes 1, null
+    /// where the samples support no interval (too few rounds) or for sizes.
+    pub clear: Option<bool>,
 }
 
 /// Every dataset's recommendation for every priority, for `recommendation.json`.
@@ -221,7 +222,7 @@ fn by_metric<'a>(
         ratio: r,
         lo: interval.map(|i| i.lo),
         hi: interval.map(|i| i.hi),
-        clear: !interval.is_some_and(|i| i.contains_one()),
+        clear: interval.map(|i| !i.contains_one()),
     });
     let prefer = match m {
         SIZE => Prefer::Size,
@@ -301,7 +302,10 @@ mod tests {
         assert_eq!(Some(read.text.clone()), recommendation(&summary));
         let margin = read.margin.as_ref().unwrap_or_else(|| panic!("a margin"));
         assert_eq!(margin.runner_up, "parquet/snappy");
-        assert!(margin.ratio > 2.0 && margin.clear, "{margin:?}");
+        assert!(
+            margin.ratio > 2.0 && margin.clear != Some(false),
+            "{margin:?}"
+        );
         assert!(
             picks[3].margin.is_none(),
             "a balanced pick has no single margin"
@@ -358,6 +362,11 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("faster than the runner-up"), "{text}");
+        let write = picks(&summary)
+            .into_iter()
+            .find(|p| p.prefer == "write")
+            .and_then(|p| p.margin);
+        assert_eq!(write.and_then(|m| m.clear), Some(false));
     }
 
     #[test]
