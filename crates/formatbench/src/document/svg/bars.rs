@@ -13,7 +13,7 @@ const BOTTOM: f64 = 30.0;
 const TIME_WIDTH: f64 = 300.0;
 /// Room after the longest whisker for its median's text.
 const TIME_TEXT: f64 = 76.0;
-const RATIO_WIDTH: f64 = 130.0;
+const RATIO_WIDTH: f64 = 170.0;
 const GAP: f64 = 18.0;
 
 fn ratio_text(bar: &Bar) -> String {
@@ -75,7 +75,8 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
     svg.text((ratio_x.0, 16.0), Anchor::Start, "heading", ratio_heading);
     for (scale, (from, _), show, max) in [
         (time, time_x, &duration as &dyn Fn(f64) -> String, 5),
-        (ratios, ratio_x, &ratio2, 3),
+        // Every decade of a log ratio axis; three round values of a linear one.
+        (ratios, ratio_x, &ratio2, if ratios.log { 5 } else { 3 }),
     ] {
         svg.line((from, TOP - 4.0), (from, bottom), "axis");
         for tick in scale.ticks(max) {
@@ -191,6 +192,23 @@ mod tests {
         assert_eq!(w.len(), 3);
         // The fastest is a bar one can see, and the slower ones are longer.
         assert!(w[0] >= 10.0 && w[0] < w[1] && w[1] < w[2], "{w:?}");
+        // The ratio axis ticks every decade up to 6,400×, its labels clear of each other.
+        let ticks: Vec<(f64, usize)> = drawn
+            .body
+            .lines()
+            .filter(|l| l.starts_with("<text class=\"tick\"") && l.contains("×<"))
+            .filter_map(|l| {
+                let at = l.find(" x=\"")? + 4;
+                let x: f64 = l[at..].split('"').next()?.parse().ok()?;
+                let words = l.split('>').nth(1)?.split('<').next()?;
+                Some((x, words.chars().count()))
+            })
+            .collect();
+        assert_eq!(ticks.len(), 4, "{ticks:?}");
+        for pair in ticks.windows(2) {
+            let room = (pair[0].1 + pair[1].1) as f64 * 7.2 / 2.0;
+            assert!(pair[1].0 - pair[0].0 > room, "{ticks:?}");
+        }
         let close = BarChart {
             title: "reads".into(),
             bars: vec![bar("ipc", 8e-3), bar("parquet", 12e-3)],
