@@ -9,7 +9,7 @@ mod table;
 
 pub use table::table;
 
-/// The page's own rules; a drawn chart brings its own (the document holds them).
+/// The page's own rules; the SVG charts' come from `svg::style`, once, where a page has one.
 const STYLE: &str = r#"
 :root {
   color-scheme: light dark;

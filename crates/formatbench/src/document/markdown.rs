@@ -4,6 +4,7 @@
 //! SVG files written beside it).
 
 use super::{heads_nothing, Align, Block, CellKind, Chart, Document, Row, Span, Table, Text};
+use crate::units::one_line;
 
 /// How a form sets its blocks.
 struct Form {
@@ -135,8 +136,7 @@ fn code(s: &str) -> String {
     if s.is_empty() || s.contains('`') {
         escape(s)
     } else {
-        let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        format!("`{}`", one_line.replace('|', "\\|"))
+        format!("`{}`", one_line(s).replace('|', "\\|"))
     }
 }
 
@@ -169,7 +169,7 @@ fn inline(text: &Text) -> String {
 /// the row, a `<` could be taken for an HTML tag and vanish, and `*` or a backtick would start
 /// emphasis or code.
 pub fn escape(s: &str) -> String {
-    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = one_line(s);
     let mut out = String::with_capacity(one_line.len());
     for c in one_line.chars() {
         match c {
