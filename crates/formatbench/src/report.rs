@@ -361,6 +361,9 @@ fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
                 .map(|(k, v)| (format!("Memory setting {k}"), v.clone())),
         );
     }
+    if let Some(load) = summary.load.describe() {
+        rows.push(("Machine load".to_string(), load));
+    }
     if !summary.groups.is_empty() {
         rows.push((
             "Times ranked by".to_string(),
@@ -370,9 +373,15 @@ fn environment_rows(summary: &RunSummary) -> Vec<(String, String)> {
     if let Some(schedule) = &summary.schedule {
         rows.extend([
             ("Schedule hash".to_string(), schedule.hash.clone()),
+            // An adaptive run stops groups early: the slots it planned are an upper bound,
+            // the samples it measured are what the figures rest on.
             (
-                "Measured slots".to_string(),
+                "Scheduled slots".to_string(),
                 format::count(schedule.slots.len() as u64),
+            ),
+            (
+                "Measured samples".to_string(),
+                format::count(summary.completeness.measured as u64),
             ),
             ("Schedule blocks".to_string(), schedule.blocks.to_string()),
         ]);

@@ -1,6 +1,7 @@
 //! The append-only results file: one JSON object per line, flushed after each, so a crash or an
 //! interrupt never loses a finished sample. The schema is documented in docs/results.md.
 
+mod load;
 mod point;
 mod record;
 mod repair;
@@ -8,6 +9,7 @@ mod schema;
 mod settings;
 mod store;
 
+pub use load::{MachineLoad, BUSY_FLAG, MIN_CAPACITY_TICKS};
 pub use point::{point_label, rows_text};
 pub use record::{
     ArtifactRecord, CappedCell, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord,

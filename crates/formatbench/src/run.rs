@@ -5,6 +5,7 @@ pub mod beside;
 mod cache;
 mod catalog;
 mod launch;
+mod load;
 pub mod lock;
 mod runner;
 pub(crate) mod storage;

@@ -13,6 +13,7 @@ pub(crate) mod fixtures;
 mod full_read;
 mod growth;
 mod interval;
+mod load;
 mod model;
 mod quantiles;
 mod ranking;
@@ -29,6 +30,7 @@ pub use interval::{
     geometric_mean, paired_estimate, paired_log_ratio, paired_ratio, unpaired_log_ratio,
     unpaired_ratio, LogDifference, RatioInterval, CONFIDENCE, MIN_INTERVAL_SAMPLES,
 };
+pub use load::LoadSummary;
 pub use model::{
     CacheRatio, CellSummary, FullRead, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
 };

@@ -85,12 +85,7 @@ pub fn compare(
         threshold,
     );
     let sizes = compare_sizes(&b.summary, &n.summary);
-    let differences = differences(
-        b.summary.environment.as_ref(),
-        &b.summary.datasets,
-        n.summary.environment.as_ref(),
-        &n.summary.datasets,
-    );
+    let differences = differences(&b.summary, &n.summary);
     Comparison {
         base: b,
         new: n,

@@ -3,14 +3,30 @@
 //! (run ids, the clock's measured resolution) are left out.
 
 use super::model::Difference;
-use crate::results::{DatasetRecord, EnvironmentRecord};
+use crate::stats::{LoadSummary, RunSummary};
 use crate::units::{bytes, DASH};
 
+/// How busy the machine was, coarsely enough that two quiet runs agree: `quiet`, or how
+/// many samples were taken while it was busy and the highest load average.
+fn machine_state(load: &LoadSummary) -> Option<String> {
+    if load.samples == 0 {
+        return None;
+    }
+    let peak = load
+        .load1
+        .map(|(_, hi)| format!("; load average up to {hi:.1} on {} CPUs", load.cpus))
+        .unwrap_or_default();
+    Some(match load.busy {
+        0 => "quiet".to_string(),
+        busy => format!("busy during {busy} of {} samples{peak}", load.samples),
+    })
+}
+
 /// An environment as (entry, value) pairs, most telling first: versions, the build, the
-/// machine, the kernel's memory settings, the run's settings.
-fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(String, String)> {
+/// machine and how busy it was, the kernel's memory settings, the run's settings.
+fn entries(summary: &RunSummary) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    if let Some(env) = env {
+    if let Some(env) = &summary.environment {
         out.extend(
             env.versions
                 .iter()
@@ -34,6 +50,7 @@ fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(
             ("kernel".to_string(), env.kernel.clone()),
             ("OS".to_string(), env.os.clone()),
         ]);
+        out.extend(machine_state(&summary.load).map(|state| ("machine".to_string(), state)));
         out.extend(
             env.memory
                 .iter()
@@ -46,7 +63,7 @@ fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(
                 .map(|(k, v)| (format!("setting {k}"), v)),
         );
     }
-    out.extend(datasets.iter().map(|d| {
+    out.extend(summary.datasets.iter().map(|d| {
         (
             format!("dataset {}", d.dataset),
             d.dataset_fingerprint.clone(),
@@ -56,13 +73,8 @@ fn entries(env: Option<&EnvironmentRecord>, datasets: &[DatasetRecord]) -> Vec<(
 }
 
 /// Every entry whose value differs, in BASE's order, then entries only NEW has.
-pub fn differences(
-    base: Option<&EnvironmentRecord>,
-    base_datasets: &[DatasetRecord],
-    new: Option<&EnvironmentRecord>,
-    new_datasets: &[DatasetRecord],
-) -> Vec<Difference> {
-    let (b, n) = (entries(base, base_datasets), entries(new, new_datasets));
+pub fn differences(base: &RunSummary, new: &RunSummary) -> Vec<Difference> {
+    let (b, n) = (entries(base), entries(new));
     let value = |list: &[(String, String)], key: &str| {
         list.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
     };
@@ -87,7 +99,15 @@ pub fn differences(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::EnvironmentRecord;
     use std::collections::BTreeMap;
+
+    fn run(env: &EnvironmentRecord) -> RunSummary {
+        RunSummary {
+            environment: Some(env.clone()),
+            ..RunSummary::default()
+        }
+    }
 
     fn env(arrow: &str, kernel: &str, commit: &str) -> EnvironmentRecord {
         EnvironmentRecord {
@@ -115,7 +135,7 @@ mod tests {
         new.clock_resolution_s = Some(4e-8);
         new.memory
             .insert("transparent_hugepage".into(), "always".into());
-        let got: Vec<String> = differences(Some(&base), &[], Some(&new), &[])
+        let got: Vec<String> = differences(&run(&base), &run(&new))
             .iter()
             .map(Difference::text)
             .collect();
@@ -128,7 +148,7 @@ mod tests {
                 "memory setting transparent_hugepage: madvise → always",
             ]
         );
-        assert!(differences(Some(&base), &[], Some(&base.clone()), &[]).is_empty());
+        assert!(differences(&run(&base), &run(&base)).is_empty());
     }
 
     #[test]
@@ -136,8 +156,33 @@ mod tests {
         let base = env("60.1.0", "k", "c");
         let mut new = base.clone();
         new.versions.insert("pyarrow".into(), "17.0.0".into());
-        let got = differences(Some(&base), &[], Some(&new), &[]);
+        let got = differences(&run(&base), &run(&new));
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].text(), "version of pyarrow: — → 17.0.0");
+    }
+
+    fn loaded(busy: usize, peak: f64) -> RunSummary {
+        let mut summary = run(&env("60.1.0", "k", "c"));
+        summary.load = LoadSummary {
+            samples: 40,
+            busy,
+            cpus: 2,
+            load1: Some((0.1, peak)),
+            ..LoadSummary::default()
+        };
+        summary
+    }
+
+    #[test]
+    fn a_busy_machine_is_a_difference_two_quiet_ones_are_not() {
+        assert!(differences(&loaded(0, 0.4), &loaded(0, 0.9)).is_empty());
+        let got: Vec<String> = differences(&loaded(0, 0.4), &loaded(38, 6.2))
+            .iter()
+            .map(Difference::text)
+            .collect();
+        assert_eq!(
+            got,
+            ["machine: quiet → busy during 38 of 40 samples; load average up to 6.2 on 2 CPUs"]
+        );
     }
 }

@@ -165,6 +165,15 @@ pub fn samples_table(records: &[Record]) -> Table {
     });
     t.text("worker_build", &samples, |s| s.worker_build.clone());
     t.text("reused_from", &samples, |s| s.reused_from.clone());
+    t.float("load1_before", &samples, |s| {
+        s.machine_load.map(|l| l.load1_before)
+    });
+    t.float("other_cpu_share", &samples, |s| {
+        s.machine_load.and_then(|l| l.other_cpu_share)
+    });
+    t.float("steal_share", &samples, |s| {
+        s.machine_load.and_then(|l| l.steal_share)
+    });
     t
 }
 

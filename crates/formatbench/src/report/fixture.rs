@@ -357,6 +357,13 @@ pub(super) fn fixture() -> RunSummary {
             measured: 3,
             short: Vec::new(),
         },
+        load: crate::stats::LoadSummary {
+            samples: 3,
+            cpus: 8,
+            load1: Some((0.2, 0.4)),
+            other_cpu_share: Some((0.01, 0.03)),
+            ..Default::default()
+        },
         // Listed out of order on purpose: the reports sort by ratio.
         cache_ratios: Vec::new(),
         geomeans: vec![

@@ -29,6 +29,11 @@ pub(super) fn document(summary: &RunSummary, sections: &[Section]) -> Document {
             Para::new(Role::Plain, text).with_id("recommendation"),
         ));
     }
+    if let Some(warning) = summary.load.warning() {
+        blocks.push(Block::Para(
+            Para::new(Role::Warning, Text::plain(format!("warning: {warning}"))).with_id("busy"),
+        ));
+    }
     glance(&mut blocks, summary);
     results::results(&mut blocks, summary, &charts);
     results::overall(&mut blocks, summary, &charts);

@@ -38,6 +38,9 @@ pub(super) fn document(summary: &RunSummary) -> Document {
         blocks.push(line("No results to show."));
         return doc;
     }
+    if let Some(warning) = summary.load.warning() {
+        blocks.push(line(format!("warning: {warning}")));
+    }
     let mut noted = BTreeSet::new();
     for group in &summary.groups {
         blocks.push(Block::Subheading(group_title(group)));
@@ -104,6 +107,9 @@ pub(super) fn compact(summary: &RunSummary) -> Document {
         return doc;
     }
     blocks.push(line(format!("Times are {}.", summary.call.describe())));
+    if let Some(warning) = summary.load.warning() {
+        blocks.push(line(format!("Warning: {warning}.")));
+    }
     const FIELDS: [(&str, Field); 3] = [
         ("×best [95 % CI]", Field::Ratio),
         ("size", Field::Size),

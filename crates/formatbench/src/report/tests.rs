@@ -117,7 +117,9 @@ fn environment_shows_clock_build_and_schedule() {
     assert_eq!(get("Clock resolution"), Some("20.0 ns"));
     assert_eq!(get("Worker build"), Some("xxh3:feedbeef"));
     assert_eq!(get("Schedule hash"), Some("xxh3:0123abcd"));
-    assert_eq!(get("Measured slots"), Some("3"));
+    assert_eq!(get("Scheduled slots"), Some("3"));
+    assert_eq!(get("Measured samples"), Some("3"));
+    assert!(get("Machine load").is_some_and(|l| l.starts_with("busy during 0 of 3 samples")));
     assert_eq!(get("Schedule blocks"), Some("2"));
     assert!(environment_rows(&RunSummary::default()).is_empty());
 }

@@ -408,9 +408,14 @@ pub struct SampleRecord {
     /// Set when the sample was taken over from an earlier run by `--reuse`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused_from: Option<String>,
-    /// Warnings about this sample: a cache state not met, parallelism over a cap of 1.
+    /// Warnings about this sample: a cache state not met, parallelism over a cap of 1, a busy
+    /// machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// How busy the machine was around the sample (absent in results written before it was
+    /// recorded; a sample reused from an earlier run keeps its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_load: Option<super::MachineLoad>,
     /// A failed sample whose object store (`--endpoint`) no longer answered: the store failed,
     /// not the backend, so `--resume` takes it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -514,6 +519,7 @@ impl SampleRecord {
             worker_build: None,
             reused_from: None,
             flags: Vec::new(),
+            machine_load: None,
             store_unreachable: false,
         }
     }

@@ -586,11 +586,18 @@ impl Runner<'_> {
                 continue;
             }
             let beside = self.neighbours.check();
+            let server = self.storage.as_ref().and_then(|s| s.server_pid());
+            let load_before = super::load::Reading::now(server);
             let mut record = self.take_sample(cell, round)?;
+            let load = load_before.until(&super::load::Reading::now(server));
             // A run that started or ended during the sample was beside it too.
             if self.neighbours.check() || beside {
                 self.neighbours.flag(&mut record);
             }
+            if load.busy().is_some() {
+                record.flags.push(crate::results::BUSY_FLAG.to_string());
+            }
+            record.machine_load = Some(load);
             if let Some(stopper) = stopper.as_mut() {
                 let wall = stopping::ranked_time(&record, self.call);
                 stopper.record(index, round, wall, started.elapsed().as_secs_f64());

@@ -120,6 +120,15 @@ impl ObjectStorage {
         }
     }
 
+    /// The process of formatbench's own S3 server, whose work is the run's own; `None` for a
+    /// store of the user's.
+    pub fn server_pid(&self) -> Option<u32> {
+        match self {
+            ObjectStorage::Server(server) => Some(server.pid()),
+            ObjectStorage::Store { .. } => None,
+        }
+    }
+
     /// Why a store of the user's own no longer answers, if it does not: asked after a
     /// failure, so that a store gone mid-run stops the run at once rather than failing every
     /// sample left. formatbench's own server is restarted instead ([`Self::begin_sample`]).

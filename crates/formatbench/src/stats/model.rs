@@ -178,6 +178,8 @@ pub struct RunSummary {
     pub call: CallMode,
     /// How each group of an adaptive run stopped; empty for a fixed design.
     pub stops: Vec<StopRecord>,
+    /// How busy the machine was over the samples.
+    pub load: super::LoadSummary,
 }
 
 impl RunSummary {

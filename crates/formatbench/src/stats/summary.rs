@@ -95,6 +95,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
     let all_samples: Vec<&SampleRecord> = samples.values().flatten().copied().collect();
     summary.completeness =
         Completeness::of(summary.schedule.as_ref(), &summary.stops, &all_samples);
+    summary.load = super::LoadSummary::of(all_samples.iter().copied());
     let resolution = summary
         .environment
         .as_ref()
@@ -237,6 +238,9 @@ fn summarize_cell(
         (SampleStatus::Ok, None)
     };
     let mut flags: BTreeSet<String> = ok.iter().flat_map(|s| s.flags.iter().cloned()).collect();
+    if flags.remove(crate::results::BUSY_FLAG) {
+        flags.extend(super::load::cell_flag(&ok));
+    }
     if ok
         .iter()
         .any(|s| call.wall_of(s).is_some_and(|(_, asked)| !asked))

@@ -89,7 +89,7 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
     };
     let mib = |b: f64| b / (1024.0 * 1024.0);
     let calls = |c: &CellSummary| c.calls.map_or("—".to_string(), |n| n.to_string());
-    let figures = vec![
+    let mut figures = vec![
         format!(
             "CPU time  spin x2 / x1: {}  expected 2 ± 5 %: {}",
             interval(cpu),
@@ -116,6 +116,12 @@ pub fn calibrate(blocks: u32, precision: Option<&str>, out: &Path) -> Result<i32
             noop.wall.map_or(f64::NAN, |w| w.median * 1e6)
         ),
     ];
+    // Wall-time figures (and the coverage study's) hold only on a machine nothing else used.
+    figures.push(match (summary.load.describe(), summary.load.warning()) {
+        (_, Some(warning)) => format!("machine   {warning}"),
+        (Some(load), None) => format!("machine   {load}"),
+        (None, None) => "machine   load not recorded".to_string(),
+    });
     let title = format!("calibration on {} (threads 1)", outcome.run_dir.display());
     // The figures print before the coverage study, which takes a while longer.
     print_lines(vec![Block::Text(Text::plain(title)), list(figures)]);

@@ -236,7 +236,8 @@ fn environment_datasets_and_artifacts() {
     assert!(text.contains("| Worker build | xxh3:feedbeef |"));
     assert!(text.contains("| Clock resolution | 20.0 ns |"));
     assert!(text.contains("| Schedule hash | xxh3:0123abcd |"));
-    assert!(text.contains("| Measured slots | 3 |"));
+    assert!(text.contains("| Scheduled slots | 3 |"));
+    assert!(text.contains("| Measured samples | 3 |"));
     assert!(text.contains("| Version of arrow | 60.1.0 |"));
     assert!(text.contains("| Setting rounds | 5 |"));
     assert!(text.contains("| Memory setting vm.dirty_ratio | 20 |"));

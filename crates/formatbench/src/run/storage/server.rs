@@ -31,6 +31,10 @@ pub struct Server {
 }
 
 impl Server {
+    pub fn pid(&self) -> u32 {
+        self.server.id()
+    }
+
     /// Starts the server behind `network`.
     pub fn start(
         network: Network,
