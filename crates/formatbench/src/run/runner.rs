@@ -3,6 +3,7 @@
 
 mod cell;
 mod cells;
+mod forecast;
 mod given;
 mod identity;
 mod independent;
@@ -286,17 +287,18 @@ impl Runner<'_> {
         ));
         let mut verified = Vec::new();
         let mut progress = Progress::new("verify", cells.len());
-        for mut cell in cells {
+        let total = cells.len();
+        for (i, mut cell) in cells.into_iter().enumerate() {
             // Set-up stops on Ctrl-C or SIGTERM as measuring does (an oracle's pass over a
             // large source launches no worker that would notice).
             if crate::interrupt::interrupted() {
                 return Err(Error::Interrupted);
             }
-            let label = cell.label();
+            progress.begin(&cell.label(), total - i, None);
             if self.verify(&mut cell)? {
                 verified.push(cell);
             }
-            progress.step(&label);
+            progress.end_item();
         }
         progress.finish();
         if self.plan.verify_only {
@@ -550,7 +552,8 @@ impl Runner<'_> {
             }
         ));
         let mut progress = Progress::new("measure", total - skipped);
-        for ((round, _, position, index), key) in slots.into_iter().zip(listed) {
+        let mut costs = forecast::Costs::default();
+        for (at, (&(round, group, position, index), key)) in slots.iter().zip(&listed).enumerate() {
             if round != current_round {
                 if let Some(stopper) = stopper.as_mut() {
                     for stop in stopper.after_round(current_round, &keys, &self.run_id) {
@@ -563,16 +566,24 @@ impl Runner<'_> {
                 }
                 current_round = round;
             }
-            if self.done.contains(&key) {
+            if self.done.contains(key) {
                 continue;
             }
             let cell = &cells[index];
-            progress.step(&format!("{} round {round}", cell.label()));
             if stopper.as_ref().is_some_and(|s| s.skips(index, round)) {
                 continue;
             }
+            let last_rounds = stopper.as_ref().map(|s| s.expected_last_rounds());
+            let (to_go, left_s) = forecast::left(&slots[at..], &costs, last_rounds.as_ref(), |i| {
+                let slot = &listed[at + i];
+                match (self.done.contains(slot), self.reusable.contains_key(slot)) {
+                    (true, _) => None,
+                    (false, reused) => Some(reused),
+                }
+            });
+            progress.begin(&format!("{} round {round}", cell.label()), to_go, left_s);
             let started = Instant::now();
-            if let Some(reused) = self.reusable.remove(&key) {
+            if let Some(reused) = self.reusable.remove(key) {
                 let mut record = reused;
                 record.reused_from = Some(record.run_id.clone());
                 record.run_id = self.run_id.clone();
@@ -583,42 +594,12 @@ impl Runner<'_> {
                     stopper.record(index, round, stopping::ranked_time(&record, self.call), 0.0);
                 }
                 self.results.append(&Record::Sample(Box::new(record)))?;
+                progress.end_item();
                 continue;
             }
-            let beside = self.neighbours.check();
-            let server = self.storage.as_ref().and_then(|s| s.server_pid());
-            let load_before = super::load::Reading::now(server);
-            let mut record = self.take_sample(cell, round)?;
-            let load = load_before.until(&super::load::Reading::now(server));
-            // A run that started or ended during the sample was beside it too.
-            if self.neighbours.check() || beside {
-                self.neighbours.flag(&mut record);
-            }
-            if load.busy().is_some() {
-                record.flags.push(crate::results::BUSY_FLAG.to_string());
-            }
-            record.machine_load = Some(load);
-            if let Some(stopper) = stopper.as_mut() {
-                let wall = stopping::ranked_time(&record, self.call);
-                stopper.record(index, round, wall, started.elapsed().as_secs_f64());
-            }
-            record.position = Some(position);
-            record.worker_build = Some(self.worker_build.clone());
-            let record = self.unless_store_gone(record)?;
-            if record.status != SampleStatus::Ok {
-                say(&format!(
-                    "{} round {round}: {}",
-                    cell.label(),
-                    record.reason.clone().unwrap_or_default()
-                ));
-            } else {
-                detail(&format!(
-                    "{} round {round} position {position}: {:.6} s",
-                    cell.label(),
-                    record.wall_s.unwrap_or(f64::NAN)
-                ));
-            }
-            self.results.append(&Record::Sample(Box::new(record)))?;
+            self.measure_sample(cell, (round, position, index), stopper.as_mut(), started)?;
+            costs.record(index, group, started.elapsed().as_secs_f64());
+            progress.end_item();
         }
         progress.finish();
         if let Some(stopper) = stopper.as_mut() {

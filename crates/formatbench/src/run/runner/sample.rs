@@ -4,7 +4,7 @@
 use super::cells;
 use super::state::Runner;
 use super::Cell;
-use crate::progress::say;
+use crate::progress::{detail, say};
 use crate::results::{Record, SampleRecord, SampleStatus};
 use crate::run::prepare_cache;
 use crate::run::storage::SampleTraffic;
@@ -12,6 +12,52 @@ use crate::Error;
 use formatbench_protocol::Op;
 
 impl Runner<'_> {
+    /// Takes cell `index`'s sample of `round` at `position` with the machine's load and any
+    /// run beside it recorded, tells the stopper what it cost since `started`, and appends it.
+    pub(super) fn measure_sample(
+        &mut self,
+        cell: &Cell,
+        (round, position, index): (u32, u32, usize),
+        stopper: Option<&mut super::stopping::Stopper>,
+        started: std::time::Instant,
+    ) -> Result<(), Error> {
+        let beside = self.neighbours.check();
+        let server = self.storage.as_ref().and_then(|s| s.server_pid());
+        let load_before = crate::run::load::Reading::now(server);
+        let mut record = self.take_sample(cell, round)?;
+        let load = load_before.until(&crate::run::load::Reading::now(server));
+        // A run that started or ended during the sample was beside it too.
+        if self.neighbours.check() || beside {
+            self.neighbours.flag(&mut record);
+        }
+        if load.busy().is_some() {
+            record.flags.push(crate::results::BUSY_FLAG.to_string());
+        }
+        record.machine_load = Some(load);
+        if let Some(stopper) = stopper {
+            let wall = super::stopping::ranked_time(&record, self.call);
+            stopper.record(index, round, wall, started.elapsed().as_secs_f64());
+        }
+        record.position = Some(position);
+        record.worker_build = Some(self.worker_build.clone());
+        let record = self.unless_store_gone(record)?;
+        if record.status != SampleStatus::Ok {
+            say(&format!(
+                "{} round {round}: {}",
+                cell.label(),
+                record.reason.clone().unwrap_or_default()
+            ));
+        } else {
+            detail(&format!(
+                "{} round {round} position {position}: {:.6} s",
+                cell.label(),
+                record.wall_s.unwrap_or(f64::NAN)
+            ));
+        }
+        self.results.append(&Record::Sample(Box::new(record)))?;
+        Ok(())
+    }
+
     pub(super) fn take_sample(&mut self, cell: &Cell, round: u32) -> Result<SampleRecord, Error> {
         let artifact = self.artifact_for(cell, round);
         if let Some(state) = cell.cache {

@@ -132,6 +132,23 @@ impl Stopper {
             || group.capped.get(&cell).is_some_and(|c| round > c.samples)
     }
 
+    /// The last round each cell is expected to take, as far as the stopping rule can tell now
+    /// ([`Group::expected_rounds`], a capped cell's cap); for the progress estimate.
+    pub fn expected_last_rounds(&self) -> HashMap<usize, u32> {
+        let mut out = HashMap::new();
+        for group in &self.groups {
+            let rounds = group.expected_rounds(self.rules, self.min_median_s, &self.references);
+            for &m in &group.members {
+                let cap = group
+                    .capped
+                    .get(&m)
+                    .map_or(rounds, |c| c.samples.min(rounds));
+                out.insert(m, cap);
+            }
+        }
+        out
+    }
+
     /// One sample taken: its ranked time when it was measured, and what it cost the run.
     pub fn record(&mut self, cell: usize, round: u32, wall_s: Option<f64>, cost_s: f64) {
         let Some(group) = self
@@ -263,6 +280,14 @@ impl Group {
         if precision <= 0.0 || round < MIN_ROUNDS {
             return false;
         }
+        self.widest(min_median_s, references)
+            .is_some_and(|(width, rounds)| rounds >= MIN_ROUNDS as usize && width <= precision)
+    }
+
+    /// The widest relative half-width of a competitor's 95 % interval of its ratio to the
+    /// fastest, and the fewest rounds such an interval rests on; `None` while some competitor
+    /// has no interval yet. Zero when there is nothing to tell apart.
+    fn widest(&self, min_median_s: f64, references: &HashSet<usize>) -> Option<(f64, usize)> {
         let measured: Vec<(usize, &BTreeMap<u32, f64>)> = self
             .members
             .iter()
@@ -277,20 +302,60 @@ impl Group {
             .filter(|(m, _)| !references.contains(m))
             .collect();
         let pool: Vec<&BTreeMap<u32, f64>> = formats.iter().map(|(_, w)| *w).collect();
-        let Some(&&(best_cell, best)) = fastest(&pool).and_then(|i| formats.get(i)) else {
-            return false;
-        };
+        let &&(best_cell, best) = fastest(&pool).and_then(|i| formats.get(i))?;
         // The formats decide; a reference is shown with whatever interval its rounds give.
-        formats.iter().all(|&&(cell, walls)| {
+        let mut widest = (0.0_f64, usize::MAX);
+        for &&(cell, walls) in &formats {
             if cell == best_cell || self.capped.contains_key(&cell) {
-                return true;
+                continue;
             }
-            paired_ratio(walls, best).is_some_and(|r| {
-                r.rounds >= MIN_ROUNDS as usize
-                    && r.hi <= r.estimate * (1.0 + precision)
-                    && r.lo >= r.estimate * (1.0 - precision)
-            })
-        })
+            let r = paired_ratio(walls, best)?;
+            let width = f64::max(r.hi / r.estimate - 1.0, 1.0 - r.lo / r.estimate);
+            widest = (widest.0.max(width), widest.1.min(r.rounds));
+        }
+        Some(widest)
+    }
+
+    /// How many rounds this group is expected to take, for the progress estimate: its design's,
+    /// or fewer where the stopping rule will end it sooner. An interval's half-width shrinks
+    /// as 1/√rounds, so the rounds its precision needs are today's × (width ÷ precision)²; a
+    /// budget share ends it once the rounds it affords are spent; never below
+    /// [`MIN_ROUNDS`].
+    fn expected_rounds(
+        &self,
+        rules: Stopping,
+        min_median_s: f64,
+        references: &HashSet<usize>,
+    ) -> u32 {
+        if let Some(after) = self.stopped_after {
+            return after;
+        }
+        let planned = self.planned_rounds;
+        let done = self
+            .walls
+            .values()
+            .filter_map(|w| w.keys().max())
+            .max()
+            .copied()
+            .unwrap_or(0);
+        let floor = MIN_ROUNDS.min(planned);
+        let by_precision = match self.widest(min_median_s, references) {
+            _ if rules.precision <= 0.0 => planned,
+            Some((width, rounds)) if rounds >= 2 && rounds != usize::MAX => {
+                let needed = rounds as f64 * (width / rules.precision).powi(2);
+                (needed.ceil() as u32).clamp(floor, planned)
+            }
+            Some((_, usize::MAX)) => floor,
+            _ => planned,
+        };
+        let by_budget = match self.share_s {
+            Some(share) if done > 0 && self.spent_s > 0.0 => {
+                let per_round = self.spent_s / f64::from(done);
+                ((share / per_round).ceil() as u32).clamp(floor, planned)
+            }
+            _ => planned,
+        };
+        by_precision.min(by_budget).max(done.min(planned))
     }
 
     fn record(&self, run_id: &str, after: u32, reason: &str, detail: String) -> StopRecord {

@@ -161,3 +161,35 @@ fn a_cell_far_costlier_than_its_group_is_capped_and_named() {
     assert_eq!(done[0].last_round_of(&keys_owned[3]), Some(CAPPED_SAMPLES));
     assert_eq!(done[0].last_round_of(&keys_owned[0]), Some(8));
 }
+
+#[test]
+fn the_expected_rounds_follow_the_stopping_rule() {
+    let (a, b) = (key("a"), key("b"));
+    let keys = [&a, &b];
+    // Before any sample the design is all that is known.
+    let s = stopper(0.05, None, &keys, 40);
+    assert_eq!(s.expected_last_rounds()[&1], 40);
+    // Steady ratios: known well within the precision, so the floor of rounds is expected.
+    let mut steady = stopper(0.05, None, &keys, 40);
+    for round in 1..=3 {
+        steady.record(0, round, Some(0.01 * wobble(round, 0)), 0.02);
+        steady.record(1, round, Some(0.02 * wobble(round, 1)), 0.02);
+    }
+    assert_eq!(steady.expected_last_rounds()[&0], MIN_ROUNDS);
+    // Noisy ratios (±30 %): many more rounds than the floor, never more than the design.
+    let mut noisy = stopper(0.05, None, &keys, 40);
+    for round in 1..=4 {
+        let jitter = if round % 2 == 0 { 1.3 } else { 0.7 };
+        noisy.record(0, round, Some(0.01), 0.02);
+        noisy.record(1, round, Some(0.02 * jitter), 0.02);
+    }
+    let expected = noisy.expected_last_rounds()[&1];
+    assert!(expected > 20 && expected <= 40, "{expected}");
+    // A budget share of 1 s at 0.1 s a round affords 10 rounds.
+    let mut budget = stopper(0.0, Some(1.0), &keys, 40);
+    for round in 1..=2 {
+        budget.record(0, round, Some(0.01), 0.05);
+        budget.record(1, round, Some(0.02), 0.05);
+    }
+    assert_eq!(budget.expected_last_rounds()[&0], 10);
+}
