@@ -6,18 +6,26 @@ mod json;
 mod parquet;
 mod table;
 
-pub use table::{run_ids, samples_table, summary_table, Column, Table};
+pub use table::{picks_table, run_ids, samples_table, summary_table, Column, Table};
 
+use crate::report::Pick;
 use crate::results::Record;
 use crate::stats::RunSummary;
 use crate::Error;
 use std::path::Path;
 
-/// Writes `samples.{csv,json,parquet}` and `summary.{csv,json,parquet}` into `dir`.
-pub fn write_exports(records: &[Record], summary: &RunSummary, dir: &Path) -> Result<(), Error> {
+/// Writes `samples.{csv,json,parquet}`, `summary.{csv,json,parquet}` and the recommendation's
+/// `picks.{csv,json,parquet}` into `dir`.
+pub fn write_exports(
+    records: &[Record],
+    summary: &RunSummary,
+    picks: &[Pick],
+    dir: &Path,
+) -> Result<(), Error> {
     for (name, table) in [
         ("samples", samples_table(records)),
-        ("summary", summary_table(summary, &run_ids(records))),
+        ("summary", summary_table(summary, picks, &run_ids(records))),
+        ("picks", picks_table(picks)),
     ] {
         csv::write(&table, &dir.join(format!("{name}.csv")))?;
         json::write(&table, &dir.join(format!("{name}.json")))?;

@@ -30,7 +30,7 @@ mod sweep;
 
 pub use fidelity::{fidelity, Fidelity, FidelityCell, Outcome};
 pub use machine::conclusions;
-pub use recommend::recommendation;
+pub use recommend::{recommendation, Margin, Pick};
 
 use crate::results::{ArtifactRecord, SampleStatus};
 use crate::stats::{CellSummary, OpGroup, RunSummary};
@@ -167,7 +167,7 @@ pub fn write_all(
     });
     let matrix = (suite == Some("fidelity")).then(|| fidelity(records));
     write_reports_of(&summary, matrix.as_ref(), dir)?;
-    crate::export::write_exports(records, &summary, dir)?;
+    crate::export::write_exports(records, &summary, &recommend::picks(&summary), dir)?;
     write_recommendation(&summary, dir)?;
     Ok(summary)
 }

@@ -403,6 +403,29 @@ fn reports_regenerate_byte_for_byte_from_results_alone() {
         .collect();
     assert!(prefers.contains(&"balanced"), "{picked}");
     assert!(picked["recommendation"].is_string(), "{picked}");
+    // The same picks in the flat exports, and each marked on its competitor's summary rows.
+    let flat: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("picks.json")).unwrap()).unwrap();
+    let flat = flat.as_array().unwrap();
+    assert_eq!(flat.len(), picked["picks"].as_array().unwrap().len());
+    let balanced = flat.iter().find(|p| p["prefer"] == "balanced").unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let marked: Vec<&serde_json::Value> = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| {
+            row["recommended_for"]
+                .as_str()
+                .is_some_and(|f| f.split("; ").any(|p| p == "balanced"))
+        })
+        .collect();
+    assert!(!marked.is_empty(), "{summary}");
+    for row in marked {
+        assert_eq!(row["backend"], balanced["backend"]);
+        assert_eq!(row["profile"], balanced["profile"]);
+    }
     assert_eq!(
         common::stdout(&first),
         common::stdout(&second),

@@ -1,6 +1,7 @@
 //! The tables exports are made of: named, typed, nullable columns. Column names and meanings
 //! are documented in docs/results.md.
 
+use crate::report::Pick;
 use crate::results::{Record, SampleRecord};
 use crate::stats::RunSummary;
 use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
@@ -192,7 +193,7 @@ pub fn run_ids(records: &[Record]) -> String {
 
 /// One row per cell, in report order (groups, fastest first), each naming the `runs` its
 /// samples came from ([`run_ids`]).
-pub fn summary_table(summary: &RunSummary, runs: &str) -> Table {
+pub fn summary_table(summary: &RunSummary, picks: &[Pick], runs: &str) -> Table {
     let cells: Vec<&crate::stats::CellSummary> =
         summary.groups.iter().flat_map(|g| &g.cells).collect();
     let mut t = Table::new(cells.len());
@@ -240,6 +241,43 @@ pub fn summary_table(summary: &RunSummary, runs: &str) -> Table {
     t.text("flags", &cells, |c| {
         (!c.flags.is_empty()).then(|| c.flags.join("; "))
     });
+    // The priorities for which the recommendation picks this competitor on this dataset.
+    t.text("recommended_for", &cells, |c| {
+        let of: Vec<&str> = picks
+            .iter()
+            .filter(|p| {
+                p.dataset == c.cell.dataset
+                    && p.backend == c.cell.backend
+                    && p.profile == c.cell.profile
+            })
+            .map(|p| p.prefer)
+            .collect();
+        (!of.is_empty()).then(|| of.join("; "))
+    });
+    t
+}
+
+/// The recommendation's picks, one row per dataset and priority, with the margin over the
+/// runner-up (as `recommendation.json`'s `picks`, flat).
+pub fn picks_table(picks: &[Pick]) -> Table {
+    let picks: Vec<&Pick> = picks.iter().collect();
+    let mut t = Table::new(picks.len());
+    t.text("dataset", &picks, |p| Some(p.dataset.clone()));
+    t.text("prefer", &picks, |p| Some(p.prefer.to_string()));
+    t.text("backend", &picks, |p| Some(p.backend.clone()));
+    t.text("profile", &picks, |p| Some(p.profile.clone()));
+    t.text("runner_up", &picks, |p| {
+        p.margin.as_ref().map(|m| m.runner_up.clone())
+    });
+    t.float("margin", &picks, |p| p.margin.as_ref().map(|m| m.ratio));
+    t.float("margin_lo", &picks, |p| {
+        p.margin.as_ref().and_then(|m| m.lo)
+    });
+    t.float("margin_hi", &picks, |p| {
+        p.margin.as_ref().and_then(|m| m.hi)
+    });
+    t.flag("clear", &picks, |p| p.margin.as_ref().and_then(|m| m.clear));
+    t.text("text", &picks, |p| Some(p.text.clone()));
     t
 }
 
