@@ -32,7 +32,8 @@ pub use interval::{
 };
 pub use load::LoadSummary;
 pub use model::{
-    CacheRatio, CellSummary, FullRead, GeoMean, OpGroup, RunSummary, MIN_TICKS, PARALLELISM_LIMIT,
+    CacheRatio, CellSummary, FullRead, GeoMean, OpGroup, RunSummary, Throughput, MIN_TICKS,
+    PARALLELISM_LIMIT, WHOLE_SOURCE_OPS,
 };
 pub use quantiles::{median, quantile, Summary};
 pub use ranking::fastest;

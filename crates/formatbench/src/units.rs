@@ -78,6 +78,29 @@ pub fn duration(seconds: f64) -> String {
     )
 }
 
+/// A rate with decimal prefixes, as throughputs are read: `rate(5.23e8, "B/s")` is
+/// "523 MB/s", `rate(1.2e6, "rows/s")` "1.20 M rows/s".
+pub fn rate(per_second: f64, unit: &str) -> String {
+    if !per_second.is_finite() || per_second < 0.0 {
+        return DASH.to_string();
+    }
+    let glued = unit.starts_with('B');
+    let prefixed = |prefix: &str| match (prefix, glued) {
+        ("", _) => unit.to_string(),
+        (p, true) => format!("{p}{unit}"),
+        (p, false) => format!("{p} {unit}"),
+    };
+    let units = [
+        (1.0, prefixed("")),
+        (1e3, prefixed("k")),
+        (1e6, prefixed("M")),
+        (1e9, prefixed("G")),
+        (1e12, prefixed("T")),
+    ];
+    let named: Vec<(f64, &str)> = units.iter().map(|(s, n)| (*s, n.as_str())).collect();
+    scaled(per_second, &named)
+}
+
 /// Bytes in binary units: "512 B", "1.50 KiB", "12.3 MiB".
 pub fn bytes(n: u64) -> String {
     if n < 1024 {
@@ -204,6 +227,14 @@ pub fn truncate(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_take_decimal_prefixes() {
+        assert_eq!(rate(5.234e8, "B/s"), "523 MB/s");
+        assert_eq!(rate(1.2e6, "rows/s"), "1.20 M rows/s");
+        assert_eq!(rate(950.0, "rows/s"), "950 rows/s");
+        assert_eq!(rate(f64::NAN, "B/s"), DASH);
+    }
 
     #[test]
     fn sizes_read_binary_units_and_refuse_nonsense() {

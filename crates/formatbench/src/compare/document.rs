@@ -71,6 +71,11 @@ pub fn document(cmp: &Comparison, detail: Detail) -> Document {
             Column::right("new"),
             Column::right("NEW ÷ BASE [95 %]"),
             Column::right("peak mem"),
+            // A narrow terminal leaves it out first: the times beside it say the same.
+            Column {
+                drop: Some(0),
+                ..Column::right("throughput")
+            },
             Column::left("verdict"),
         ];
         let rows = listing
@@ -83,6 +88,7 @@ pub fn document(cmp: &Comparison, detail: Detail) -> Document {
                     Cell::text(&r.new),
                     Cell::figure(&r.ratio, r.estimate),
                     Cell::text(&r.memory),
+                    Cell::text(&r.throughput),
                     Cell::text(&r.verdict_text).toned(tone(r.verdict)),
                 ])
             })
@@ -251,6 +257,7 @@ mod tests {
             median_s: Some(0.01),
             peak_rss_bytes: Some(1 << 20),
             size_bytes: Some(1 << 20),
+            throughput: None,
         };
         Comparison {
             base: side(),

@@ -25,6 +25,8 @@ fn side(s: Option<&Side>) -> Value {
             "median_s": s.median_s,
             "peak_rss_bytes": s.peak_rss_bytes,
             "size_bytes": s.size_bytes,
+            "bytes_per_s": s.throughput.and_then(|t| t.bytes_per_s),
+            "rows_per_s": s.throughput.and_then(|t| t.rows_per_s),
         }),
         None => Value::Null,
     }

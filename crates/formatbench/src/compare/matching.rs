@@ -33,6 +33,7 @@ fn side(c: &CellSummary) -> Side {
         median_s: c.wall.map(|w| w.median),
         peak_rss_bytes: c.peak_rss_bytes,
         size_bytes: c.size_bytes,
+        throughput: c.throughput,
     }
 }
 

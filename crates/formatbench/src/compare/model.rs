@@ -115,6 +115,8 @@ pub struct Side {
     pub median_s: Option<f64>,
     pub peak_rss_bytes: Option<u64>,
     pub size_bytes: Option<u64>,
+    /// Data per second at the median (`stats::Throughput`).
+    pub throughput: Option<crate::stats::Throughput>,
 }
 
 impl Side {

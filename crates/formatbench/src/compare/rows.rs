@@ -13,6 +13,8 @@ pub struct Row {
     pub estimate: Option<f64>,
     /// Peak memory NEW ÷ BASE, `↑`/`↓` when beyond the threshold by the same rule.
     pub memory: String,
+    /// BASE's and NEW's throughput at their medians: "523 → 610 MB/s".
+    pub throughput: String,
     pub verdict: Verdict,
     /// The verdict with its note: `no change (too few samples …)`.
     pub verdict_text: String,
@@ -29,6 +31,20 @@ fn memory_text(c: &CellComparison) -> String {
             };
             format!("{}{mark}", ratio_text(m.ratio.estimate))
         }
+    }
+}
+
+fn throughput_text(c: &CellComparison) -> String {
+    let of = |side: &Option<super::model::Side>| {
+        side.as_ref()
+            .filter(|s| s.ran())
+            .and_then(|s| s.throughput)
+            .map(|t| t.headline())
+    };
+    match (of(&c.base), of(&c.new)) {
+        (Some(base), Some(new)) => format!("{base} → {new}"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => DASH.to_string(),
     }
 }
 
@@ -68,6 +84,7 @@ pub fn rows(cmp: &Comparison) -> Vec<Row> {
             ratio: interval_text(c.ratio.as_ref()),
             estimate: c.ratio.map(|r| r.estimate),
             memory: memory_text(c),
+            throughput: throughput_text(c),
             verdict: c.verdict,
             verdict_text: verdict_text(c),
         })

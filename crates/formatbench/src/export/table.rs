@@ -222,6 +222,12 @@ pub fn summary_table(summary: &RunSummary, picks: &[Pick], runs: &str) -> Table 
     t.float("warm_call_median_s", &cells, |c| {
         c.warm_call.map(|w| w.median)
     });
+    t.float("bytes_per_s", &cells, |c| {
+        c.throughput.and_then(|t| t.bytes_per_s)
+    });
+    t.float("rows_per_s", &cells, |c| {
+        c.throughput.and_then(|t| t.rows_per_s)
+    });
     t.float("parallelism", &cells, |c| c.parallelism);
     t.count("peak_rss_bytes", &cells, |c| c.peak_rss_bytes);
     t.count("size_bytes", &cells, |c| c.size_bytes);

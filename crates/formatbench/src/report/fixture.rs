@@ -77,6 +77,12 @@ fn ok(
         read_bytes: None,
         requested_bytes: None,
         full_read: None,
+        rows_returned: Some(100_000),
+        // A 48 MB source of 100,000 rows.
+        throughput: Some(crate::stats::Throughput {
+            bytes_per_s: Some(48e6 / median),
+            rows_per_s: Some(1e5 / median),
+        }),
         read_amplification: None,
         object_traffic: None,
         object_traffic_is_mean: false,
@@ -111,6 +117,8 @@ fn not_ok(key: CellKey, status: SampleStatus, reason: &str) -> CellSummary {
         read_bytes: None,
         requested_bytes: None,
         full_read: None,
+        rows_returned: None,
+        throughput: None,
         read_amplification: None,
         object_traffic: None,
         object_traffic_is_mean: false,

@@ -52,6 +52,10 @@ pub(super) struct Row<'a> {
     /// Median of each sample's first call, and of its warm calls (whichever ranks).
     pub first_call: String,
     pub warm_call: String,
+    /// MB/s of the source's logical size and rows/s at the median, where they apply.
+    pub throughput: String,
+    /// The terminal's short form: MB/s alone where it applies, else rows/s.
+    pub rate: String,
     /// The paired ratio to the fastest with its interval; `1.00×` on the fastest row.
     pub ratio: String,
     /// The same for CPU time.
@@ -87,6 +91,8 @@ impl Row<'_> {
             Field::Range => &self.range,
             Field::FirstCall => &self.first_call,
             Field::WarmCall => &self.warm_call,
+            Field::Throughput => &self.throughput,
+            Field::Rate => &self.rate,
             Field::Ratio => &self.ratio,
             Field::CpuRatio => &self.cpu_ratio,
             Field::CpuShort => &self.cpu_short,
@@ -111,6 +117,8 @@ pub(super) enum Field {
     Range,
     FirstCall,
     WarmCall,
+    Throughput,
+    Rate,
     Ratio,
     CpuRatio,
     CpuShort,
@@ -134,6 +142,8 @@ impl Field {
             Field::Range => "Min–max",
             Field::FirstCall => "First call",
             Field::WarmCall => "Warm calls",
+            Field::Throughput => "Throughput",
+            Field::Rate => "rate",
             Field::Ratio => "Ratio [95 % CI]",
             Field::CpuRatio => "CPU ratio [95 % CI]",
             Field::CpuShort => "CPU ratio",
@@ -200,6 +210,7 @@ pub(super) fn detail_fields(group: &OpGroup) -> Vec<Field> {
         Field::Range,
         Field::FirstCall,
         Field::WarmCall,
+        Field::Throughput,
         Field::Ratio,
         Field::CpuRatio,
         Field::Parallelism,
@@ -302,6 +313,8 @@ pub(super) fn rows<'a>(group: &'a OpGroup, artifacts: &[ArtifactRecord]) -> Vec<
                 }),
                 first_call: or_dash(c.first_call, |w| format::duration(w.median)),
                 warm_call: or_dash(c.warm_call, |w| format::duration(w.median)),
+                throughput: or_dash(c.throughput, |t| t.text()),
+                rate: or_dash(c.throughput, |t| t.headline()),
                 ratio: ratio_text(c, fastest),
                 cpu_ratio: cpu_ratio_text(c, fastest),
                 cpu_short: or_dash(c.cpu_ratio, |r| {

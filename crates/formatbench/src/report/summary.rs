@@ -17,8 +17,9 @@ use crate::stats::{OpGroup, RunSummary};
 use std::collections::BTreeSet;
 
 /// The optional columns, the first left out first when a table is too wide.
-const DROP_ORDER: [&str; 8] = [
+const DROP_ORDER: [&str; 9] = [
     "B/value",
+    "rate",
     "par",
     "read",
     "resident",
@@ -146,6 +147,7 @@ fn line(text: impl Into<String>) -> Block {
 fn fields(group: &OpGroup) -> Vec<(&'static str, Field)> {
     let mut fields = vec![
         ("min–max", Field::Range),
+        ("rate", Field::Rate),
         ("×best", Field::Ratio),
         ("cpu×", Field::CpuShort),
         ("par", Field::Parallelism),

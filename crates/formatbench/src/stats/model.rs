@@ -56,6 +56,10 @@ pub struct CellSummary {
     /// A selective operation's (project, range, take, …) yardstick: the same competitor's full
     /// read in the same setting (`stats::full_read`).
     pub full_read: Option<FullRead>,
+    /// Rows a call returned (the median over the ok samples that say).
+    pub rows_returned: Option<u64>,
+    /// Data per second of the ranked median ([`Throughput`]); `None` without a median.
+    pub throughput: Option<Throughput>,
     /// Bytes fetched from storage ÷ Arrow bytes returned: for cold reads of local files (the
     /// kernel's count), and for every read from object storage (the S3 server's count).
     pub read_amplification: Option<f64>,
@@ -92,6 +96,42 @@ pub struct FullRead {
     /// Sent by the S3 server (object storage).
     pub object_bytes: Option<u64>,
 }
+
+/// How much data a cell handles per second at its median, as criterion's `Throughput`: the
+/// source's logical size (its uncompressed Arrow IPC bytes) for the operations that handle the
+/// whole source (`write`, `read`, `scan`), and rows: the source's for a write, the result's
+/// (the same for every competitor, as verified) for every operation that returns rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Throughput {
+    pub bytes_per_s: Option<f64>,
+    pub rows_per_s: Option<f64>,
+}
+
+impl Throughput {
+    /// Its one figure for narrow tables: "523 MB/s" where bytes apply, else "1.20 M rows/s".
+    pub fn headline(&self) -> String {
+        match (self.bytes_per_s, self.rows_per_s) {
+            (Some(b), _) => crate::units::rate(b, "B/s"),
+            (None, Some(r)) => crate::units::rate(r, "rows/s"),
+            (None, None) => crate::units::DASH.to_string(),
+        }
+    }
+
+    /// Every figure it has: "523 MB/s · 1.20 M rows/s".
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = [
+            self.bytes_per_s.map(|b| crate::units::rate(b, "B/s")),
+            self.rows_per_s.map(|r| crate::units::rate(r, "rows/s")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        parts.join(" · ")
+    }
+}
+
+/// The operations whose throughput in bytes is the source's whole logical size.
+pub const WHOLE_SOURCE_OPS: [&str; 3] = ["write", "read", "scan"];
 
 /// All competitors of one operation on one dataset under one cache state, thread cap and place
 /// of storage (local files, or object storage over one network), fastest first, then the

@@ -169,6 +169,11 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
                 .iter()
                 .find(|a| a.is_of(&cell.cell))
                 .and_then(|a| a.bytes_per_value);
+            let source = summary.datasets.iter().find(|d| {
+                d.dataset == cell.cell.dataset
+                    && d.dataset_fingerprint == cell.cell.dataset_fingerprint
+            });
+            cell.throughput = throughput(cell, source);
         }
         rank(group);
         if group
@@ -332,6 +337,8 @@ fn summarize_cell(
                 .collect(),
         ),
         full_read: None,
+        rows_returned: median_u64(ok.iter().filter_map(|s| s.rows_returned).collect()),
+        throughput: None,
         read_amplification: median_f64(&amplifications),
         object_traffic_is_mean: traffic.as_ref().is_some_and(|(_, own)| !own),
         object_traffic: traffic.map(|(t, _)| t),
@@ -455,3 +462,24 @@ fn rank(group: &mut OpGroup) {
 
 #[cfg(test)]
 mod tests;
+
+/// A cell's [`Throughput`] at its median, from its dataset's `source` record.
+fn throughput(
+    cell: &CellSummary,
+    source: Option<&crate::results::DatasetRecord>,
+) -> Option<super::Throughput> {
+    let median = cell.wall.map(|w| w.median).filter(|m| *m > 0.0)?;
+    let op = cell.cell.op.as_str();
+    let bytes = source
+        .filter(|_| super::WHOLE_SOURCE_OPS.contains(&op))
+        .map(|d| d.source_bytes as f64 / median);
+    let rows = match op {
+        "write" => source.map(|d| d.rows),
+        _ => cell.rows_returned.filter(|r| *r > 0),
+    }
+    .map(|r| r as f64 / median);
+    (bytes.is_some() || rows.is_some()).then_some(super::Throughput {
+        bytes_per_s: bytes,
+        rows_per_s: rows,
+    })
+}

@@ -163,3 +163,42 @@ fn a_range_cell_carries_its_competitors_full_read() {
     let read = summary.groups.iter().find(|g| g.op == "read").unwrap();
     assert!(read.cells.iter().all(|c| c.full_read.is_none()));
 }
+
+#[test]
+fn throughput_is_the_sources_bytes_for_whole_reads_and_the_rows_handled() {
+    let source = crate::results::DatasetRecord {
+        run_id: "run".into(),
+        dataset: "d".into(),
+        dataset_fingerprint: "xxh3:0".into(),
+        rows: 1_000,
+        columns: 2,
+        source_bytes: 8_000_000,
+        parameters: Default::default(),
+        schema: Vec::new(),
+    };
+    let mut records = records(&[("a", &[(0.5, 0.5), (0.5, 0.5)])]);
+    records.insert(0, Record::Dataset(source.clone()));
+    for r in &mut records {
+        if let Record::Sample(s) = r {
+            s.rows_returned = Some(1_000);
+        }
+    }
+    let read = summarize_run(&records).groups[0].cells[0].clone();
+    let t = read.throughput.unwrap();
+    // 8 MB in 0.5 s, and the 1,000 rows it returned.
+    assert_eq!(t.bytes_per_s, Some(16e6));
+    assert_eq!(t.rows_per_s, Some(2_000.0));
+    assert_eq!(t.text(), "16.0 MB/s · 2.00 k rows/s");
+    // A projection handles part of the source: rows only, those it returned.
+    let mut project = read.clone();
+    project.cell.op = "project".into();
+    project.rows_returned = Some(250);
+    let t = throughput(&project, Some(&source)).unwrap();
+    assert_eq!((t.bytes_per_s, t.rows_per_s), (None, Some(500.0)));
+    // A write returns nothing: the source's rows and bytes.
+    let mut write = read;
+    write.cell.op = "write".into();
+    write.rows_returned = None;
+    let t = throughput(&write, Some(&source)).unwrap();
+    assert_eq!((t.bytes_per_s, t.rows_per_s), (Some(16e6), Some(2_000.0)));
+}
