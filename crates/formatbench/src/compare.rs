@@ -26,6 +26,6 @@ pub use classify::{classify, control_false_discoveries, verdict_of, Classified};
 pub use document::{document, html, markdown, terminal, Detail, ROWS as MARKDOWN_ROWS};
 pub use json::{render as json, value as json_value, FORMAT_VERSION};
 pub use model::{
-    CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange, Verdict,
-    DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_COMPARED_SHARE, MIN_SAMPLES,
+    interval_text, CellComparison, Comparison, Difference, MemoryChange, RunSide, Side, SizeChange,
+    Verdict, DEFAULT_THRESHOLD, FALSE_DISCOVERY_RATE, MIN_COMPARED_SHARE, MIN_SAMPLES,
 };

@@ -8,8 +8,8 @@ mod table;
 
 pub use table::{picks_table, run_ids, samples_table, summary_table, Column, Table};
 
-use crate::report::Pick;
 use crate::results::Record;
+use crate::stats::Pick;
 use crate::stats::RunSummary;
 use crate::Error;
 use std::path::Path;
@@ -27,9 +27,14 @@ pub fn write_exports(
         ("summary", summary_table(summary, picks, &run_ids(records))),
         ("picks", picks_table(picks)),
     ] {
-        csv::write(&table, &dir.join(format!("{name}.csv")))?;
-        json::write(&table, &dir.join(format!("{name}.json")))?;
-        parquet::write(&table, &dir.join(format!("{name}.parquet")))?;
+        write_table(&table, name, dir)?;
     }
     Ok(())
+}
+
+/// Writes `table` as `NAME.csv`, `NAME.json` and `NAME.parquet` into `dir`.
+pub fn write_table(table: &Table, name: &str, dir: &Path) -> Result<(), Error> {
+    csv::write(table, &dir.join(format!("{name}.csv")))?;
+    json::write(table, &dir.join(format!("{name}.json")))?;
+    parquet::write(table, &dir.join(format!("{name}.parquet")))
 }

@@ -13,6 +13,7 @@ pub mod document;
 mod environment;
 mod error;
 pub mod export;
+pub mod history;
 pub mod interrupt;
 pub mod peers;
 pub mod plan;

@@ -32,8 +32,8 @@ pub use interval::{
 };
 pub use load::LoadSummary;
 pub use model::{
-    CacheRatio, CellSummary, FullRead, GeoMean, OpGroup, RunSummary, Throughput, MIN_TICKS,
-    PARALLELISM_LIMIT, WHOLE_SOURCE_OPS,
+    place, CacheRatio, CellSummary, FullRead, GeoMean, Margin, OpGroup, Pick, RunSummary,
+    Throughput, MIN_TICKS, PARALLELISM_LIMIT, WHOLE_SOURCE_OPS,
 };
 pub use quantiles::{median, quantile, Summary};
 pub use ranking::fastest;

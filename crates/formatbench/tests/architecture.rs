@@ -19,7 +19,8 @@ fn repo() -> PathBuf {
 /// of lower layers only. The pipeline reads top-down: cli → run → plan / verify / peers →
 /// catalog / datasets / results; report → stats → results; leaves at the bottom.
 const LAYERS: &[(&str, u32)] = &[
-    ("cli", 9),
+    ("cli", 10),
+    ("history", 9),
     ("run", 8),
     ("compare", 8),
     ("report", 7),

@@ -141,5 +141,5 @@ fn a_run_beside_cpu_hogs_says_the_machine_was_busy() {
         dir.path().join("cmp").to_str().unwrap(),
     ]);
     let text = stdout(&compared);
-    assert!(text.contains("machine: quiet → busy during"), "{text}");
+    assert!(text.contains("machine: quiet → busy in "), "{text}");
 }

@@ -77,6 +77,23 @@ pub enum Command {
     /// with a saved baseline (--baseline NAME NEW). Exit 1 with --fail-on regression when a
     /// cell got slower beyond the threshold or failed in NEW; 2 for bad input.
     Compare(CompareArgs),
+    /// Every run kept, followed: each cell's median over the runs (in commit order, runs on
+    /// other machines apart), the runs where it changed flagged by `compare`'s rule. Writes
+    /// history.md, history.html (with a chart per operation) and history.{csv,json,parquet}.
+    History {
+        /// Run directories, or results directories (`run --out`) whose runs are all taken.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Where the history is written.
+        #[arg(long, default_value = "formatbench-history")]
+        out: PathBuf,
+        /// Changes within ±this are `no change` (e.g. 5% or 0.05), as in `compare`.
+        #[arg(long, default_value = "5%", value_name = "PERCENT")]
+        threshold: String,
+        /// Which call the runs are followed by: `warm` or `first` (default: what each chose).
+        #[arg(long, value_enum)]
+        call: Option<CallMode>,
+    },
     /// Manage the peers (Python and R workers) that run beside the native backends.
     Peers {
         #[command(subcommand)]

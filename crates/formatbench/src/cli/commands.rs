@@ -5,6 +5,7 @@ mod calibrate_coverage;
 mod calibrate_network;
 mod compare;
 mod fidelity;
+mod history;
 mod nothing_measured;
 mod pool;
 mod repair;
@@ -75,6 +76,12 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
             out,
             network: None,
         } => calibrate::calibrate(rounds, precision.as_deref(), &out),
+        Command::History {
+            dirs,
+            out,
+            threshold,
+            call,
+        } => history::history(&dirs, &out, &threshold, call),
         Command::Report {
             run_dirs,
             out,

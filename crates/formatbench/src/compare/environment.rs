@@ -18,7 +18,7 @@ fn machine_state(load: &LoadSummary) -> Option<String> {
         .unwrap_or_default();
     Some(match load.busy {
         0 => "quiet".to_string(),
-        busy => format!("busy during {busy} of {} samples{peak}", load.samples),
+        _ => format!("{}{peak}", load.short()?),
     })
 }
 
@@ -182,7 +182,7 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            ["machine: quiet → busy during 38 of 40 samples; load average up to 6.2 on 2 CPUs"]
+            ["machine: quiet → busy in 38 of 40 samples; load average up to 6.2 on 2 CPUs"]
         );
     }
 }

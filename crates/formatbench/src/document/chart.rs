@@ -113,12 +113,17 @@ pub struct HeatRow {
     pub geomean: Option<f64>,
 }
 
-/// Lines on log-log axes: each series' value at each x, its points joined.
+/// Lines on a log y axis (and a log x axis unless the xs are positions): each series' value at
+/// each x, its points joined.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart {
     pub title: String,
     /// Ascending, positive.
     pub xs: Vec<f64>,
+    /// Whether the x axis is logarithmic (sizes) or linear (runs in order).
+    pub x_log: bool,
+    /// Each x's name where the xs are positions ("run 3"), else empty: the value is its name.
+    pub x_labels: Vec<String>,
     pub x_unit: Unit,
     /// What an x counts, after its value in a header ("100,000 rows", "1.00 MiB partitions").
     pub x_noun: String,
@@ -148,9 +153,17 @@ impl LineChart {
             .any(|s| s.values.iter().flatten().count() > 1)
     }
 
-    /// An x as a column header: "100,000 rows".
+    /// An x as a column header: "100,000 rows", or its own label ("run 3").
     pub fn x_header(&self, x: f64) -> String {
-        format!("{} {}", self.x_unit.text(x), self.x_noun)
+        match self
+            .xs
+            .iter()
+            .position(|v| *v == x)
+            .and_then(|i| self.x_labels.get(i))
+        {
+            Some(label) => label.clone(),
+            None => format!("{} {}", self.x_unit.text(x), self.x_noun),
+        }
     }
 
     /// The same numbers as a table: a row per series, a column per x.

@@ -1,8 +1,8 @@
 //! The tables exports are made of: named, typed, nullable columns. Column names and meanings
 //! are documented in docs/results.md.
 
-use crate::report::Pick;
 use crate::results::{Record, SampleRecord};
+use crate::stats::Pick;
 use crate::stats::RunSummary;
 use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
@@ -23,46 +23,26 @@ pub struct Table {
 }
 
 impl Table {
-    pub(super) fn new(rows: usize) -> Self {
+    pub fn new(rows: usize) -> Self {
         Table {
             columns: Vec::new(),
             rows,
         }
     }
 
-    pub(super) fn text<T>(
-        &mut self,
-        name: &'static str,
-        items: &[T],
-        f: impl Fn(&T) -> Option<String>,
-    ) {
+    pub fn text<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<String>) {
         self.columns
             .push((name, Column::Text(items.iter().map(f).collect())));
     }
-    pub(super) fn float<T>(
-        &mut self,
-        name: &'static str,
-        items: &[T],
-        f: impl Fn(&T) -> Option<f64>,
-    ) {
+    pub fn float<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<f64>) {
         self.columns
             .push((name, Column::Float(items.iter().map(f).collect())));
     }
-    pub(super) fn count<T>(
-        &mut self,
-        name: &'static str,
-        items: &[T],
-        f: impl Fn(&T) -> Option<u64>,
-    ) {
+    pub fn count<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<u64>) {
         self.columns
             .push((name, Column::Count(items.iter().map(f).collect())));
     }
-    pub(super) fn flag<T>(
-        &mut self,
-        name: &'static str,
-        items: &[T],
-        f: impl Fn(&T) -> Option<bool>,
-    ) {
+    pub fn flag<T>(&mut self, name: &'static str, items: &[T], f: impl Fn(&T) -> Option<bool>) {
         self.columns
             .push((name, Column::Flag(items.iter().map(f).collect())));
     }

@@ -96,6 +96,15 @@ impl LoadSummary {
         Some(text)
     }
 
+    /// A few words for a list of runs: `quiet`, or `busy in 3 of 40 samples`; `None` for
+    /// results that recorded no load.
+    pub fn short(&self) -> Option<String> {
+        (self.samples > 0).then(|| match self.busy {
+            0 => "quiet".to_string(),
+            busy => format!("busy in {busy} of {} samples", self.samples),
+        })
+    }
+
     /// One line for the Environment table, `calibrate` and `compare`: how busy the machine
     /// was. `None` for results that recorded no load.
     pub fn describe(&self) -> Option<String> {

@@ -244,3 +244,29 @@ impl CellSummary {
         Some(paired_estimate(&self.rounds, &base.rounds).unwrap_or(median / base_median))
     }
 }
+
+/// A recommendation (`report::recommend` makes them; the exports and `recommendation.json`
+/// hold them): for one dataset and priority, the competitor and the sentence that says
+/// why, with the margin over the runner-up where the priority is one figure.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Pick {
+    pub dataset: String,
+    pub prefer: &'static str,
+    pub backend: String,
+    pub profile: String,
+    pub text: String,
+    pub margin: Option<Margin>,
+}
+
+/// How far the pick is ahead of the runner-up: the runner-up's figure over the pick's, with
+/// the paired interval for times (none for sizes, which have one value each).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Margin {
+    pub runner_up: String,
+    pub ratio: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// False where the interval includes 1 (no clear winner), true where it excludes 1, null
+    /// where the samples support no interval (too few rounds) or for sizes.
+    pub clear: Option<bool>,
+}

@@ -6,15 +6,19 @@ use crate::compare::{self, Comparison};
 use crate::Error;
 use std::path::{Path, PathBuf};
 
-pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
-    let threshold = crate::units::parse_precision(&args.threshold)
+/// `--threshold`'s value as a fraction.
+pub(super) fn threshold(text: &str) -> Result<f64, Error> {
+    crate::units::parse_precision(text)
         .map(|t| t.unwrap_or(0.0))
         .ok_or_else(|| {
             Error::Input(format!(
-                "--threshold {}: give a percentage below 100 (e.g. 5%) or a fraction (0.05)",
-                args.threshold
+                "--threshold {text}: give a percentage below 100 (e.g. 5%) or a fraction (0.05)"
             ))
-        })?;
+        })
+}
+
+pub fn compare(args: &CompareArgs) -> Result<i32, Error> {
+    let threshold = threshold(&args.threshold)?;
     let (base_dir, new_dir) = dirs(args)?;
     let base = compare::load(&base_dir)?;
     let new = compare::load(&new_dir)?;

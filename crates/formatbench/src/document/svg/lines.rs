@@ -1,4 +1,4 @@
-//! Lines on log-log axes: each series' value at each x, its points joined by segments, with a
+//! Lines on log-log axes (or a linear x of positions, runs in order): each series' value at each x, its points joined by segments, with a
 //! legend. The scaling charts (time against rows or columns) and the partition-size charts
 //! (each operation's cost against the partition size) are drawn so.
 
@@ -25,7 +25,16 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
         from,
         to,
     };
-    let x = log(first.max(1e-12), last.max(1e-12), (LEFT, PLOT_RIGHT));
+    let x = match chart.x_log {
+        true => log(first.max(1e-12), last.max(1e-12), (LEFT, PLOT_RIGHT)),
+        false => Scale {
+            lo: first - 0.5,
+            hi: last + 0.5,
+            log: false,
+            from: LEFT,
+            to: PLOT_RIGHT,
+        },
+    };
     let values = chart.series.iter().flat_map(|s| s.values.iter().flatten());
     let lo = values.clone().copied().fold(f64::INFINITY, f64::min);
     let hi = values.copied().fold(0.0, f64::max);
@@ -41,7 +50,10 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
     for &at in &chart.xs {
         let px = x.at(at);
         svg.line((px, TOP), (px, PLOT_BOTTOM), "grid");
-        let tick = chart.x_unit.text(at);
+        let tick = match chart.x_labels.is_empty() {
+            true => chart.x_unit.text(at),
+            false => chart.x_header(at),
+        };
         svg.text((px, PLOT_BOTTOM + 16.0), Anchor::Middle, "tick", &tick);
     }
     for tick in y.ticks(7) {

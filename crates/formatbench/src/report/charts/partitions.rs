@@ -28,6 +28,8 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Placed> {
                     study.dataset, study.backend
                 ),
                 xs: study.sizes.iter().map(|(b, _)| *b as f64).collect(),
+                x_log: true,
+                x_labels: Vec::new(),
                 x_unit: Unit::Bytes,
                 x_noun: "partitions".to_string(),
                 x_axis: "partition size (log scale)".into(),

@@ -68,6 +68,8 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Placed
             sweep.name, sweep.axis
         ),
         xs: groups.iter().map(|(n, _)| (*n).max(1) as f64).collect(),
+        x_log: true,
+        x_labels: Vec::new(),
         x_unit: Unit::Count,
         x_noun: sweep.axis.to_string(),
         x_axis: format!("{} (log scale)", sweep.axis),
