@@ -91,13 +91,18 @@ fn librsvg_draws_the_markdown_reports_bars_in_colour() {
         .into_iter()
         .filter(|p| p[3] > 200)
         .collect();
-    // The light scheme's bar colours: the accent (#0969da) and the fastest bar's (#1a7f37).
+    // The light scheme's mark colours: the median ticks' accent (#0969da), the fastest's
+    // (#1a7f37) and the ratio bars' second accent (#bc4c00).
     let near = |p: &[u8; 4], (r, g, b): (i32, i32, i32)| {
         (i32::from(p[0]) - r).abs() + (i32::from(p[1]) - g).abs() + (i32::from(p[2]) - b).abs() < 24
     };
     let coloured = drawn
         .iter()
-        .filter(|p| near(p, (0x09, 0x69, 0xda)) || near(p, (0x1a, 0x7f, 0x37)))
+        .filter(|p| {
+            near(p, (0x09, 0x69, 0xda))
+                || near(p, (0x1a, 0x7f, 0x37))
+                || near(p, (0xbc, 0x4c, 0x00))
+        })
         .count();
     let black = drawn.iter().filter(|p| near(p, (0, 0, 0))).count();
     assert!(

@@ -183,9 +183,12 @@ fn intervals(chart: &IntervalChart) -> String {
     let height = top + row * n + 28.0;
     let x = |r: f64| left + (r.clamp(lo, hi).ln() - lo.ln()) / (hi.ln() - lo.ln()) * width;
     let total = left + width + 20.0;
+    // It shrinks with the page, down to the scale every chart keeps (then it scrolls).
+    let least = (total * super::svg::MIN_SCALE).round();
     let mut svg = format!(
         "<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
-         width=\"{total:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {total:.0} {height:.0}\">\
+         width=\"{total:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {total:.0} {height:.0}\" \
+         style=\"max-width: 100%; height: auto; min-width: {least}px\">\
          <title>{}</title>\n",
         html_escape(&chart.title)
     );

@@ -9,6 +9,7 @@ mod bars;
 mod draw;
 mod heat;
 mod lines;
+mod overlap;
 mod scatter;
 
 use super::escape::html_escape as esc;
@@ -16,6 +17,7 @@ use super::Chart;
 use draw::{label_width, text_width, Anchor, Scale, Svg};
 #[cfg(test)]
 pub(crate) use heat::{level_in, levels, LEVELS};
+pub use overlap::overlapping_labels;
 
 /// A chart drawn: the words a screen reader says for it, its size and its elements.
 pub struct Drawing {
@@ -38,11 +40,15 @@ pub fn drawing(chart: &Chart) -> Option<Drawing> {
     }
 }
 
+/// The smallest share of its own width a chart is drawn at on a page: its 12 px text stays
+/// at least 9 px on a phone, and a narrower screen scrolls the chart sideways instead.
+pub const MIN_SCALE: f64 = 0.75;
+
 impl Drawing {
-    fn svg(&self, xmlns: &str, style: &str) -> String {
+    fn svg(&self, xmlns: &str, attributes: &str, style: &str) -> String {
         format!(
             "<svg{xmlns} class=\"chart\" role=\"img\" aria-label=\"{}\" viewBox=\"0 0 {w} {h}\" \
-             width=\"{w}\" height=\"{h}\">\n<title>{}</title>\n{style}{}</svg>\n",
+             width=\"{w}\" height=\"{h}\"{attributes}>\n<title>{}</title>\n{style}{}</svg>\n",
             esc(&self.label),
             esc(&self.title),
             self.body,
@@ -51,9 +57,11 @@ impl Drawing {
         )
     }
 
-    /// For an HTML page whose stylesheet includes [`style`].
+    /// For an HTML page whose stylesheet includes [`style`]: it shrinks with the page down to
+    /// [`MIN_SCALE`] of its width.
     pub fn inline(&self) -> String {
-        self.svg("", "")
+        let least = (f64::from(self.width) * MIN_SCALE).round();
+        self.svg("", &format!(" style=\"min-width: {least}px\""), "")
     }
 
     /// A file of its own, with its colours for either scheme written out.
@@ -64,7 +72,7 @@ impl Drawing {
             "<style>\n:root {{ color-scheme: light dark; }}{light}\
              @media (prefers-color-scheme: dark) {{{dark}}}\n</style>\n"
         );
-        let svg = self.svg(" xmlns=\"http://www.w3.org/2000/svg\"", &style);
+        let svg = self.svg(" xmlns=\"http://www.w3.org/2000/svg\"", "", &style);
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}")
     }
 }

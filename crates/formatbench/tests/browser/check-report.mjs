@@ -48,6 +48,37 @@ function parseDuration(text) {
   return [parseFloat(m[1]) * unit, 0.5 * Math.pow(10, -decimals) * unit];
 }
 
+// Every chart's text as the browser lays it out: no two labels overlap, and none is drawn
+// smaller than 8 px (charts shrink with the page only down to a scale that keeps their 12 px
+// text legible, then scroll).
+async function checkChartText(page, where) {
+  const found = await page.$$eval('svg', (svgs) => svgs.map((svg, i) => {
+    const view = svg.viewBox && svg.viewBox.baseVal;
+    const scale = view && view.width ? svg.getBoundingClientRect().width / view.width : 1;
+    const boxes = [...svg.querySelectorAll('text')].map((t) => {
+      const r = t.getBoundingClientRect();
+      return { words: t.textContent, l: r.left, t: r.top, r: r.right, b: r.bottom,
+        px: parseFloat(getComputedStyle(t).fontSize) * scale };
+    }).filter((b) => b.r > b.l && b.b > b.t);
+    return { name: svg.getAttribute('aria-label')?.slice(0, 60) ?? `svg ${i}`, boxes };
+  }));
+  const out = [];
+  for (const chart of found) {
+    for (const b of chart.boxes) {
+      if (b.px < 8) { out.push(`${where}: ${chart.name}: "${b.words}" drawn at ${b.px.toFixed(1)} px`); break; }
+    }
+    for (let i = 0; i < chart.boxes.length; i++) {
+      for (let j = i + 1; j < chart.boxes.length; j++) {
+        const a = chart.boxes[i], b = chart.boxes[j];
+        const w = Math.min(a.r, b.r) - Math.max(a.l, b.l);
+        const h = Math.min(a.b, b.b) - Math.max(a.t, b.t);
+        if (w > 1 && h > 1) out.push(`${where}: ${chart.name}: "${a.words}" overlaps "${b.words}"`);
+      }
+    }
+  }
+  return out;
+}
+
 const expected = medians();
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -99,7 +130,14 @@ for (const scheme of ['light', 'dark']) {
   const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
   if (pageWidth > 1400) problems.push(`${scheme}: the page is ${pageWidth} px wide at 1400`);
 
+  problems.push(...await checkChartText(page, `${scheme} at 1400 px`));
+
   if (scheme === 'light') {
+    // A phone: the charts' text stays legible and clear of itself.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: scheme });
+    await phone.goto(pathToFileURL(reportPath).href);
+    problems.push(...await checkChartText(phone, 'light at 390 px'));
+    await phone.close();
     const rows = await page.$$eval('tr.cell', (trs) => trs.map((tr) => ({
       key: [tr.dataset.dataset, tr.dataset.backend, tr.dataset.profile, tr.dataset.op, tr.dataset.cache, tr.dataset.threads].join('|'),
       text: tr.querySelector('td.median')?.textContent ?? '',
@@ -121,4 +159,4 @@ if (problems.length) {
   for (const p of problems) console.log(`problem: ${p}`);
   process.exit(1);
 }
-console.log('report ok: charts have marks in both schemes, screenshots are not blank, medians match results.jsonl');
+console.log('report ok: charts have marks in both schemes, their text is clear of itself and at least 8 px at 1400 and 390 px, screenshots are not blank, medians match results.jsonl');

@@ -1,5 +1,7 @@
-//! Bars: each competitor's median wall time with a min–max whisker (best, typical and worst
-//! run) and a dot per sample, fastest first, and beside it the ratio to the fastest.
+//! Each competitor's samples as a strip (a dot per sample, spread so equal times stay
+//! visible) on its fastest–slowest line with a tick at the median, fastest first, on a log
+//! axis when times are far apart; and beside it the ratio to the fastest as a bar from 1×.
+//! No time bar: on a log axis a bar's length would say nothing.
 
 use super::super::{Bar, BarChart};
 use super::{label_width, Anchor, Drawing, Scale, Svg};
@@ -55,9 +57,9 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
 
     let mut svg = Svg::default();
     let heading = if time.log {
-        "Median wall time (log scale)"
+        "Wall time of every sample (log scale)"
     } else {
-        "Median wall time"
+        "Wall time of every sample"
     };
     svg.text((time_x.0, 16.0), Anchor::Start, "heading", heading);
     // Under the heading: beside it, it ran into the ratio panel's heading.
@@ -65,7 +67,7 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
         (time_x.0, 30.0),
         Anchor::Start,
         "dim",
-        "whiskers: fastest–slowest run; dots: every sample",
+        "dots: samples; line: fastest–slowest; tick: median",
     );
     let ratio_heading = if ratios.log {
         "× fastest (log scale)"
@@ -103,17 +105,20 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
             duration(bar.max)
         );
         let end = time.at(bar.median);
-        svg.rect((time_x.0, y), (end - time_x.0, BAR), class, &tip);
         let (lo, hi) = (time.at(bar.min), time.at(bar.max));
-        svg.rect((lo, mid - 1.0), (hi - lo, 2.0), "mark whisker", &tip);
-        for x in [lo, hi] {
-            svg.rect((x - 0.75, mid - 4.0), (1.5, 8.0), "cap", "");
-        }
-        // The strip: one dot per sample, spread over four lines so equal times stay visible.
+        svg.rect(
+            (lo, mid - 0.75),
+            ((hi - lo).max(1.0), 1.5),
+            "mark whisker",
+            &tip,
+        );
+        // The strip: one dot per sample, spread over five lines so equal times stay visible.
         for (k, &value) in bar.samples.iter().enumerate() {
-            let dy = [-3.0, -1.0, 1.0, 3.0][k % 4];
-            svg.circle((time.at(value), mid + dy), 1.6, "sample", "");
+            let dy = [0.0, -4.0, 4.0, -2.0, 2.0][k % 5];
+            svg.circle((time.at(value), mid + dy), 2.2, "sample", "");
         }
+        // The median over the strip, in the row's colour.
+        svg.rect((end - 1.5, y), (3.0, BAR), class, &tip);
         let text_x = end.max(hi) + 5.0;
         svg.text(
             (text_x, mid + 4.0),
@@ -169,29 +174,36 @@ mod tests {
         }
     }
 
-    /// The widths of the time bars, fastest first.
-    fn widths(body: &str) -> Vec<f64> {
+    /// Where the median ticks are, fastest first.
+    fn medians(body: &str) -> Vec<f64> {
         body.lines()
             .filter(|l| l.starts_with("<rect class=\"mark bar") && !l.contains("ratio"))
             .filter_map(|l| {
-                let at = l.find(" width=\"")? + 8;
+                let at = l.find(" x=\"")? + 4;
                 l[at..].split('"').next()?.parse().ok()
             })
             .collect()
     }
 
     #[test]
-    fn times_far_apart_go_on_a_log_axis_where_the_fast_bars_stay_visible() {
+    fn times_far_apart_go_on_a_log_axis_where_the_fast_strips_stay_visible() {
         let apart = BarChart {
             title: "reads".into(),
             bars: vec![bar("npy", 97e-6), bar("ipc", 8e-3), bar("csv", 0.62)],
         };
         let drawn = draw(&apart).unwrap_or_else(|| panic!("drawn"));
-        assert!(drawn.body.contains(">Median wall time (log scale)</text>"));
-        let w = widths(&drawn.body);
-        assert_eq!(w.len(), 3);
-        // The fastest is a bar one can see, and the slower ones are longer.
-        assert!(w[0] >= 10.0 && w[0] < w[1] && w[1] < w[2], "{w:?}");
+        assert!(drawn
+            .body
+            .contains(">Wall time of every sample (log scale)</text>"));
+        let m = medians(&drawn.body);
+        assert_eq!(m.len(), 3);
+        // The fastest sits clear of the axis, and each slower one further along a decade
+        // apart: 97 µs, 8 ms and 620 ms are spread over the panel, none crowded at one end.
+        let from = m[0] - 30.0;
+        assert!(from > 0.0 && m[0] < m[1] && m[1] < m[2], "{m:?}");
+        assert!(m[1] - m[0] > 60.0 && m[2] - m[1] > 60.0, "{m:?}");
+        // Every sample is a dot.
+        assert_eq!(drawn.body.matches("class=\"sample\"").count(), 3);
         // The ratio axis ticks every decade up to 6,400×, its labels clear of each other.
         let ticks: Vec<(f64, usize)> = drawn
             .body
@@ -214,6 +226,6 @@ mod tests {
             bars: vec![bar("ipc", 8e-3), bar("parquet", 12e-3)],
         };
         let drawn = draw(&close).unwrap_or_else(|| panic!("drawn"));
-        assert!(drawn.body.contains(">Median wall time</text>"));
+        assert!(drawn.body.contains(">Wall time of every sample</text>"));
     }
 }

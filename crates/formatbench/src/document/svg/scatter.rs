@@ -92,7 +92,8 @@ pub(super) fn draw(chart: &ScatterChart) -> Option<Drawing> {
             };
             svg.line(at, (end_x, spot.at.1 - 4.0), "leader");
         }
-        svg.text(spot.at, Anchor::Start, "", name);
+        // In its series' colour: a read's label and a write's of one competitor sit close.
+        svg.text(spot.at, Anchor::Start, &p.series, name);
         words.push(what);
     }
     Some(Drawing {

@@ -361,32 +361,6 @@ fn heat_map_against_a_chosen_reference() {
     );
 }
 
-/// Each `<text>` of a drawing as a box: left, top, right, bottom, and its words. The width is
-/// the drawing's own estimate (7.2 px a character at 12 px), the height the font's.
-fn text_boxes(body: &str) -> Vec<(f64, f64, f64, f64, String)> {
-    body.lines()
-        .filter(|l| l.starts_with("<text"))
-        .filter_map(|l| {
-            let x = attributes(l, "x").first().copied()?;
-            let y = attributes(l, "y").first().copied()?;
-            let words = l.split('>').nth(1)?.split("</text").next()?.to_string();
-            let decoded = words
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&");
-            let width = decoded.chars().count() as f64 * 7.2;
-            let left = if l.contains("text-anchor=\"middle\"") {
-                x - width / 2.0
-            } else if l.contains("text-anchor=\"end\"") {
-                x - width
-            } else {
-                x
-            };
-            Some((left, y - 10.0, left + width, y + 2.0, decoded))
-        })
-        .collect()
-}
-
 #[test]
 fn no_two_labels_of_any_chart_overlap() {
     for summary in [
@@ -397,17 +371,8 @@ fn no_two_labels_of_any_chart_overlap() {
         feature_sweep(),
     ] {
         for chart in all(&summary) {
-            let boxes = text_boxes(&chart.body);
-            for (i, a) in boxes.iter().enumerate() {
-                for b in &boxes[i + 1..] {
-                    // A pixel of slack: the widths are estimates.
-                    let apart = a.2 <= b.0 + 1.0
-                        || b.2 <= a.0 + 1.0
-                        || a.3 <= b.1 + 1.0
-                        || b.3 <= a.1 + 1.0;
-                    assert!(apart, "{}: {:?} overlaps {:?}", chart.title, a.4, b.4);
-                }
-            }
+            let overlaps = crate::document::svg::overlapping_labels(&chart.body);
+            assert!(overlaps.is_empty(), "{}: {overlaps:?}", chart.title);
         }
     }
 }
