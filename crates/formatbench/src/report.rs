@@ -241,8 +241,8 @@ fn write_reports_of(
 const SHORT_REASON: usize = 70;
 
 const LEGEND_NOISY: &str = "noisy: IQR > 0.5 × median";
-const LEGEND_RATIO: &str = "paired per-round ratio to the fastest format [95 % bootstrap \
-     interval] (a reference such as floor-memcpy is no format: below 1 where it is faster); — \
+const LEGEND_RATIO: &str = "paired per-round ratio to the fastest format (the geometric mean \
+     of the rounds' ratios) [95 % t interval] (a reference such as floor-memcpy is no format: below 1 where it is faster); — \
      when the median is too close to the clock resolution to rank";
 const LEGEND_CPU: &str = "the same ratio for CPU time";
 const LEGEND_PAR: &str = "CPU time ÷ wall time";

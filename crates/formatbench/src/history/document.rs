@@ -161,8 +161,8 @@ fn changes(history: &History) -> usize {
         .count()
 }
 
-/// The whole history: every group's chart and table.
-pub fn document(history: &History) -> Document {
+/// A page of the history: the legend, then per machine its runs and what `body` adds.
+fn page(history: &History, body: impl Fn(&Era) -> Vec<Block>) -> Document {
     let mut blocks = vec![Block::Para(Para::new(
         Role::Legend,
         Text::plain(legend(history)),
@@ -170,9 +170,7 @@ pub fn document(history: &History) -> Document {
     for era in &history.eras {
         blocks.push(Block::Heading(era.environment.clone()));
         blocks.push(Block::Table(runs_table(era)));
-        for (title, cells) in groups(era) {
-            blocks.extend(group_blocks(&title, &cells, era.runs.len()));
-        }
+        blocks.extend(body(era));
     }
     Document {
         title: "formatbench history".to_string(),
@@ -186,16 +184,19 @@ pub fn document(history: &History) -> Document {
     }
 }
 
+/// The whole history: every group's chart and table.
+pub fn document(history: &History) -> Document {
+    page(history, |era| {
+        groups(era)
+            .into_iter()
+            .flat_map(|(title, cells)| group_blocks(&title, &cells, era.runs.len()))
+            .collect()
+    })
+}
+
 /// The terminal's history: the runs, and each flagged change on a line of its own.
 pub fn summary(history: &History) -> Document {
-    let mut doc = document(history);
-    let mut blocks = vec![Block::Para(Para::new(
-        Role::Legend,
-        Text::plain(legend(history)),
-    ))];
-    for era in &history.eras {
-        blocks.push(Block::Heading(era.environment.clone()));
-        blocks.push(Block::Table(runs_table(era)));
+    page(history, |era| {
         let lines: Vec<Text> = era
             .cells
             .iter()
@@ -212,11 +213,9 @@ pub fn summary(history: &History) -> Document {
                 })
             })
             .collect();
-        blocks.push(match lines.is_empty() {
+        vec![match lines.is_empty() {
             true => Block::Text(Text::plain("no cell changed between consecutive runs")),
             false => Block::List(lines),
-        });
-    }
-    doc.blocks = blocks;
-    doc
+        }]
+    })
 }

@@ -29,7 +29,7 @@ pub(super) const HEADERS: [(&str, bool); 7] = [
 ];
 
 pub(super) const LEGEND: &str = "Fastest: the format with the lowest median (a reference is \
-     never one); runner-up: the second-fastest format's paired ratio to it with its 95 % bootstrap \
+     never one); runner-up: the second-fastest format's paired ratio to it with its 95 % t \
      interval (no clear winner: that interval includes 1); smallest: the format's files on disk; \
      reference: what copying the data in memory takes, the floor no format goes below.";
 

@@ -541,8 +541,10 @@ impl Runner<'_> {
         }
         let total = slots.len();
         let skipped = listed.iter().filter(|s| self.done.contains(*s)).count();
+        // An adaptive run takes a share of its slots: the stopping rule says how many.
+        let up_to = if stopper.is_some() { "up to " } else { "" };
         say(&format!(
-            "measuring {} samples ({} balanced block(s) of 2n rounds){}",
+            "measuring {up_to}{} samples ({} balanced block(s) of 2n rounds){}",
             total - skipped,
             self.plan.blocks,
             if skipped > 0 {

@@ -68,9 +68,19 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
     let mut words = Vec::new();
     for (k, series) in chart.series.iter().enumerate() {
         let class = format!("s{}", series.colour % SERIES);
+        // Past the six colours, squares tell a series from the one that shares its colour.
+        let square = series.colour / SERIES % 2 == 1;
         let label = &series.label;
         let ly = TOP + 18.0 * k as f64;
-        svg.rect((legend_x, ly), (10.0, 10.0), &format!("swatch {class}"), "");
+        match square {
+            true => svg.rect((legend_x, ly), (10.0, 10.0), &format!("swatch {class}"), ""),
+            false => svg.circle(
+                (legend_x + 5.0, ly + 5.0),
+                5.0,
+                &format!("swatch {class}"),
+                "",
+            ),
+        }
         svg.text((legend_x + 16.0, ly + 9.0), Anchor::Start, "", label);
         let points: Vec<(f64, f64)> = chart
             .xs
@@ -95,7 +105,16 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
             .collect();
         for (p, text) in points.iter().zip(&said) {
             let tip = format!("{label}: {text}");
-            svg.circle(place(*p), 4.0, &format!("mark point {class}"), &tip);
+            let (x, y) = place(*p);
+            match square {
+                true => svg.rect(
+                    (x - 4.0, y - 4.0),
+                    (8.0, 8.0),
+                    &format!("mark point {class}"),
+                    &tip,
+                ),
+                false => svg.circle((x, y), 4.0, &format!("mark point {class}"), &tip),
+            }
         }
         words.push(format!("{label}: {}", said.join(", ")));
     }
