@@ -81,7 +81,7 @@ pub(super) fn draw(chart: &BarChart) -> Option<Drawing> {
         (ratios, ratio_x, &ratio2, if ratios.log { 5 } else { 3 }),
     ] {
         svg.line((from, TOP - 4.0), (from, bottom), "axis");
-        for tick in scale.ticks(max) {
+        for tick in scale.spaced_ticks(max, show) {
             let x = scale.at(tick);
             svg.line((x, TOP - 4.0), (x, bottom), "grid");
             svg.text((x, bottom + 16.0), Anchor::Middle, "tick", &show(tick));

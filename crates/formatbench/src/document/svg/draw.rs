@@ -206,6 +206,46 @@ impl Scale {
         self.linear_ticks(1.0, max)
     }
 
+    /// Ticks for a horizontal axis whose labels (`label` of each, centred on it) never run
+    /// into each other: [`Self::ticks`], else on a log axis 1-3 steps (1, 3, 10, 30), else
+    /// its powers of ten, else its two ends.
+    pub(super) fn spaced_ticks(&self, max: usize, label: &dyn Fn(f64) -> String) -> Vec<f64> {
+        let clear = |ticks: &[f64]| {
+            ticks.windows(2).all(|pair| {
+                let room = (text_width(&label(pair[0])) + text_width(&label(pair[1]))) / 2.0;
+                (self.at(pair[1]) - self.at(pair[0])).abs() > room + 6.0
+            })
+        };
+        let mut candidates = vec![self.ticks(max)];
+        if self.log {
+            let (first, last) = (
+                self.lo.log10().floor() as i32,
+                self.hi.log10().ceil() as i32,
+            );
+            let within = |v: &f64| (self.lo..=self.hi).contains(v);
+            candidates.push(
+                (first..=last)
+                    .flat_map(|e| [1.0, 3.0].map(|m| m * 10f64.powi(e)))
+                    .filter(within)
+                    .collect(),
+            );
+            candidates.push(
+                (first..=last)
+                    .map(|e| 10f64.powi(e))
+                    .filter(within)
+                    .collect(),
+            );
+        }
+        let ends = candidates
+            .first()
+            .and_then(|t| Some(vec![*t.first()?, *t.last()?]))
+            .unwrap_or_default();
+        candidates
+            .into_iter()
+            .find(|t| t.len() > 1 && clear(t))
+            .unwrap_or(ends)
+    }
+
     /// The same for bytes: powers of two on a log scale (1 KiB, 32 KiB, 1 MiB, …), steps of
     /// 1-2-5 in the largest binary unit else, so the labels come out round.
     pub(super) fn byte_ticks(&self, max: usize) -> Vec<f64> {
@@ -289,6 +329,19 @@ mod tests {
         assert_eq!(linear.ticks(6), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
         assert_eq!(linear.ticks(3), [0.0, 5.0, 10.0]);
         assert_eq!(linear.at(0.0), 0.0);
+        // 1.32 ms to 46 ms on 300 px (a real run's take chart): its 1-2-5 steps put 5, 10
+        // and 20 ms labels 51 px apart, too close for their width; 1-3 steps are not.
+        let crowded = Scale::fit(1.32e-3, 46e-3, (0.0, 300.0));
+        let label = |v: f64| crate::units::duration(v);
+        let spaced = crowded.spaced_ticks(5, &label);
+        assert_eq!(crowded.ticks(5).len(), 5);
+        assert!(spaced.len() >= 2 && spaced.len() < 5, "{spaced:?}");
+        for pair in spaced.windows(2) {
+            assert!(
+                crowded.at(pair[1]) - crowded.at(pair[0]) > 50.0 + 6.0,
+                "{spaced:?}"
+            );
+        }
         let bytes = Scale::fit(4096.0, 48e6, (0.0, 100.0));
         let ticks: Vec<u64> = bytes.byte_ticks(6).iter().map(|t| *t as u64).collect();
         assert_eq!(ticks, [1 << 12, 1 << 15, 1 << 18, 1 << 21, 1 << 24]);
