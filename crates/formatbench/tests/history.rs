@@ -145,6 +145,10 @@ fn five_runs_draw_a_trend_per_cell_and_flag_where_it_changed() {
     );
     let chart = std::fs::read_to_string(out.join("chart-1.svg")).unwrap();
     assert!(chart.contains("run 5"), "the x axis names the runs");
+    assert!(
+        chart.contains("class=\"span "),
+        "each point's interquartile range is drawn"
+    );
     assert!(out.join("history.parquet").is_file() && out.join("history.html").is_file());
 }
 

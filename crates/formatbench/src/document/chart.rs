@@ -143,6 +143,9 @@ pub struct Series {
     pub label: String,
     pub colour: usize,
     pub values: Vec<Option<f64>>,
+    /// Each value's spread, drawn as a bar through its point (the history's interquartile
+    /// range); empty where a chart has none.
+    pub spans: Vec<Option<(f64, f64)>>,
 }
 
 impl LineChart {

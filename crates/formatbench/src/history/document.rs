@@ -100,14 +100,14 @@ fn runs_table(era: &Era) -> Table {
 fn group_blocks(title: &str, cells: &[&CellHistory], runs: usize) -> Vec<Block> {
     let xs: Vec<f64> = (1..=runs).map(|i| i as f64).collect();
     let chart = LineChart {
-        title: format!("{title}: median over the runs"),
+        title: format!("{title}: median and interquartile range over the runs"),
         xs,
         x_log: false,
         x_labels: (0..runs).map(run_label).collect(),
         x_unit: Unit::Count,
         x_noun: String::new(),
         x_axis: "run (in order)".to_string(),
-        y_axis: "median (log scale)".to_string(),
+        y_axis: "median; bars: interquartile range (log scale)".to_string(),
         y_unit: Unit::Seconds,
         first_header: "Competitor".to_string(),
         series: cells
@@ -117,6 +117,11 @@ fn group_blocks(title: &str, cells: &[&CellHistory], runs: usize) -> Vec<Block> 
                 label: label(&c.cell),
                 colour: i,
                 values: c.points.iter().map(|p| p.map(|p| p.median_s)).collect(),
+                spans: c
+                    .points
+                    .iter()
+                    .map(|p| p.map(|p| (p.q25_s, p.q75_s)))
+                    .collect(),
             })
             .collect(),
     };

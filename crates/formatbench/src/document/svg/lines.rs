@@ -35,9 +35,15 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
             to: PLOT_RIGHT,
         },
     };
-    let values = chart.series.iter().flat_map(|s| s.values.iter().flatten());
-    let lo = values.clone().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.copied().fold(0.0, f64::max);
+    let values = chart.series.iter().flat_map(|s| {
+        let spans = s.spans.iter().flatten().flat_map(|(a, b)| [*a, *b]);
+        s.values.iter().flatten().copied().chain(spans)
+    });
+    let lo = values
+        .clone()
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let hi = values.fold(0.0, f64::max);
     let y = log(lo, hi, (PLOT_BOTTOM, TOP));
     let legend_x = PLOT_RIGHT + 24.0;
     let labels = chart.series.iter().map(|s| &s.label);
@@ -103,6 +109,18 @@ pub(super) fn draw(chart: &LineChart) -> Option<Drawing> {
             .iter()
             .map(|p| format!("{} at {}", chart.y_unit.text(p.1), chart.x_header(p.0)))
             .collect();
+        // Each point's spread, a thin bar through it in the series' colour.
+        for (at, span) in chart.xs.iter().zip(&series.spans) {
+            if let Some((a, b)) = span.filter(|(a, b)| *a > 0.0 && b >= a) {
+                let (x0, top, bottom) = (x.at(*at), y.at(b), y.at(a));
+                svg.rect(
+                    (x0 - 1.0, top),
+                    (2.0, (bottom - top).max(1.0)),
+                    &format!("span {class}"),
+                    "",
+                );
+            }
+        }
         for (p, text) in points.iter().zip(&said) {
             let tip = format!("{label}: {text}");
             let (x, y) = place(*p);

@@ -19,6 +19,7 @@ pub(super) fn charts(summary: &RunSummary) -> Vec<Placed> {
                 .map(|(colour, line)| Series {
                     label: line.label.clone(),
                     colour,
+                    spans: Vec::new(),
                     values: line.relative(),
                 })
                 .collect();

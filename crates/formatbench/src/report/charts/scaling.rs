@@ -46,6 +46,7 @@ fn chart(sweep: &Sweep, all: &[Id], groups: &[(u64, &OpGroup)]) -> Option<Placed
         .map(|i| Series {
             label: labels.get(i).cloned().unwrap_or_default(),
             colour: i,
+            spans: Vec::new(),
             values: groups
                 .iter()
                 .map(|(_, g)| {
