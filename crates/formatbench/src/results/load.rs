@@ -45,7 +45,8 @@ pub struct MachineLoad {
 impl MachineLoad {
     /// Why the sample was taken on a busy machine, or `None` when nothing says it was: other
     /// processes used a quarter of the CPUs, the hypervisor stole a tenth, or other runnable
-    /// processes held half the cores both before and after it.
+    /// processes held every CPU both before and after it (a sample too short for a share has
+    /// only this; half the CPUs flagged short samples beside a passing kernel thread).
     pub fn busy(&self) -> Option<String> {
         if let Some(share) = self.other_cpu_share.filter(|s| *s >= BUSY_OTHER_CPU) {
             return Some(format!(
@@ -61,7 +62,7 @@ impl MachineLoad {
         }
         let cpus = self.cpus.max(1);
         let queued = self.others_running_before.min(self.others_running_after);
-        (queued >= cpus.div_ceil(2)).then(|| {
+        (queued >= cpus).then(|| {
             format!("other runnable processes held {queued} of {cpus} CPUs before and after it")
         })
     }
@@ -120,12 +121,20 @@ mod tests {
         // A sample too short for a share: the run queue at both ends decides.
         let queued = MachineLoad {
             other_cpu_share: None,
-            others_running_before: 2,
-            others_running_after: 1,
+            others_running_before: 3,
+            others_running_after: 2,
             ..quiet()
         };
-        assert!(queued.busy().unwrap().contains("held 1 of 2 CPUs"));
+        assert!(queued.busy().unwrap().contains("held 2 of 2 CPUs"));
         let more = MachineLoad { cpus: 8, ..queued };
         assert_eq!(more.busy(), None);
+        // One other runnable process on two CPUs, at both ends of a short sample: a passing
+        // task, not a busy machine.
+        let passing = MachineLoad {
+            others_running_before: 1,
+            others_running_after: 1,
+            ..queued
+        };
+        assert_eq!(passing.busy(), None);
     }
 }

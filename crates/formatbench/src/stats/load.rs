@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 /// fewer cores than it used when the machine was quiet.
 pub const SHORT_PARALLELISM: f64 = 0.75;
 
+/// The share of a run's samples that must have been busy for the run to warn first.
+pub const WARN_SHARE: f64 = 0.05;
+
 /// The machine's load over the samples of a run (or a pool of runs).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadSummary {
@@ -65,9 +68,11 @@ impl LoadSummary {
         }
     }
 
-    /// The warning a busy run prints first, or `None` when no sample was busy.
+    /// The warning a busy run prints first, or `None` when fewer than [`WARN_SHARE`] of its
+    /// samples were busy (those few are flagged in their cells, and counted in the
+    /// Environment table).
     pub fn warning(&self) -> Option<String> {
-        if self.busy == 0 {
+        if self.busy == 0 || (self.busy as f64) < WARN_SHARE * self.samples as f64 {
             return None;
         }
         let mut text = format!(
@@ -214,6 +219,19 @@ mod tests {
                  share of the CPUs 2 % median, 3 % most"
             )
         );
+    }
+
+    #[test]
+    fn a_busy_sample_or_two_in_a_long_run_is_flagged_but_not_a_warning() {
+        let mut samples: Vec<SampleRecord> = (0..40).map(|_| sample("a", 0.02, 1.9)).collect();
+        samples.push(sample("a", 0.7, 1.0));
+        let load = LoadSummary::of(&samples);
+        assert_eq!((load.samples, load.busy), (41, 1));
+        assert_eq!(load.warning(), None);
+        assert!(load
+            .describe()
+            .unwrap()
+            .starts_with("busy during 1 of 41 samples"));
     }
 
     #[test]
