@@ -28,7 +28,7 @@ pub use job::{
 pub use measure::{
     measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,
 };
-pub use object_storage::{ObjectTarget, ObjectTraffic, RequestKind, SplitTraffic};
+pub use object_storage::{NetworkShape, ObjectTarget, ObjectTraffic, RequestKind, SplitTraffic};
 pub use operations::{Family, OpSpec, Order, Param, Selection, OPERATIONS};
 pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};

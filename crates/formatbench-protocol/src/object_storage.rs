@@ -19,6 +19,34 @@ pub struct ObjectTarget {
     /// artifacts formatbench uploads, whose files all lie under `key`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub objects: std::collections::BTreeMap<String, String>,
+    /// The network between the worker and the store, when the runner knows it (its own server
+    /// under a network profile): readers merge nearby ranges only where the gap costs less than
+    /// a round trip on it. Absent for a user's bucket, where readers assume [`NetworkShape::ASSUMED`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkShape>,
+}
+
+/// A network's round-trip time and bandwidth (each way), in integers so targets stay `Eq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkShape {
+    pub rtt_us: u64,
+    pub bytes_per_s: u64,
+}
+
+impl NetworkShape {
+    /// A VM and a bucket in one cloud region (5 ms, 1 Gbit/s): what a reader assumes of a
+    /// store whose network nobody measured.
+    pub const ASSUMED: NetworkShape = NetworkShape {
+        rtt_us: 5_000,
+        bytes_per_s: 125_000_000,
+    };
+
+    /// The bytes the network carries in one round trip: a gap shorter than this costs less to
+    /// fetch than a request of its own.
+    pub fn round_trip_bytes(&self) -> u64 {
+        let bytes = u128::from(self.rtt_us) * u128::from(self.bytes_per_s) / 1_000_000;
+        u64::try_from(bytes).unwrap_or(u64::MAX)
+    }
 }
 
 impl ObjectTarget {
@@ -221,6 +249,7 @@ mod tests {
             key: "run/parquet".into(),
             region: "us-east-1".into(),
             objects: Default::default(),
+            network: None,
         };
         assert_eq!(target.key_of("data.parquet"), "run/parquet/data.parquet");
         assert_eq!(target.key_of(""), "run/parquet");

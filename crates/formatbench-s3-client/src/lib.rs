@@ -7,6 +7,7 @@
 
 mod counted;
 pub mod http;
+pub mod ranges;
 mod remote;
 pub mod store;
 #[cfg(feature = "object-store-013")]

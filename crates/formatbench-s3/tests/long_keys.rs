@@ -84,6 +84,7 @@ fn keys_of_any_legal_length_are_put_read_listed_and_deleted() {
         key: String::new(),
         region: "us-east-1".into(),
         objects: Default::default(),
+        network: None,
     };
     let store = formatbench_s3_client::client(&target).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()

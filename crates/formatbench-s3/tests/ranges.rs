@@ -55,6 +55,7 @@ fn suffix_ranges_longer_than_the_object_fetch_all_of_it() {
         key: "k".into(),
         region: "us-east-1".into(),
         objects: Default::default(),
+        network: None,
     };
     let store = formatbench_s3_client::client(&target).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -7,11 +7,12 @@
 use crate::WorkerError;
 use bytes::Bytes;
 use formatbench_protocol::ObjectTarget;
+use formatbench_s3_client::ranges::{get_ranges, Coalesce};
 pub use formatbench_s3_client::Remote;
 use formatbench_worker_kit::KitError;
 use futures::TryStreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -154,26 +155,50 @@ impl Drop for Downloaded {
     }
 }
 
-/// Ranged reads of one object, for the IPC reader (`ipc_parts::file::RangeSource`).
+/// Ranged reads of one object, for the IPC reader (`ipc_parts::file::RangeSource`), planned by
+/// the target's network ([`Coalesce`]).
 pub struct ObjectRanges {
     remote: &'static Remote,
     path: ObjectPath,
     len: u64,
+    rule: Coalesce,
+    /// The object's last bytes, fetched at open: the trailer an IPC reader reads first.
+    tail: Bytes,
 }
 
+/// The IPC trailer: the footer's length and the magic.
+const TAIL_BYTES: u64 = 10;
+
 impl ObjectRanges {
-    /// One HEAD for the length.
+    /// One suffix GET: the trailer, and with it the object's length (no HEAD).
     pub fn open(target: &ObjectTarget, relative: &str) -> Result<ObjectRanges, WorkerError> {
         let remote = client(target)?;
         let path = Remote::path(target, relative);
-        let meta = remote
-            .block_on(remote.store.head(&path))
+        let options = GetOptions {
+            range: Some(GetRange::Suffix(TAIL_BYTES)),
+            ..Default::default()
+        };
+        let (len, tail) = remote
+            .block_on(async {
+                let got = remote.store.get_opts(&path, options).await?;
+                let len = got.meta.size;
+                Ok::<_, object_store::Error>((len, got.bytes().await?))
+            })
             .map_err(storage_error)?;
         Ok(ObjectRanges {
             remote,
             path,
-            len: meta.size,
+            len,
+            rule: Coalesce::for_target(target),
+            tail,
         })
+    }
+
+    /// The bytes `[offset, offset + len)` when they lie in the tail fetched at open.
+    fn cached_tail(&self, offset: u64, len: usize) -> Option<Bytes> {
+        let tail_start = self.len.checked_sub(self.tail.len() as u64)?;
+        let start = usize::try_from(offset.checked_sub(tail_start)?).ok()?;
+        (start + len <= self.tail.len()).then(|| self.tail.slice(start..start + len))
     }
 }
 
@@ -182,29 +207,30 @@ impl ipc_parts::file::RangeSource for ObjectRanges {
         self.len
     }
     fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        if let Some(cached) = self.cached_tail(offset, len) {
+            return Ok(cached.to_vec());
+        }
         fetch_range(self.remote, &self.path, offset, len as u64)
             .map(|b| b.to_vec())
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
-    /// The ranges of a projection, fetched [`CONCURRENT_RANGES`] at a time.
+    /// The ranges, merged where the gap costs less than a round trip, fetched
+    /// [`formatbench_s3_client::ranges::CONCURRENT_RANGES`] at a time.
     fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<Bytes>> {
-        use futures::StreamExt;
-        let (store, path) = (&self.remote.store, &self.path);
-        let requests = ranges
+        let wanted: Vec<std::ops::Range<u64>> = ranges
             .iter()
-            .map(|&(offset, len)| store.get_range(path, offset..offset + len as u64));
+            .map(|&(offset, len)| offset..offset + len as u64)
+            .collect();
         self.remote
-            .block_on(
-                futures::stream::iter(requests)
-                    .buffered(CONCURRENT_RANGES)
-                    .try_collect(),
-            )
+            .block_on(get_ranges(
+                self.remote.store.as_ref(),
+                &self.path,
+                &wanted,
+                self.rule,
+            ))
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
 }
-
-/// Ranged GETs one projected read keeps in flight (object_store's own `get_ranges` runs 10).
-const CONCURRENT_RANGES: usize = 8;
 
 /// A table store's files as objects under a target's key (an ipc-parts table): the metadata
 /// fetched whole, each partition read by ranges.

@@ -7,6 +7,7 @@ mod catalog;
 mod launch;
 mod load;
 pub mod lock;
+pub mod needed;
 mod runner;
 pub(crate) mod storage;
 

@@ -121,7 +121,8 @@ pub trait RangeSource: Send + Sync {
     fn size(&self) -> u64;
     fn read_range(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>>;
     /// Several ranges (offset, length), in order, as the source holds them (an object
-    /// store's response bodies, not copied); a source that can fetch them concurrently should.
+    /// store's response bodies, not copied); a source that can fetch them concurrently should,
+    /// and it decides which neighbouring ranges to fetch as one (callers pass them unmerged).
     fn read_ranges(&self, ranges: &[(u64, usize)]) -> std::io::Result<Vec<bytes::Bytes>> {
         ranges
             .iter()
@@ -262,8 +263,27 @@ impl IpcFile {
             headers: Vec::with_capacity(blocks.len()),
             buffers: Vec::with_capacity(blocks.len()),
         });
+        // Ranged: every header in one call, so a source fetches them concurrently (and merges
+        // the headers of small blocks); the others read each where the loop needs it.
+        let mut prefetched = match &body {
+            Body::Ranged(source) => {
+                let wanted: Vec<(u64, usize)> = blocks
+                    .iter()
+                    .map(|b| (b.offset().max(0) as u64, b.metaDataLength().max(0) as usize))
+                    .collect();
+                let headers = source.read_ranges(&wanted).map_err(at(path))?;
+                if headers.len() != blocks.len() {
+                    return Err(invalid("fewer block headers than blocks".into()));
+                }
+                Some(headers.into_iter())
+            }
+            _ => None,
+        };
         for (i, block) in blocks.iter().enumerate() {
-            let meta = read_at(block.offset() as u64, block.metaDataLength() as usize)?;
+            let meta = match prefetched.as_mut().and_then(Iterator::next) {
+                Some(header) => header.to_vec(),
+                None => read_at(block.offset() as u64, block.metaDataLength() as usize)?,
+            };
             // A message starts with the continuation marker and its length, or (legacy) the length.
             let start = if meta.starts_with(&[0xFF; 4]) { 8 } else { 4 };
             let message = arrow::ipc::root_as_message_with_opts(

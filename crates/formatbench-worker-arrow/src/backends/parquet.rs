@@ -22,6 +22,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
+mod fetch;
 mod fixed_list;
 mod remote;
 mod select;

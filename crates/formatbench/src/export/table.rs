@@ -127,6 +127,8 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.count("write_bytes", &samples, |s| s.write_bytes);
     t.count("requested_bytes", &samples, |s| s.requested_bytes);
     t.count("result_bytes", &samples, |s| s.result_bytes);
+    t.count("needed_bytes", &samples, |s| s.needed_bytes);
+    t.count("needed_ranges", &samples, |s| s.needed_ranges);
     t.count("rows_returned", &samples, |s| s.rows_returned);
     t.count("columns_returned", &samples, |s| s.columns_returned);
     t.count("minflt", &samples, |s| s.minflt);
@@ -222,6 +224,8 @@ pub fn summary_table(summary: &RunSummary, picks: &[Pick], runs: &str) -> Table 
         c.full_read.and_then(|f| f.requested_bytes)
     });
     t.float("read_amplification", &cells, |c| c.read_amplification);
+    t.count("needed_bytes", &cells, |c| c.needed_bytes);
+    t.count("needed_ranges", &cells, |c| c.needed_ranges);
     t.count("calls", &cells, |c| c.calls);
     t.text("method", &cells, |c| c.method.clone());
     t.text("flags", &cells, |c| {

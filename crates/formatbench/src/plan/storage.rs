@@ -123,6 +123,16 @@ impl Network {
         }
     }
 
+    /// The shape readers plan their requests for: the profile's, and for loopback as it is a
+    /// fixed figure (50 µs, 20 Gbit/s), so a local run's requests do not depend on the machine.
+    pub fn coalescing_shape(self) -> formatbench_protocol::NetworkShape {
+        let (rtt_ms, mbit) = self.shape().unwrap_or((0.05, 20_000));
+        formatbench_protocol::NetworkShape {
+            rtt_us: (rtt_ms * 1000.0).round() as u64,
+            bytes_per_s: mbit * 1_000_000 / 8,
+        }
+    }
+
     /// One line for help and reports.
     pub fn describe(self) -> String {
         match self.shape() {

@@ -8,7 +8,7 @@ use crate::stats::{egress_cost, RunSummary, DEFAULT_EGRESS_PRICE_PER_GB};
 use formatbench_protocol::ObjectTraffic;
 use std::collections::BTreeMap;
 
-const LEGEND: &str = "per use: one call of the operation, the call the run ranks (`--call`: warm = a call after the first in the same worker, first = a fresh worker's first), as the S3 server counted it, split where the worker said its first call ended (~ marks a cell whose worker did not say: the mean over its calls); requests by kind, response bytes sent (fetched; for project, range, take and the other selective operations, beside the same competitor's full read: X of Y) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
+const LEGEND: &str = "per use: one call of the operation, the call the run ranks (`--call`: warm = a call after the first in the same worker, first = a fresh worker's first), as the S3 server counted it, split where the worker said its first call ended (~ marks a cell whose worker did not say: the mean over its calls); requests by kind, response bytes sent (fetched; for project, range, take and the other selective operations, beside the same competitor's full read: X of Y) and request bytes received (uploaded); first byte = the server's own latency from a request to its first response byte (the network's delay is outside it); first batch = from the call's start to the first record batch the reader decoded, where it hands batches over one by one (parquet, ipc, delta-kernel, py-pyarrow-parquet, py-lance, py-vortex, py-deltalake; — where it returns a whole table); ×needed = bytes fetched ÷ bytes the file's own metadata says the operation needs (footer, index, selected pages or buffers; — where that is not known); ×result = bytes fetched ÷ Arrow bytes returned; egress = bytes fetched at the run's price per GB (2^30 bytes; `--egress-price`), per use and for 1,000 uses, beside the median time of one use and of 1,000. A network profile's round trip is a delay line's in the server (every byte held half of it each way from its arrival, to within a few µs), a new connection's first byte waits one more (TCP's handshake) and its bandwidth is the kernel's `tbf`; `formatbench calibrate --network` measures all three against the profile";
 
 /// The price per GB the run was measured for.
 pub(super) fn egress_price(summary: &RunSummary) -> f64 {
@@ -65,6 +65,14 @@ fn dollars(d: f64) -> String {
     }
 }
 
+/// Bytes fetched ÷ bytes needed (`run::needed`), or — where the yardstick does not say.
+fn needed_ratio(fetched: u64, needed: Option<u64>) -> String {
+    match needed.filter(|n| *n > 0) {
+        Some(needed) => format::two_decimals(fetched as f64 / needed as f64),
+        None => format::DASH.into(),
+    }
+}
+
 /// One table per dataset and network, of every cell with the server's count.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
     let price = egress_price(summary);
@@ -102,6 +110,7 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                     "First byte",
                     "First batch",
                     "Fetched",
+                    "×needed",
                     "Uploaded",
                     "×result",
                     "Egress",
@@ -143,6 +152,7 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                     ),
                     None => format::bytes(traffic.bytes_sent),
                 },
+                needed_ratio(traffic.bytes_sent, cell.needed_bytes),
                 format::bytes(traffic.bytes_received),
                 cell.read_amplification
                     .map_or_else(|| format::DASH.into(), format::two_decimals),
@@ -171,5 +181,8 @@ mod tests {
         assert_eq!(dollars(0.05), "$0.050");
         assert_eq!(long_duration(265.0), "4.4 min");
         assert_eq!(long_duration(9_000.0), "2.5 h");
+        assert_eq!(needed_ratio(1_100, Some(1_000)), "1.10");
+        assert_eq!(needed_ratio(1_100, None), format::DASH);
+        assert_eq!(needed_ratio(1_100, Some(0)), format::DASH);
     }
 }

@@ -295,6 +295,13 @@ pub struct SampleRecord {
     /// for the worker's own S3 client (a store of the user's, which counts nothing for us).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic_counted_by: Option<String>,
+    /// Object storage: the bytes a call needs to fetch by the artifact's own metadata (footer,
+    /// page index or block headers, the selected pages or buffers), and in how many disjoint
+    /// ranges; absent where that yardstick does not say (docs/results.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needed_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needed_ranges: Option<u64>,
     pub round: Option<u32>,
     /// 0-based position of the sample within its round.
     #[serde(default)]
@@ -472,6 +479,8 @@ impl SampleRecord {
             first_call_object_traffic: None,
             warm_call_object_traffic: None,
             traffic_counted_by: None,
+            needed_bytes: None,
+            needed_ranges: None,
             round,
             position: None,
             status,

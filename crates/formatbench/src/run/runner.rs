@@ -411,7 +411,24 @@ impl Runner<'_> {
                         record.size_bytes = artifact.size_bytes;
                         self.results.append(&Record::Sample(Box::new(record)))?;
                     }
-                    None => out.push(cell.with_size(artifact.size_bytes)),
+                    None => {
+                        // The yardstick of reads from object storage, from the local copy
+                        // (a user's object read where it lies has none).
+                        if cell.key.storage == "s3"
+                            && !self.given_objects.contains_key(&artifact_dir)
+                        {
+                            let format = info.table.artifact_from.as_deref();
+                            cell.needed = super::needed::for_cell(
+                                &artifact_dir,
+                                format.unwrap_or(&competitor.backend),
+                                &competitor.layout,
+                                op,
+                                &cell.params,
+                                &source.schema,
+                            );
+                        }
+                        out.push(cell.with_size(artifact.size_bytes));
+                    }
                 }
             }
         }

@@ -99,6 +99,7 @@ impl ObjectStorage {
                     key: key_prefix.clone(),
                     region: store.region.clone(),
                     objects: Default::default(),
+                    network: None,
                 };
                 below(base, relative)
             }
@@ -205,6 +206,7 @@ mod tests {
             bucket: "formatbench".into(),
             key: "20261203T174431Z-07631".into(),
             region: "us-east-1".into(),
+            network: None,
             objects: Default::default(),
         };
         let long = Path::new("writes/0-py-lance-default-wide-write-r0-with-a-long-dataset-name");

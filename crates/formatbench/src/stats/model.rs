@@ -69,6 +69,11 @@ pub struct CellSummary {
     /// Whether some sample's count is the mean over all its calls instead (its worker did not
     /// say when its first call ended).
     pub object_traffic_is_mean: bool,
+    /// Object storage: the bytes a call needs by the artifact's own metadata, and in how many
+    /// disjoint ranges (`run::needed`); the median over the samples that say (one figure per
+    /// cell, so their common value).
+    pub needed_bytes: Option<u64>,
+    pub needed_ranges: Option<u64>,
     /// Seconds per call of each part the worker timed inside the operation (`first_batch`, a
     /// session's `init`, `plan`, `execute`), the median over the ok samples that have it.
     pub phases: BTreeMap<String, f64>,

@@ -342,6 +342,8 @@ fn summarize_cell(
         read_amplification: median_f64(&amplifications),
         object_traffic_is_mean: traffic.as_ref().is_some_and(|(_, own)| !own),
         object_traffic: traffic.map(|(t, _)| t),
+        needed_bytes: median_u64(samples.iter().filter_map(|s| s.needed_bytes).collect()),
+        needed_ranges: median_u64(samples.iter().filter_map(|s| s.needed_ranges).collect()),
         phases,
         session_queries: ok.iter().find_map(|s| s.session_queries),
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),

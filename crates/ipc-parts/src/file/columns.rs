@@ -56,13 +56,14 @@ pub(super) fn column_buffers(schema: &Schema) -> Option<Vec<Range<usize>>> {
 pub(super) type BodyBuffers = Vec<(u64, u64)>;
 
 /// The byte ranges of the body (offset, length) that `columns` need, sorted and merged where
-/// they lie within [`COALESCE_GAP`] of each other. Errors when a buffer lies past the body or
-/// the header lists fewer buffers than the schema needs.
+/// they lie within `gap` bytes of each other (0: only touching ones). Errors when a buffer lies
+/// past the body or the header lists fewer buffers than the schema needs.
 pub(super) fn needed_ranges(
     spans: &[Range<usize>],
     buffers: &[(u64, u64)],
     columns: &[usize],
     body_len: u64,
+    gap: u64,
 ) -> Result<Vec<(u64, u64)>> {
     let corrupt = |what: &str| StoreError::Corrupt(format!("a record batch's {what}"));
     let mut ranges = Vec::new();
@@ -86,7 +87,7 @@ pub(super) fn needed_ranges(
     let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
     for (offset, len) in ranges {
         match merged.last_mut() {
-            Some((start, merged_len)) if offset <= *start + *merged_len + COALESCE_GAP => {
+            Some((start, merged_len)) if offset <= *start + *merged_len + gap => {
                 *merged_len = (*merged_len).max(offset + len - *start);
             }
             _ => merged.push((offset, len)),
@@ -127,7 +128,12 @@ impl IpcFile {
         };
         let meta_len = block.metaDataLength().max(0) as usize;
         let body_len = block.bodyLength().max(0) as u64;
-        let needed = needed_ranges(spans, buffers, columns, body_len)
+        // A ranged source merges by its own network's rule; plain reads merge a few kilobytes.
+        let gap = match &self.body {
+            Body::Ranged(_) => 0,
+            _ => COALESCE_GAP,
+        };
+        let needed = needed_ranges(spans, buffers, columns, body_len, gap)
             .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
         let body_start = block.offset() as u64 + meta_len as u64;
         // Zeroed memory of this size comes untouched from the allocator: pages no read range
@@ -210,14 +216,19 @@ mod tests {
         let buffers: BodyBuffers =
             vec![(0, 0), (0, 100), (100, 0), (200, 100), (far, 0), (far, 50)];
         assert_eq!(
-            needed_ranges(&spans, &buffers, &[0, 1], far + 50).unwrap(),
+            needed_ranges(&spans, &buffers, &[0, 1], far + 50, COALESCE_GAP).unwrap(),
             vec![(0, 300)]
         );
         assert_eq!(
-            needed_ranges(&spans, &buffers, &[2, 0], far + 50).unwrap(),
+            needed_ranges(&spans, &buffers, &[2, 0], far + 50, COALESCE_GAP).unwrap(),
             vec![(0, 100), (far, 50)]
         );
-        assert!(needed_ranges(&spans, &buffers, &[2], far).is_err());
-        assert!(needed_ranges(&spans, &buffers[..4], &[2], far + 50).is_err());
+        // A ranged source merges by its own rule: only touching ranges join here.
+        assert_eq!(
+            needed_ranges(&spans, &buffers, &[0, 1], far + 50, 0).unwrap(),
+            vec![(0, 100), (200, 100)]
+        );
+        assert!(needed_ranges(&spans, &buffers, &[2], far, COALESCE_GAP).is_err());
+        assert!(needed_ranges(&spans, &buffers[..4], &[2], far + 50, 0).is_err());
     }
 }

@@ -1,13 +1,11 @@
-//! Parquet in object storage, read as object_store users read it: parquet's async reader over
-//! `ParquetObjectReader`. The footer comes with a suffix GET, the page index with ranged GETs
-//! when a selection needs it, and each projected column chunk (or page run) with ranged GETs
-//! the reader coalesces; the server counts every one of them.
-//!
-//! `ParquetObjectReader` is deprecated in parquet 60 in favour of a reader of one's own
-//! (apache/arrow-rs#10308); it is still the one object_store users run today, so it is the one
-//! measured here.
-#![allow(deprecated)]
+//! Parquet in object storage: parquet's async reader over a reader of our own
+//! ([`fetch::RuledReader`], as parquet 60 recommends in place of the deprecated
+//! `ParquetObjectReader`). The footer comes with suffix GETs, the page index of the columns
+//! read with ranged GETs when a selection needs it, and each projected column chunk (or page
+//! run) with ranged GETs merged only where a gap costs less than a round trip on the run's
+//! network; the server counts every one of them.
 
+use super::fetch::RuledReader;
 use super::select::{self, IndexFilter, RowPlan, Rows};
 use super::{
     column_indices, in_request_order, sorted_rows, taken_columns, Context, Loaded, Request,
@@ -19,7 +17,7 @@ use arrow::compute::concat_batches;
 use formatbench_protocol::{ObjectTarget, RangeSpec};
 use futures::TryStreamExt;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::arrow::async_reader::{ParquetObjectReader, ParquetRecordBatchStreamBuilder};
+use parquet::arrow::async_reader::ParquetRecordBatchStreamBuilder;
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::PageIndexPolicy;
 
@@ -28,17 +26,23 @@ const DATA_OBJECT: &str = "data.parquet";
 
 struct Opened {
     remote: &'static Remote,
-    reader: ParquetObjectReader,
+    reader: RuledReader,
     metadata: ArrowReaderMetadata,
 }
 
 impl Opened {
     /// The footer, with `offsets` the offset index (row selections) and with `columns` the
-    /// column index too (index ranges).
-    fn new(target: &ObjectTarget, offsets: bool, columns: bool) -> Result<Opened, WorkerError> {
+    /// column index too (index ranges), of the root columns `indexed` (all when `None`).
+    fn new(
+        target: &ObjectTarget,
+        offsets: bool,
+        columns: bool,
+        indexed: Option<Vec<usize>>,
+    ) -> Result<Opened, WorkerError> {
         let remote = crate::remote::client(target)?;
         let path = Remote::path(target, DATA_OBJECT);
-        let mut reader = ParquetObjectReader::new(remote.store.clone(), path);
+        let rule = formatbench_s3_client::ranges::Coalesce::for_target(target);
+        let mut reader = RuledReader::new(remote.store.clone(), path, rule, indexed);
         let policy = |wanted: bool| match wanted {
             true => PageIndexPolicy::Optional,
             false => PageIndexPolicy::Skip,
@@ -94,7 +98,12 @@ pub(super) fn read(
     let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
     let selects_rows = matches!(request, Request::Range(_) | Request::Take(..));
     let by_index = matches!(request, Request::Range(RangeSpec::Index { .. }));
-    let file = Opened::new(target, selects_rows, by_index)?;
+    // A take reads only its columns, so only their page index is fetched.
+    let indexed = match &request {
+        Request::Take(_, columns) => Some(taken_columns(ctx, *columns)?.0),
+        _ => None,
+    };
+    let file = Opened::new(target, selects_rows, by_index, indexed)?;
     let (batches, how) = match request {
         Request::All => (
             file.read(ctx.threads, &all, None)?,

@@ -143,6 +143,7 @@ fn input_object(
         key: store.prefix,
         region: store.region,
         objects: Default::default(),
+        network: None,
     }))
 }
 

@@ -19,6 +19,10 @@ pub struct Cell {
     pub artifact_dir: PathBuf,
     pub params: OpParams,
     pub size_bytes: Option<u64>,
+    /// Object storage: the bytes and ranges the operation needs by its artifact's own
+    /// metadata (`run::needed`), computed once when the cell is planned; `None` for local
+    /// files and where the yardstick does not say.
+    pub needed: Option<crate::run::needed::Needed>,
     /// Set once the cell's result has been verified.
     pub digest: Option<String>,
 }
@@ -68,6 +72,7 @@ impl Cell {
                 inputs.params(op)
             },
             size_bytes: None,
+            needed: None,
             digest: None,
         }
     }

@@ -480,6 +480,8 @@ pub fn sample_record(
         None,
     );
     record.size_bytes = cell.size_bytes;
+    record.needed_bytes = cell.needed.map(|n| n.bytes);
+    record.needed_ranges = cell.needed.map(|n| n.ranges);
     if let Some(p) = &outcome.process {
         record.process_wall_s = Some(p.wall_s);
         record.process_cpu_user_s = Some(p.cpu_user_s);

@@ -156,6 +156,7 @@ fn in_place(
     let target = formatbench_protocol::ObjectTarget {
         key: String::new(),
         objects: [(given.file.clone(), object.key.clone())].into(),
+        network: None,
         ..object
     };
     runner.given_objects.insert(dir.to_path_buf(), target);

@@ -77,6 +77,7 @@ mod tests {
             key: "run".into(),
             region: "us-east-1".into(),
             objects: Default::default(),
+            network: None,
         };
         let why = answers(&target).err().unwrap_or_default();
         assert!(why.starts_with("cannot connect"), "{why}");

@@ -81,6 +81,7 @@ impl Server {
             key: self.key_prefix.clone(),
             region: REGION.into(),
             objects: Default::default(),
+            network: Some(self.network.coalescing_shape()),
         };
         super::below(base, relative)
     }
