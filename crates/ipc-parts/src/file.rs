@@ -42,6 +42,7 @@ impl Compression {
 
 mod columns;
 mod direct;
+mod fixed_list;
 
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
 /// The file is not synced: that is the commit's job. Uncompressed files of the types the

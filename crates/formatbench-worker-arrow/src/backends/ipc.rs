@@ -57,36 +57,43 @@ impl Ipc {
         let selective = !matches!(request, Request::All);
         let file = open(ctx, path, self.mmap, selective)?;
         let blocks: Vec<usize> = (0..file.block_rows().len()).collect();
-        let decode_all = |projection: Option<Vec<usize>>| -> Result<Vec<RecordBatch>, WorkerError> {
-            // A mapped read decodes every block up front, zero-copy: it hands over no batch
-            // before the others, so it marks none.
-            if self.mmap {
-                return Ok(file.read_all(projection)?);
-            }
-            // Each thread reads, decompresses and decodes its own run of blocks, so every
-            // byte of the file is read once.
-            crate::parallel::by_groups(ctx.threads, &blocks, |group| {
-                let decoder = file.decoder(projection.clone())?;
-                group
-                    .into_iter()
-                    .map(|i| {
-                        let batch = file.decode(&decoder, i)?;
+        let decode_all =
+            |projection: Option<Vec<usize>>| -> Result<(Vec<RecordBatch>, Pruned), WorkerError> {
+                // A mapped read decodes every block up front, zero-copy: it hands over no batch
+                // before the others, so it marks none.
+                if self.mmap {
+                    return Ok((file.read_all(projection)?, Pruned::None));
+                }
+                // A fixed-size list alone (the array layout's matrix) is read straight into one
+                // array: its blocks' values are the matrix already.
+                if let Some([column]) = projection.as_deref() {
+                    if let Some(batch) = file.read_fixed_list(*column)? {
                         phases::first_batch();
-                        Ok(batch)
-                    })
-                    .collect()
-            })
-        };
+                        return Ok((vec![batch], Pruned::ListValues));
+                    }
+                }
+                // Each thread reads, decompresses and decodes its own run of blocks, so every
+                // byte of the file is read once.
+                let batches = crate::parallel::by_groups(ctx.threads, &blocks, |group| {
+                    let decoder = file.decoder(projection.clone())?;
+                    group
+                        .into_iter()
+                        .map(|i| {
+                            let batch = file.decode(&decoder, i)?;
+                            phases::first_batch();
+                            Ok(batch)
+                        })
+                        .collect()
+                })?;
+                Ok((batches, Pruned::None))
+            };
         let blocks_left = |decoded: usize| match decoded < blocks.len() {
             true => Pruned::Some,
             false => Pruned::None,
         };
         match request {
-            Request::All => Ok((decode_all(None)?, Pruned::None)),
-            Request::Columns(names) => Ok((
-                decode_all(Some(column_indices(ctx.schema, names)?))?,
-                Pruned::None,
-            )),
+            Request::All => decode_all(None),
+            Request::Columns(names) => decode_all(Some(column_indices(ctx.schema, names)?)),
             Request::Range(RangeSpec::Position { start, end }) => {
                 let decoder = file.decoder(None)?;
                 let mut decoded = 0;
@@ -130,15 +137,20 @@ impl Ipc {
     }
 }
 
-/// Whether a range left whole blocks unread (said in its method only when it did).
+/// Whether a range left whole blocks unread (said in its method only when it did), or a lone
+/// fixed-size list was read straight into one array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pruned {
     Some,
     None,
+    ListValues,
 }
 
 /// How a read was done, as its answer's `method` says it.
 fn method(mmap: bool, remote: bool, request: Request, pruned: Pruned) -> &'static str {
+    if pruned == Pruned::ListValues {
+        return "one read of each block's list values into a single array (no decode, no concatenation)";
+    }
     let pruned = pruned == Pruned::Some;
     match (mmap, request) {
         (_, Request::Columns(_)) if remote => {

@@ -1,0 +1,209 @@
+//! A fixed-size list column of an uncompressed file read as what it already is: one values
+//! buffer per block, rows × size items laid end to end. Read block by block into one array,
+//! each block's values land straight in their place, so a 64 MB feature matrix is one read
+//! of each block into a single buffer, as a `.npy` read is, instead of a buffer per block
+//! and a concatenation after (which wrote every byte twice and touched twice the fresh memory).
+
+use super::{Body, IpcFile};
+use crate::error::{at, Result};
+use arrow::array::{make_array, ArrayData, FixedSizeListArray, RecordBatch};
+use arrow::buffer::{Buffer, MutableBuffer};
+use arrow::datatypes::{DataType, Schema};
+use std::sync::Arc;
+
+impl IpcFile {
+    /// Column `column` of every block as one batch, when the file is read by plain reads, is
+    /// uncompressed, and the column is a `FixedSizeList` of a fixed-width primitive with no
+    /// nulls in any block (both validity buffers empty); `None` otherwise, for the caller's
+    /// block-by-block decoding.
+    pub fn read_fixed_list(&self, column: usize) -> Result<Option<RecordBatch>> {
+        let Some(plan) = self.fixed_list_plan(column) else {
+            return Ok(None);
+        };
+        let Body::Plain(file) = &self.body else {
+            return Ok(None);
+        };
+        let total: usize = plan.iter().map(|p| p.len).sum();
+        let mut values = MutableBuffer::with_capacity(total);
+        let base = values.as_mut_ptr();
+        let mut at_byte = 0usize;
+        for piece in &plan {
+            // SAFETY: the pieces' lengths sum to `total`, the buffer's capacity, so each read
+            // lands inside the allocation; nothing references the uninitialised bytes meanwhile.
+            unsafe { pread_exact(file, base.add(at_byte), piece.len, piece.offset) }
+                .map_err(at(&self.path))?;
+            at_byte += piece.len;
+        }
+        // SAFETY: every byte up to `total` was written by the reads above, and the items are
+        // a fixed-width primitive, for which every bit pattern is a value.
+        unsafe { values.set_len(total) };
+        let field = self.schema.field(column).clone();
+        let DataType::FixedSizeList(item, size) = field.data_type() else {
+            return Ok(None);
+        };
+        let items = total / item.data_type().primitive_width().unwrap_or(1);
+        let data = ArrayData::builder(item.data_type().clone())
+            .len(items)
+            .add_buffer(Buffer::from(values))
+            .build()?;
+        let list = FixedSizeListArray::try_new(item.clone(), *size, make_array(data), None)?;
+        let schema = Arc::new(Schema::new(vec![field]));
+        Ok(Some(RecordBatch::try_new(schema, vec![Arc::new(list)])?))
+    }
+
+    /// Where each block's values lie in the file, when the column qualifies.
+    fn fixed_list_plan(&self, column: usize) -> Option<Vec<Piece>> {
+        if self.codec != "none" || !matches!(self.body, Body::Plain(_)) {
+            return None;
+        }
+        let DataType::FixedSizeList(item, size) = self.schema.fields().get(column)?.data_type()
+        else {
+            return None;
+        };
+        let width = item.data_type().primitive_width()?;
+        let ranged = self.ranged.as_ref()?;
+        let span = ranged.column_buffers.as_ref()?.get(column)?.clone();
+        // The list's validity, the items' validity, the items' values.
+        if span.len() != 3 {
+            return None;
+        }
+        let mut plan = Vec::with_capacity(self.blocks.len());
+        for ((block, buffers), rows) in self.blocks.iter().zip(&ranged.buffers).zip(&self.rows) {
+            let listed = buffers.get(span.clone())?;
+            if listed[0].1 != 0 || listed[1].1 != 0 {
+                return None;
+            }
+            let (offset, len) = listed[2];
+            let needed = usize::try_from(*rows).ok()? * (*size as usize) * width;
+            if (len as usize) < needed || offset + len > block.bodyLength() as u64 {
+                return None;
+            }
+            let body_start = block.offset() as u64 + block.metaDataLength() as u64;
+            plan.push(Piece {
+                offset: body_start + offset,
+                len: needed,
+            });
+        }
+        Some(plan)
+    }
+}
+
+/// One block's values: where they start in the file and how many bytes they take.
+struct Piece {
+    offset: u64,
+    len: usize,
+}
+
+/// Reads exactly `len` bytes at `offset` of `file` into `into`.
+///
+/// # Safety
+/// `into` must be valid for writes of `len` bytes.
+unsafe fn pread_exact(
+    file: &std::fs::File,
+    into: *mut u8,
+    len: usize,
+    offset: u64,
+) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut done = 0usize;
+    while done < len {
+        // SAFETY: the caller guarantees `into` holds `len` bytes; pread writes at most
+        // `len - done` bytes at `into + done`.
+        let n = unsafe {
+            libc::pread(
+                file.as_raw_fd(),
+                into.add(done).cast::<libc::c_void>(),
+                len - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        };
+        match n {
+            n if n > 0 => done += n as usize,
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::Compression;
+    use arrow::array::{Array, Float32Array};
+    use arrow::datatypes::Field;
+
+    fn matrix_batch(rows: usize, size: i32, first: f32) -> RecordBatch {
+        let item = Arc::new(Field::new("item", DataType::Float32, false));
+        let values: Float32Array = (0..rows * size as usize)
+            .map(|i| first + i as f32)
+            .collect();
+        let list = FixedSizeListArray::try_new(item, size, Arc::new(values), None).unwrap();
+        let schema = Schema::new(vec![Field::new(
+            "features",
+            list.data_type().clone(),
+            false,
+        )]);
+        RecordBatch::try_new(Arc::new(schema), vec![Arc::new(list)]).unwrap()
+    }
+
+    #[test]
+    fn a_fixed_list_column_reads_as_one_batch_equal_to_the_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.arrow");
+        let batches = [matrix_batch(3, 4, 0.0), matrix_batch(5, 4, 100.0)];
+        let schema = batches[0].schema();
+        let expected = arrow::compute::concat_batches(&schema, &batches).unwrap();
+        // Both writers: the gathered one and arrow's (which the `ipc` backend uses).
+        crate::file::write_file(&path, &schema, &batches, Compression::None).unwrap();
+        let arrow_path = dir.path().join("a.arrow");
+        crate::file::write_with_arrow(&arrow_path, &schema, &batches, Compression::None).unwrap();
+        for path in [&path, &arrow_path] {
+            let file = IpcFile::open(path).unwrap();
+            let one = file
+                .read_fixed_list(0)
+                .unwrap()
+                .expect("the fast path applies");
+            assert_eq!(one, expected);
+            // A mapped file keeps its zero-copy decoding.
+            assert!(IpcFile::map(path)
+                .unwrap()
+                .read_fixed_list(0)
+                .unwrap()
+                .is_none());
+        }
+        // Compressed blocks are decoded as before.
+        let lz4 = dir.path().join("c.arrow");
+        crate::file::write_file(&lz4, &schema, &batches, Compression::Lz4).unwrap();
+        assert!(IpcFile::open(&lz4)
+            .unwrap()
+            .read_fixed_list(0)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn nulls_or_another_type_leave_it_to_the_decoder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.arrow");
+        let item = Arc::new(Field::new("item", DataType::Float32, true));
+        let values = Float32Array::from(vec![Some(1.0), None, Some(3.0), Some(4.0)]);
+        let list = FixedSizeListArray::try_new(item, 2, Arc::new(values), None).unwrap();
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("features", list.data_type().clone(), false),
+            Field::new("x", DataType::Float32, false),
+        ]));
+        let x = Float32Array::from(vec![1.0, 2.0]);
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(list), Arc::new(x)]);
+        crate::file::write_file(&path, &schema, &[batch.unwrap()], Compression::None).unwrap();
+        let file = IpcFile::open(&path).unwrap();
+        assert!(file.read_fixed_list(0).unwrap().is_none());
+        assert!(file.read_fixed_list(1).unwrap().is_none());
+        assert!(file.read_fixed_list(2).unwrap().is_none());
+    }
+}
