@@ -26,7 +26,8 @@ pub use job::{
     DELTA_OPS, MATRIX_OPS, MUTATION_OPS, MUTATION_STRIDE, SESSION_PHASES, STORE_OPS,
 };
 pub use measure::{
-    measure, measure_each, measure_repeated, memory_snapshot, Calls, Measured, MemorySnapshot,
+    measure, measure_each, measure_repeated, memory_snapshot, release_freed_memory,
+    set_memory_release, Calls, Measured, MemorySnapshot,
 };
 pub use object_storage::{NetworkShape, ObjectTarget, ObjectTraffic, RequestKind, SplitTraffic};
 pub use operations::{Family, OpSpec, Order, Param, Selection, OPERATIONS};

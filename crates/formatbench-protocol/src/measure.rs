@@ -36,6 +36,23 @@ pub fn memory_snapshot() -> MemorySnapshot {
     }
 }
 
+/// How the program hands memory its allocator keeps after a free back to the OS (mimalloc's
+/// `mi_collect` in the formatbench binary); unset, nothing is released.
+static RELEASE_FREED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets how [`release_freed_memory`] releases memory; the first setting stays.
+pub fn set_memory_release(release: fn()) {
+    let _ = RELEASE_FREED.set(release);
+}
+
+/// Returns memory freed but kept by the allocator to the OS, so a job that prepared something
+/// big untimed (a change's base table) starts its timed calls from what it still holds.
+pub fn release_freed_memory() {
+    if let Some(release) = RELEASE_FREED.get() {
+        release();
+    }
+}
+
 /// Resets VmHWM to the current RSS (Linux ≥ 4.0), so the next reading is the operation's peak.
 fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", b"5").is_ok()

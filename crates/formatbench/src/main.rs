@@ -6,5 +6,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // SAFETY: mi_collect only walks mimalloc's own heaps, the allocator in use here.
+    formatbench_protocol::set_memory_release(|| unsafe { libmimalloc_sys::mi_collect(true) });
     std::process::exit(formatbench::cli::main());
 }

@@ -10,6 +10,9 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
 
+mod mapped;
+pub use mapped::read_all_mapped;
+
 /// The source as a reader of its batches.
 pub fn open(path: &Path) -> Result<FileReader<BufReader<File>>, KitError> {
     let file = File::open(path).map_err(|e| {

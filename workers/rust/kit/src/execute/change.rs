@@ -29,8 +29,23 @@ fn change_inputs(
     ctx: &Context,
     batches: &[RecordBatch],
 ) -> Result<ChangeInputs, KitError> {
+    let n: u64 = batches.iter().map(|b| b.num_rows() as u64).sum();
+    if job.op == Op::Append {
+        let (start, end) = match job.params.range.as_ref() {
+            Some(RangeSpec::Position { start, end }) if *start <= *end && *end <= n => {
+                (*start as usize, *end as usize)
+            }
+            _ => return Err(needs(job, "the appended rows as a range of positions")),
+        };
+        // The base stays slices of the source as given (mapped: no copy); the rows are
+        // copied, so they outlive the source.
+        let rows = owned(ctx, &slices(batches, start, end))?;
+        return Ok(ChangeInputs {
+            base: slices(batches, 0, start),
+            rows: vec![rows],
+        });
+    }
     let all = concat_batches(ctx.schema, batches)?;
-    let n = all.num_rows() as u64;
     let positions = || -> Result<UInt64Array, KitError> {
         let rows = job
             .params
@@ -45,18 +60,6 @@ fn change_inputs(
         Ok(UInt64Array::from(rows.to_vec()))
     };
     Ok(match job.op {
-        Op::Append => {
-            let (start, end) = match job.params.range.as_ref() {
-                Some(RangeSpec::Position { start, end }) if *start <= *end && *end <= n => {
-                    (*start, *end)
-                }
-                _ => return Err(needs(job, "the appended rows as a range of positions")),
-            };
-            ChangeInputs {
-                base: vec![all.slice(0, start as usize)],
-                rows: vec![all.slice(start as usize, (end - start) as usize)],
-            }
-        }
         Op::Insert => {
             let positions = positions()?;
             let mut keep = vec![true; n as usize];
@@ -97,6 +100,49 @@ fn change_inputs(
     })
 }
 
+/// Rows `[start, end)` of `batches`, as zero-copy slices.
+fn slices(batches: &[RecordBatch], start: usize, end: usize) -> Vec<RecordBatch> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    for batch in batches {
+        let (from, to) = (start.max(first), end.min(first + batch.num_rows()));
+        if from < to {
+            out.push(batch.slice(from - first, to - from));
+        }
+        first += batch.num_rows();
+    }
+    out
+}
+
+/// The rows of `batches` in buffers of their own, copied once (a slice would keep the whole
+/// source alive).
+fn owned(ctx: &Context, batches: &[RecordBatch]) -> Result<RecordBatch, KitError> {
+    match batches {
+        // `concat_batches` of one batch hands back a slice of it.
+        [one] => {
+            let every = UInt64Array::from_iter_values(0..one.num_rows() as u64);
+            Ok(take_record_batch(one, &every)?)
+        }
+        _ => Ok(concat_batches(ctx.schema, batches)?),
+    }
+}
+
+/// Copies the table at `from` to `to` file by file, in the kernel (`copy_file_range`): a
+/// fresh table for each call without the process touching its bytes.
+fn copy_table(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_table(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
 /// Times one change per call on a table prepared (untimed, then written back) without it;
 /// each call's commit runs after its timer and is timed as the `commit` phase. The table the
 /// last change left is read back for the runner to check.
@@ -104,14 +150,29 @@ pub(super) fn change<E: BackendError>(
     job: &Job,
     backend: &dyn Backend<Error = E>,
 ) -> Result<Answer, E> {
-    let (schema, batches) = source::read_all(&job.source)?;
+    // The source mapped, so the base table is written from the page cache and nothing of it
+    // stays in the process: the change's peak memory is its own and the rows it brings.
+    let (schema, batches) = source::read_all_mapped(&job.source)?;
     let ctx = &super::context(job, &schema);
-    let inputs = change_inputs(job, ctx, &batches)?;
+    let base_dir = job.artifact.join(format!("{CHANGE_PREFIX}base"));
+    let (rows, base_rows) = {
+        let inputs = change_inputs(job, ctx, &batches)?;
+        if base_dir.exists() {
+            std::fs::remove_dir_all(&base_dir)?;
+        }
+        std::fs::create_dir_all(&base_dir)?;
+        if let Some(commit) = backend.write_staged(ctx, &inputs.base, &base_dir)? {
+            commit(false)?;
+        }
+        let base_rows: usize = inputs.base.iter().map(|b| b.num_rows()).sum();
+        (inputs.rows, base_rows)
+    };
     drop(batches);
+    formatbench_protocol::release_freed_memory();
     let change = match job.op {
-        Op::Append => Change::Append(&inputs.rows),
-        Op::Insert => Change::Insert(&inputs.rows),
-        _ => Change::Update(&inputs.rows[0]),
+        Op::Append => Change::Append(&rows),
+        Op::Insert => Change::Insert(&rows),
+        _ => Change::Update(&rows[0]),
     };
     let dir_of = |call: u64| job.artifact.join(format!("{CHANGE_PREFIX}{call}"));
     let staged: RefCell<Vec<Commit<E>>> = RefCell::new(Vec::new());
@@ -136,10 +197,7 @@ pub(super) fn change<E: BackendError>(
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)?;
             }
-            std::fs::create_dir_all(&dir)?;
-            if let Some(commit) = backend.write_staged(ctx, &inputs.base, &dir)? {
-                commit(false)?;
-            }
+            copy_table(&base_dir, &dir)?;
             // A change starts from a table at rest on disk, as a user's would be: otherwise
             // its timed write competes with, and is throttled by, the writeback of the table
             // written just before it.
@@ -175,13 +233,14 @@ pub(super) fn change<E: BackendError>(
         format!(
             "{} of {} rows to a table of {}, on a table prepared without them",
             job.op,
-            inputs.rows.iter().map(|b| b.num_rows()).sum::<usize>(),
-            inputs.base.iter().map(|b| b.num_rows()).sum::<usize>()
+            rows.iter().map(|b| b.num_rows()).sum::<usize>(),
+            base_rows
         ),
     );
     if let Some(out) = &job.verify_out {
         source::write_ipc(out, &schema, &result)?;
     }
     std::fs::remove_dir_all(&last)?;
+    std::fs::remove_dir_all(&base_dir)?;
     Ok(answer)
 }
