@@ -6,15 +6,12 @@ use crate::error::{at, Result, StoreError};
 use arrow::array::RecordBatch;
 use arrow::buffer::Buffer;
 use arrow::datatypes::SchemaRef;
-use arrow::ipc::convert::try_fb_to_schema;
-use arrow::ipc::reader::{read_footer_length, FileDecoder};
+use arrow::ipc::reader::FileDecoder;
 use arrow::ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow::ipc::{Block, CompressionType, MetadataVersion};
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
-use std::os::unix::fs::FileExt;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Buffers are aligned to 64 bytes at write, so a mapped file decodes without a copy.
 pub const ALIGNMENT: usize = 64;
@@ -43,6 +40,9 @@ impl Compression {
 mod columns;
 mod direct;
 mod fixed_list;
+mod open;
+
+pub use open::FooterRead;
 
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
 /// The file is not synced: that is the commit's job. Uncompressed files of the types the
@@ -204,142 +204,6 @@ impl IpcFile {
         self
     }
 
-    fn parse(path: &Path, body: Body) -> Result<Self> {
-        let invalid = |what: String| {
-            StoreError::Corrupt(format!(
-                "{} is not an Arrow IPC file: {what}",
-                path.display()
-            ))
-        };
-        let len = match &body {
-            Body::Mapped(buffer) => buffer.len() as u64,
-            Body::Plain(file) => file.metadata().map_err(at(path))?.len(),
-            Body::Ranged(source) => source.size(),
-        };
-        let read_at = |offset: u64, n: usize| -> Result<Vec<u8>> {
-            match &body {
-                Body::Mapped(buffer) => buffer
-                    .as_slice()
-                    .get(offset as usize..offset as usize + n)
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| invalid("a block past the end".into())),
-                Body::Plain(file) => {
-                    let mut out = vec![0; n];
-                    file.read_exact_at(&mut out, offset).map_err(at(path))?;
-                    Ok(out)
-                }
-                Body::Ranged(source) => source.read_range(offset, n).map_err(at(path)),
-            }
-        };
-        if len < 10 {
-            return Err(invalid("too short".into()));
-        }
-        let trailer: [u8; 10] = read_at(len - 10, 10)?
-            .try_into()
-            .map_err(|_| invalid("short trailer".into()))?;
-        let footer_len = read_footer_length(trailer)? as u64;
-        if footer_len + 10 > len {
-            return Err(invalid("footer length past the start".into()));
-        }
-        let footer_bytes = read_at(len - 10 - footer_len, footer_len as usize)?;
-        let footer = arrow::ipc::root_as_footer_with_opts(&flatbuffer_options(), &footer_bytes)
-            .map_err(|e| invalid(e.to_string()))?;
-        let schema = Arc::new(try_fb_to_schema(
-            footer.schema().ok_or_else(|| invalid("no schema".into()))?,
-        )?);
-        let blocks: Vec<Block> = footer
-            .recordBatches()
-            .map(|b| b.iter().copied().collect())
-            .unwrap_or_default();
-        let dictionaries = footer
-            .dictionaries()
-            .map(|b| b.iter().copied().collect())
-            .unwrap_or_default();
-        let mut rows = Vec::with_capacity(blocks.len());
-        let mut codec = String::from("none");
-        // Plain and ranged reads keep each block's buffer layout, so a projection reads only
-        // its columns' buffers; a mapping touches only those anyway.
-        let mut ranged = (!matches!(body, Body::Mapped(_))).then(|| columns::RangedBlocks {
-            column_buffers: columns::column_buffers(&schema),
-            headers: Vec::with_capacity(blocks.len()),
-            buffers: Vec::with_capacity(blocks.len()),
-        });
-        // Ranged: every header in one call, so a source fetches them concurrently (and merges
-        // the headers of small blocks); the others read each where the loop needs it.
-        let mut prefetched = match &body {
-            Body::Ranged(source) => {
-                let wanted: Vec<(u64, usize)> = blocks
-                    .iter()
-                    .map(|b| (b.offset().max(0) as u64, b.metaDataLength().max(0) as usize))
-                    .collect();
-                let headers = source.read_ranges(&wanted).map_err(at(path))?;
-                if headers.len() != blocks.len() {
-                    return Err(invalid("fewer block headers than blocks".into()));
-                }
-                Some(headers.into_iter())
-            }
-            _ => None,
-        };
-        for (i, block) in blocks.iter().enumerate() {
-            let meta = match prefetched.as_mut().and_then(Iterator::next) {
-                Some(header) => header.to_vec(),
-                None => read_at(block.offset() as u64, block.metaDataLength() as usize)?,
-            };
-            // A message starts with the continuation marker and its length, or (legacy) the length.
-            let start = if meta.starts_with(&[0xFF; 4]) { 8 } else { 4 };
-            let message = arrow::ipc::root_as_message_with_opts(
-                &flatbuffer_options(),
-                meta.get(start..).unwrap_or_default(),
-            )
-            .map_err(|e| invalid(e.to_string()))?;
-            let batch = message
-                .header_as_record_batch()
-                .ok_or_else(|| invalid("a block is not a record batch".into()))?;
-            rows.push(batch.length().max(0) as u64);
-            if let Some(ranged) = ranged.as_mut() {
-                let buffers: columns::BodyBuffers = batch
-                    .buffers()
-                    .map(|b| {
-                        b.iter()
-                            .map(|b| (b.offset().max(0) as u64, b.length().max(0) as u64))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                // A header listing other buffers than the schema maps is read whole.
-                let mapped = ranged
-                    .column_buffers
-                    .as_ref()
-                    .and_then(|spans| spans.last());
-                if mapped.is_some_and(|last| last.end != buffers.len()) {
-                    ranged.column_buffers = None;
-                }
-                ranged.buffers.push(buffers);
-            }
-            if i == 0 {
-                if let Some(compression) = batch.compression() {
-                    codec = format!("{:?}", compression.codec()).to_lowercase();
-                }
-            }
-            // The header is kept as fetched (moved, not copied) once nothing reads it here.
-            if let Some(ranged) = ranged.as_mut() {
-                ranged.headers.push(meta);
-            }
-        }
-        let version = footer.version();
-        Ok(IpcFile {
-            path: path.to_path_buf(),
-            body,
-            schema,
-            version,
-            dictionaries,
-            blocks,
-            rows,
-            codec,
-            trusted: false,
-            ranged,
-        })
-    }
-
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
     }
@@ -372,20 +236,16 @@ impl IpcFile {
                 Ok(buffer.slice_with_length(offset, len))
             }
             Body::Plain(file) => {
-                // `read_to_end` fills spare capacity without zeroing it first; zeroing the
-                // buffer would cost as much as the read.
                 let mut bytes = Vec::with_capacity(len);
-                let mut reader = file.read_at_reader(offset as u64);
-                (&mut reader)
-                    .take(len as u64)
-                    .read_to_end(&mut bytes)
-                    .map_err(at(&self.path))?;
-                if bytes.len() != len {
-                    return Err(StoreError::Corrupt(format!(
-                        "{}: a block runs past the end of the file",
-                        self.path.display()
-                    )));
-                }
+                match append_at(file, &mut bytes, len, offset as u64) {
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                        Err(StoreError::Corrupt(format!(
+                            "{}: a block runs past the end of the file",
+                            self.path.display()
+                        )))
+                    }
+                    other => other.map_err(at(&self.path)),
+                }?;
                 Ok(Buffer::from_vec(bytes))
             }
             Body::Ranged(source) => {
@@ -426,15 +286,27 @@ impl IpcFile {
     /// Decodes record batch `index` with `decoder`. Read by plain reads or by ranges, a
     /// projection reads only its columns' buffers.
     pub fn decode(&self, decoder: &Decoder, index: usize) -> Result<RecordBatch> {
-        let projected = match &decoder.columns {
-            Some(columns) => self.projected_block(index, columns)?,
-            None => None,
-        };
-        let bytes = match projected {
+        self.decode_blocks(decoder, &[index])?.pop().ok_or_else(|| {
+            StoreError::Corrupt(format!("{}: no block {index}", self.path.display()))
+        })
+    }
+
+    /// Decodes record batches `indices` with `decoder`, in that order. Read by plain reads or
+    /// by ranges, a projection reads only its columns' buffers; read by ranges, what all the
+    /// blocks need is asked of the source at once (it fetches concurrently).
+    pub fn decode_blocks(&self, decoder: &Decoder, indices: &[usize]) -> Result<Vec<RecordBatch>> {
+        let bytes = match self.projected_blocks(indices, decoder.columns.as_deref())? {
             Some(bytes) => bytes,
-            None => self.block(index)?,
+            None => indices
+                .iter()
+                .map(|&i| self.block(i))
+                .collect::<Result<_>>()?,
         };
-        self.decode_block(decoder, index, &bytes)
+        indices
+            .iter()
+            .zip(&bytes)
+            .map(|(&i, bytes)| self.decode_block(decoder, i, bytes))
+            .collect()
     }
 
     /// The bytes of record batch `index` (its header and body), read or fetched once for
@@ -465,9 +337,8 @@ impl IpcFile {
     /// Every record batch, with the given columns.
     pub fn read_all(&self, projection: Option<Vec<usize>>) -> Result<Vec<RecordBatch>> {
         let decoder = self.decoder(projection)?;
-        (0..self.blocks.len())
-            .map(|i| self.decode(&decoder, i))
-            .collect()
+        let all: Vec<usize> = (0..self.blocks.len()).collect();
+        self.decode_blocks(&decoder, &all)
     }
 }
 
@@ -483,28 +354,57 @@ pub fn advise_random(file: &File) {
     let _ = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
 }
 
-/// A reader positioned at `offset`, for `Read` over a `FileExt` file without seeking it.
-trait ReadAt {
-    fn read_at_reader(&self, offset: u64) -> AtReader<'_>;
-}
-
-struct AtReader<'a> {
-    file: &'a File,
+/// Reads exactly `len` bytes at `offset` of `file` into `into`.
+///
+/// # Safety
+/// `into` must be valid for writes of `len` bytes.
+unsafe fn pread_exact(
+    file: &std::fs::File,
+    into: *mut u8,
+    len: usize,
     offset: u64,
+) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut done = 0usize;
+    while done < len {
+        // SAFETY: the caller guarantees `into` holds `len` bytes; pread writes at most
+        // `len - done` bytes at `into + done`.
+        let n = unsafe {
+            libc::pread(
+                file.as_raw_fd(),
+                into.add(done).cast::<libc::c_void>(),
+                len - done,
+                (offset + done as u64) as libc::off_t,
+            )
+        };
+        match n {
+            n if n > 0 => done += n as usize,
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
-impl Read for AtReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read_at(buf, self.offset)?;
-        self.offset += n as u64;
-        Ok(n)
+/// Appends exactly `len` bytes at `offset` of `file` to `bytes`, read straight into its spare
+/// capacity. Nothing is zeroed first: std's `read_to_end` zeroes spare capacity before
+/// reading into it with a reader that has no `read_buf` of its own (a positioned reader has
+/// none), which cost as much as the read itself.
+fn append_at(file: &File, bytes: &mut Vec<u8>, len: usize, offset: u64) -> std::io::Result<()> {
+    bytes.reserve(len);
+    let end = bytes.len() + len;
+    // SAFETY: `reserve` left room for `len` bytes past the length; `pread_exact` writes
+    // exactly those or fails, and the length covers them only once they are written.
+    unsafe {
+        pread_exact(file, bytes.as_mut_ptr().add(bytes.len()), len, offset)?;
+        bytes.set_len(end);
     }
-}
-
-impl ReadAt for File {
-    fn read_at_reader(&self, offset: u64) -> AtReader<'_> {
-        AtReader { file: self, offset }
-    }
+    Ok(())
 }
 
 /// How a read opens each partition file.

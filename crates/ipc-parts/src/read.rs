@@ -1,11 +1,13 @@
 //! Reads: rows by inclusive label ranges or label lists, columns by list or like-pattern;
-//! only the partitions that can hold the rows are opened, only the wanted columns decoded.
+//! only the partitions that can hold the rows are opened, only the wanted columns decoded,
+//! and inside a partition only the blocks holding wanted rows (see `blocks`).
 
+mod blocks;
 mod labels;
 
 use crate::error::{listing, Result, StoreError};
 use crate::file::Access;
-use crate::key::{self, Key};
+use crate::key::Key;
 use crate::like;
 use crate::parallel::in_parallel;
 use crate::table::Table;
@@ -34,7 +36,8 @@ pub enum Rows {
     Positions(Vec<u64>),
 }
 
-/// Which columns. The index is always returned, first unless a list places it.
+/// Which columns. Except with `Only`, the index is always returned, first unless a list
+/// places it (FeatherStore's semantics).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cols {
     All,
@@ -42,6 +45,10 @@ pub enum Cols {
     List(Vec<String>),
     /// Columns whose names match a FeatherStore like-pattern (`%`, `?`), in stored order.
     Like(String),
+    /// Exactly these columns in this order: the index only if listed. A reader that does not
+    /// want the labels back then reads none of the index's bytes where the rows do not need
+    /// it (a projection, rows by position).
+    Only(Vec<String>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +74,10 @@ pub struct Selection {
     pub batches: Vec<RecordBatch>,
     /// Positions of the partitions opened, ascending.
     pub partitions_opened: Vec<usize>,
+    /// Record batches (blocks) decoded with the read's columns, over all the partitions
+    /// opened; blocks whose index column alone was read, to find a label range's rows, are
+    /// not counted.
+    pub blocks_decoded: usize,
 }
 
 impl Selection {
@@ -82,68 +93,62 @@ impl Selection {
 impl Table {
     pub fn read(&self, rows: &Rows, cols: &Cols, options: &ReadOptions) -> Result<Selection> {
         let order = self.column_order(cols)?;
-        let schema = Arc::new(self.schema.project(&order)?);
-        // Files are decoded with the columns in stored order, then put in the asked order.
-        let mut stored = order.clone();
-        stored.sort_unstable();
-        let reorder: Vec<usize> = order
-            .iter()
-            .map(|c| stored.iter().position(|s| s == c).unwrap_or(0))
-            .collect();
-        let index_at = reorder.iter().position(|&r| stored[r] == 0).unwrap_or(0);
-        let decode = |partitions: &[usize]| -> Result<Vec<Vec<RecordBatch>>> {
-            let threads = match options.access {
-                crate::Access::Mmap => 1,
-                crate::Access::Plain => options.threads,
-            };
-            in_parallel(threads, partitions, |group| {
-                group
-                    .iter()
-                    .map(|&p| {
-                        self.load(p, Some(stored.clone()), options.access)?
-                            .into_iter()
-                            .map(|b| Ok(b.project(&reorder)?.with_schema(schema.clone())?))
-                            .collect::<Result<Vec<_>>>()
-                    })
-                    .collect()
-            })
-        };
-        let (partitions, batches) = match rows {
+        let projection = Projection::new(&self.schema, order)?;
+        let (partitions, batches, blocks_decoded) = match rows {
             Rows::Labels(labels) => {
-                self.read_labels(&LabelList::Keys(labels), index_at, &schema, decode)?
+                self.read_labels(&LabelList::Keys(labels), &projection, options)?
             }
             Rows::LabelArray(labels) => {
                 let labels = LabelList::of_array(labels, self.meta.index.kind)?;
-                self.read_labels(&labels, index_at, &schema, decode)?
+                self.read_labels(&labels, &projection, options)?
             }
-            Rows::Positions(positions) => self.read_positions(positions, &schema, decode)?,
+            Rows::Positions(positions) => self.read_positions(positions, &projection, options)?,
             _ => {
-                let range = self.partition_range(rows)?;
-                let partitions: Vec<usize> = range.collect();
-                let loaded = decode(&partitions)?;
+                let partitions: Vec<usize> = self.partition_range(rows)?.collect();
+                let loaded = self.each_partition(options, &partitions, |p| {
+                    self.range_in_partition(p, rows, &projection, options.access)
+                })?;
                 let mut out = Vec::new();
-                for batch in loaded.into_iter().flatten() {
-                    let narrowed = narrow(&batch, index_at, rows)?;
-                    if narrowed.num_rows() > 0 {
-                        out.push(narrowed);
-                    }
+                let mut decoded = 0;
+                for (batches, blocks) in loaded {
+                    out.extend(batches.into_iter().filter(|b| b.num_rows() > 0));
+                    decoded += blocks;
                 }
-                (partitions, out)
+                (partitions, out, decoded)
             }
         };
         Ok(Selection {
-            schema,
+            schema: projection.schema,
             batches,
             partitions_opened: partitions,
+            blocks_decoded,
         })
     }
 
-    /// File column positions in output order: the index first unless the list places it.
+    /// `work` on each partition, several at once for plain reads (mapping needs no threads;
+    /// a table in object storage fetches each partition's ranges concurrently already).
+    fn each_partition<R: Send>(
+        &self,
+        options: &ReadOptions,
+        partitions: &[usize],
+        work: impl Fn(usize) -> Result<R> + Sync,
+    ) -> Result<Vec<R>> {
+        let threads = match options.access {
+            Access::Mmap => 1,
+            Access::Plain => options.threads,
+        };
+        in_parallel(threads, partitions, |group| {
+            group.iter().map(|&p| work(p)).collect()
+        })
+    }
+
+    /// File column positions in output order: the index first unless the list places it (or,
+    /// with `Only`, leaves it out).
     fn column_order(&self, cols: &Cols) -> Result<Vec<usize>> {
         let fields = self.schema.fields();
         let mut order: Vec<usize> = match cols {
             Cols::All => return Ok((0..fields.len()).collect()),
-            Cols::List(names) => {
+            Cols::List(names) | Cols::Only(names) => {
                 let mut missing = Vec::new();
                 let found: Vec<usize> = names
                     .iter()
@@ -166,7 +171,7 @@ impl Table {
         };
         let mut seen = std::collections::BTreeSet::new();
         order.retain(|c| seen.insert(*c));
-        if !order.contains(&0) {
+        if !order.contains(&0) && !matches!(cols, Cols::Only(_)) {
             order.insert(0, 0);
         }
         Ok(order)
@@ -196,20 +201,46 @@ impl Table {
         })
     }
 
+    /// The rows of `labels`, in list order. Finding them needs the index: read along when
+    /// the columns leave it out, and dropped after.
     fn read_labels(
         &self,
         labels: &LabelList,
-        index_at: usize,
-        schema: &SchemaRef,
-        decode: impl Fn(&[usize]) -> Result<Vec<Vec<RecordBatch>>>,
-    ) -> Result<(Vec<usize>, Vec<RecordBatch>)> {
+        projection: &Projection,
+        options: &ReadOptions,
+    ) -> Result<(Vec<usize>, Vec<RecordBatch>, usize)> {
+        let mut work = projection.order.clone();
+        let added = !work.contains(&0);
+        if added {
+            work.push(0);
+        }
+        let index_at = work.iter().position(|&c| c == 0).unwrap_or(0);
+        let work = Projection::new(&self.schema, work)?;
         let (wanted, mut missing) = self.partitions_of(labels)?;
-        let opened = opened(&wanted, decode(&wanted)?);
+        let loaded = self.each_partition(options, &wanted, |p| {
+            let file = self.open_file(p, options.access)?;
+            let all: Vec<usize> = (0..file.block_rows().len()).collect();
+            let decoder = file.decoder(Some(work.stored.clone()))?;
+            file.decode_blocks(&decoder, &all)?
+                .into_iter()
+                .map(|b| work.arrange(b))
+                .collect::<Result<Vec<_>>>()
+        })?;
+        let opened = opened(&wanted, loaded);
+        let decoded = opened.batches.len();
         let runs = self.locate(labels, &opened, index_at, &mut missing)?;
         if !missing.is_empty() {
             return Err(labels::not_found(missing));
         }
-        Ok((wanted, runs.gather(&opened.batches, schema)?))
+        let mut batches = runs.gather(&opened.batches, &work.schema)?;
+        if added {
+            let keep: Vec<usize> = (0..projection.order.len()).collect();
+            batches = batches
+                .iter()
+                .map(|b| Ok(b.project(&keep)?.with_schema(projection.schema.clone())?))
+                .collect::<Result<_>>()?;
+        }
+        Ok((wanted, batches, decoded))
     }
 }
 
@@ -226,13 +257,15 @@ fn opened(partitions: &[usize], loaded: Vec<Vec<RecordBatch>>) -> Opened {
 }
 
 impl Table {
+    /// The rows at `positions`, in that order; in each partition holding some, only the
+    /// blocks holding them are decoded.
     fn read_positions(
         &self,
         positions: &[u64],
-        schema: &SchemaRef,
-        decode: impl Fn(&[usize]) -> Result<Vec<Vec<RecordBatch>>>,
-    ) -> Result<(Vec<usize>, Vec<RecordBatch>)> {
-        // The first row of each partition, then of each decoded batch.
+        projection: &Projection,
+        options: &ReadOptions,
+    ) -> Result<(Vec<usize>, Vec<RecordBatch>, usize)> {
+        // The first row of each partition.
         let mut starts = Vec::with_capacity(self.meta.partitions.len());
         let mut total = 0u64;
         for part in &self.meta.partitions {
@@ -247,20 +280,27 @@ impl Table {
             )));
         }
         let partition_of = |p: u64| starts.partition_point(|&s| s <= p) - 1;
-        let mut wanted: Vec<usize> = positions.iter().map(|&p| partition_of(p)).collect();
-        wanted.sort_unstable();
+        let mut sorted = positions.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut wanted: Vec<usize> = sorted.iter().map(|&p| partition_of(p)).collect();
         wanted.dedup();
-        let loaded = decode(&wanted)?;
+        let loaded = self.each_partition(options, &wanted, |p| {
+            let first = starts[p];
+            let end = first + self.meta.partitions[p].rows;
+            let held = &sorted[sorted.partition_point(|&r| r < first)..];
+            let held = &held[..held.partition_point(|&r| r < end)];
+            self.positions_in_partition(p, first, held, projection, options.access)
+        })?;
+        // Each decoded block's first row in the table, by partition.
         let mut batches = Vec::new();
         let mut batch_starts: BTreeMap<usize, Vec<(u64, usize)>> = BTreeMap::new();
         for (p, partition) in wanted.iter().zip(loaded) {
-            let mut row = starts[*p];
-            for batch in partition.into_iter().filter(|b| b.num_rows() > 0) {
+            for (row, batch) in partition {
                 batch_starts
                     .entry(*p)
                     .or_default()
                     .push((row, batches.len()));
-                row += batch.num_rows() as u64;
                 batches.push(batch);
             }
         }
@@ -276,21 +316,42 @@ impl Table {
             let (start, batch) = in_partition.get(k).copied().unwrap_or((0, 0));
             runs.push(batch, (p - start) as usize);
         }
-        Ok((wanted, runs.gather(&batches, schema)?))
+        let decoded = batches.len();
+        Ok((wanted, runs.gather(&batches, &projection.schema)?, decoded))
     }
 }
 
-/// The rows of one decoded batch inside the range (the index column at `index_at`).
-fn narrow(batch: &RecordBatch, index_at: usize, rows: &Rows) -> Result<RecordBatch> {
-    let keys = key::keys(batch.column(index_at))?;
-    let (lo, hi) = match rows {
-        Rows::Before(x) => (0, key::upper_bound(keys.as_ref(), x)),
-        Rows::After(x) => (key::lower_bound(keys.as_ref(), x), keys.len()),
-        Rows::Between(a, b) => (
-            key::lower_bound(keys.as_ref(), a),
-            key::upper_bound(keys.as_ref(), b),
-        ),
-        Rows::All | Rows::Labels(_) | Rows::LabelArray(_) | Rows::Positions(_) => (0, keys.len()),
-    };
-    Ok(batch.slice(lo, hi.saturating_sub(lo)))
+/// A read's columns: file positions in output order, the same sorted (as a file decodes
+/// them), and the output schema.
+pub(crate) struct Projection {
+    order: Vec<usize>,
+    stored: Vec<usize>,
+    /// Where each output column lies among the stored ones.
+    reorder: Vec<usize>,
+    schema: SchemaRef,
+}
+
+impl Projection {
+    fn new(table: &SchemaRef, order: Vec<usize>) -> Result<Projection> {
+        let schema = Arc::new(table.project(&order)?);
+        let mut stored = order.clone();
+        stored.sort_unstable();
+        let reorder = order
+            .iter()
+            .map(|c| stored.binary_search(c).unwrap_or(0))
+            .collect();
+        Ok(Projection {
+            order,
+            stored,
+            reorder,
+            schema,
+        })
+    }
+
+    /// A batch decoded with the stored columns, in output order.
+    fn arrange(&self, batch: RecordBatch) -> Result<RecordBatch> {
+        Ok(batch
+            .project(&self.reorder)?
+            .with_schema(self.schema.clone())?)
+    }
 }

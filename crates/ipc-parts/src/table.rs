@@ -2,7 +2,7 @@
 
 use crate::error::{at, Result, StoreError};
 use crate::file::Access;
-use crate::file::{IpcFile, RangeSource};
+use crate::file::{FooterRead, IpcFile, RangeSource};
 use crate::key::{self, Key};
 use crate::meta::{is_store_file, PartitionMeta, TableMeta};
 use arrow::array::RecordBatch;
@@ -10,7 +10,7 @@ use arrow::datatypes::SchemaRef;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone)]
 pub struct Table {
@@ -32,9 +32,14 @@ pub trait RemoteFiles: Send + Sync {
     fn open(&self, name: &str) -> std::io::Result<Box<dyn RangeSource>>;
 }
 
-/// A table's [`RemoteFiles`], shared by its clones.
+/// A table's [`RemoteFiles`], shared by its clones, and the first partition as opening the
+/// table left it: its footer fetched for the schema, kept for the first read that needs that
+/// partition, so that read fetches neither the footer again nor, before it, any block header.
 #[derive(Clone)]
-pub(crate) struct Remote(Arc<dyn RemoteFiles>);
+pub(crate) struct Remote {
+    files: Arc<dyn RemoteFiles>,
+    first: Arc<Mutex<Option<FooterRead>>>,
+}
 
 impl std::fmt::Debug for Remote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -56,21 +61,32 @@ impl Table {
         let text = String::from_utf8(bytes)
             .map_err(|_| StoreError::NotATable(format!("{} is not UTF-8", path.display())))?;
         let meta = TableMeta::parse(&text, &path)?;
-        Self::open_with(name, meta, Some(Remote(files)))
+        Self::open_with(name, meta, Some(files))
     }
 
-    fn open_with(dir: &Path, meta: TableMeta, remote: Option<Remote>) -> Result<Table> {
+    fn open_with(
+        dir: &Path,
+        meta: TableMeta,
+        files: Option<Arc<dyn RemoteFiles>>,
+    ) -> Result<Table> {
         let first = meta
             .partitions
             .first()
             .ok_or_else(|| StoreError::Corrupt("the metadata lists no partition".into()))?;
-        let schema = match &remote {
-            Some(Remote(files)) => {
-                let path = dir.join(&first.file);
+        let path = dir.join(&first.file);
+        // The footer alone holds the schema: block headers are read when a read needs them.
+        let (schema, remote) = match files {
+            Some(files) => {
                 let source = files.open(&first.file).map_err(at(&path))?;
-                IpcFile::open_ranged(&path, source)?.schema().clone()
+                let footer = FooterRead::ranged(&path, source)?;
+                let schema = footer.schema().clone();
+                let remote = Remote {
+                    files,
+                    first: Arc::new(Mutex::new(Some(footer))),
+                };
+                (schema, Some(remote))
             }
-            None => IpcFile::open(&dir.join(&first.file))?.schema().clone(),
+            None => (FooterRead::plain(&path)?.schema().clone(), None),
         };
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         if !names.iter().copied().eq(meta.column_names()) {
@@ -124,8 +140,22 @@ impl Table {
         })?;
         let path = self.dir.join(&meta.file);
         let file = match (&self.remote, access) {
-            (Some(Remote(files)), _) => {
-                IpcFile::open_ranged(&path, files.open(&meta.file).map_err(at(&path))?)?
+            (Some(remote), _) => {
+                let opened = match partition {
+                    0 => remote
+                        .first
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take(),
+                    _ => None,
+                };
+                match opened {
+                    Some(footer) => footer.open()?,
+                    None => IpcFile::open_ranged(
+                        &path,
+                        remote.files.open(&meta.file).map_err(at(&path))?,
+                    )?,
+                }
             }
             (None, Access::Mmap) => IpcFile::map(&path)?,
             (None, Access::Plain) => IpcFile::open(&path)?,

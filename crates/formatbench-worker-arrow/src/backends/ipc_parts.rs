@@ -138,8 +138,10 @@ impl IpcParts {
     ) -> Result<Vec<RecordBatch>, WorkerError> {
         label(ctx, &rows)?;
         let table = open_for_read(ctx, dir)?;
+        // Exactly the columns asked for: the store's default adds the index to any list, and
+        // a projection would fetch its bytes for nothing (`shaped` keeps the asked ones only).
         let cols = match names {
-            Some(names) => Cols::List(names.to_vec()),
+            Some(names) => Cols::Only(names.to_vec()),
             None => Cols::All,
         };
         let options = ReadOptions {
@@ -245,15 +247,15 @@ impl Backend for IpcParts {
             ),
             Request::Range(RangeSpec::Index { start, end, .. }) => (
                 self.select(ctx, dir, between(*start, *end), None)?,
-                "between (inclusive): the partitions holding the range",
+                "between (inclusive): the partitions holding the range; in them, each block's index column, then only the blocks holding it",
             ),
             Request::Range(RangeSpec::Position { start, end }) => (
                 self.select(ctx, dir, Rows::Positions((*start..*end).collect()), None)?,
-                "row positions: the partitions holding them",
+                "row positions: the blocks holding them",
             ),
             Request::Take(rows, names) => (
                 self.select(ctx, dir, Rows::Positions(rows.to_vec()), names)?,
-                "row positions: the partitions holding them, gathered in request order",
+                "row positions: the blocks holding them, gathered in request order",
             ),
         };
         Ok((Loaded::Table(batches), method))

@@ -2,7 +2,7 @@
 //! or by ranges (an object in a bucket) reads only its own columns' bytes instead of whole
 //! blocks, as Arrow C++'s reader does with a column selection.
 
-use super::{Body, IpcFile};
+use super::{append_at, Body, IpcFile};
 use crate::error::{at as at_path, Result, StoreError};
 use arrow::buffer::Buffer;
 use arrow::datatypes::{DataType, Schema};
@@ -107,75 +107,189 @@ pub(super) struct RangedBlocks {
     pub(super) buffers: Vec<BodyBuffers>,
 }
 
+/// Where the last of `columns`' buffers ends in the body, empty ones included: the decoder
+/// slices each of them (and no other), so a body cut short there decodes them all.
+fn extent(spans: &[Range<usize>], buffers: &[(u64, u64)], columns: &[usize]) -> u64 {
+    columns
+        .iter()
+        .filter_map(|&c| buffers.get(spans.get(c)?.clone()))
+        .flatten()
+        .map(|&(offset, len)| offset.saturating_add(len))
+        .max()
+        .unwrap_or(0)
+}
+
+/// One block as a projected read fills it.
+struct Planned<'a> {
+    header: &'a [u8],
+    /// Where the body starts in the file.
+    body_start: u64,
+    /// (offset in the body, length), sorted, disjoint.
+    needed: Vec<(u64, u64)>,
+    /// The body's bytes the decoder may look at (the needed ranges lie within).
+    extent: u64,
+}
+
+/// Where a needed range's bytes go: appended to the block's bytes so far, or into their
+/// place in a block of zeros.
+enum Sink<'a> {
+    Append(&'a mut Vec<u8>),
+    Place(&'a mut [u8]),
+}
+
+impl Planned<'_> {
+    /// The header and the body up to its extent, each needed range by `read` (given its
+    /// offset in the body and length), the rest zeros the decoder never looks at. A block
+    /// mostly needed is written once, gaps zeroed as they come; one mostly not needed (a few
+    /// columns of many) starts as zeroed memory, which an allocator can hand over untouched
+    /// (fresh pages), and gets only the ranges written.
+    fn fill(&self, mut read: impl FnMut(u64, u64, Sink) -> Result<()>) -> Result<Buffer> {
+        let meta_len = self.header.len();
+        let len = meta_len + self.extent as usize;
+        let needed: u64 = self.needed.iter().map(|r| r.1).sum();
+        let bytes = if needed * 2 >= self.extent {
+            let mut bytes = Vec::with_capacity(len);
+            bytes.extend_from_slice(self.header);
+            for &(offset, n) in &self.needed {
+                bytes.resize(meta_len + offset as usize, 0);
+                read(offset, n, Sink::Append(&mut bytes))?;
+            }
+            bytes.resize(len, 0);
+            bytes
+        } else {
+            let mut bytes = vec![0u8; len];
+            bytes[..meta_len].copy_from_slice(self.header);
+            for &(offset, n) in &self.needed {
+                let at = meta_len + offset as usize;
+                let into = bytes.get_mut(at..at + n as usize).ok_or_else(|| {
+                    StoreError::Corrupt("a needed range lies past its block".into())
+                })?;
+                read(offset, n, Sink::Place(into))?;
+            }
+            bytes
+        };
+        Ok(Buffer::from_vec(bytes))
+    }
+}
+
 impl IpcFile {
-    /// Block `index` with only `columns`' buffers read (the rest of its body zeros, never
-    /// decoded), or `None` where the file is mapped or its layout is not mapped out.
-    pub(super) fn projected_block(
+    /// Blocks `indices` with only `columns`' buffers read (the rest of each body zeros, never
+    /// decoded, and the body cut after the last of them), or with their whole body when
+    /// `columns` is `None` (a file read by ranges then fetches only the body: the header came
+    /// with the file). Read by ranges, every block's ranges go to the source in one call, so
+    /// it fetches them concurrently. `None` where the file is mapped, the layout is not
+    /// mapped out, or a plain read of whole blocks reads each block at once anyway.
+    pub(super) fn projected_blocks(
         &self,
-        index: usize,
-        columns: &[usize],
-    ) -> Result<Option<Buffer>> {
+        indices: &[usize],
+        columns: Option<&[usize]>,
+    ) -> Result<Option<Vec<Buffer>>> {
         let Some(ranged) = &self.ranged else {
             return Ok(None);
         };
-        let Some(spans) = &ranged.column_buffers else {
-            return Ok(None);
+        let spans = match (&ranged.column_buffers, columns, &self.body) {
+            (_, _, Body::Mapped(_)) | (_, None, Body::Plain(_)) | (None, Some(_), _) => {
+                return Ok(None)
+            }
+            (spans, _, _) => spans.as_deref(),
         };
-        let block = self.block_at(index)?;
-        let (header, buffers) = match (ranged.headers.get(index), ranged.buffers.get(index)) {
-            (Some(header), Some(buffers)) => (header, buffers),
-            _ => return Ok(None),
-        };
-        let meta_len = block.metaDataLength().max(0) as usize;
-        let body_len = block.bodyLength().max(0) as u64;
         // A ranged source merges by its own network's rule; plain reads merge a few kilobytes.
         let gap = match &self.body {
             Body::Ranged(_) => 0,
             _ => COALESCE_GAP,
         };
-        let needed = needed_ranges(spans, buffers, columns, body_len, gap)
-            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.path.display())))?;
-        let body_start = block.offset() as u64 + meta_len as u64;
-        // Zeroed memory of this size comes untouched from the allocator: pages no read range
-        // lands on are never written.
-        let mut bytes = vec![0u8; meta_len + body_len as usize];
         let short = || {
             StoreError::Corrupt(format!(
                 "{}: a read range is shorter than asked",
                 self.path.display()
             ))
         };
-        bytes
-            .get_mut(..meta_len)
-            .filter(|_| header.len() == meta_len)
-            .ok_or_else(short)?
-            .copy_from_slice(header);
-        match &self.body {
-            Body::Mapped(_) => return Ok(None),
-            Body::Plain(file) => {
-                for &(offset, len) in &needed {
-                    let at = meta_len + offset as usize;
-                    let into = bytes.get_mut(at..at + len as usize).ok_or_else(short)?;
-                    file.read_exact_at(into, body_start + offset)
-                        .map_err(at_path(&self.path))?;
-                }
+        let mut planned = Vec::with_capacity(indices.len());
+        for &index in indices {
+            let block = self.block_at(index)?;
+            let (header, buffers) = match (ranged.headers.get(index), ranged.buffers.get(index)) {
+                (Some(header), Some(buffers)) => (header, buffers),
+                _ => return Ok(None),
+            };
+            let meta_len = block.metaDataLength().max(0) as usize;
+            if header.len() != meta_len {
+                return Err(short());
             }
+            let body_len = block.bodyLength().max(0) as u64;
+            let (needed, extent) = match (spans, columns) {
+                (Some(spans), Some(columns)) => (
+                    needed_ranges(spans, buffers, columns, body_len, gap).map_err(|e| {
+                        StoreError::Corrupt(format!("{}: {e}", self.path.display()))
+                    })?,
+                    extent(spans, buffers, columns),
+                ),
+                _ => (
+                    Some((0, body_len))
+                        .filter(|_| body_len > 0)
+                        .into_iter()
+                        .collect(),
+                    body_len,
+                ),
+            };
+            planned.push(Planned {
+                header,
+                body_start: block.offset().max(0) as u64 + meta_len as u64,
+                needed,
+                extent,
+            });
+        }
+        let bytes = match &self.body {
+            Body::Mapped(_) => return Ok(None),
+            Body::Plain(file) => planned
+                .iter()
+                .map(|block| {
+                    block.fill(|offset, len, sink| {
+                        let at = block.body_start + offset;
+                        match sink {
+                            Sink::Append(bytes) => append_at(file, bytes, len as usize, at)
+                                .map_err(at_path(&self.path))?,
+                            Sink::Place(into) => {
+                                file.read_exact_at(into, at).map_err(at_path(&self.path))?
+                            }
+                        }
+                        Ok(())
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?,
             Body::Ranged(source) => {
-                let requests: Vec<(u64, usize)> = needed
+                let requests: Vec<(u64, usize)> = planned
                     .iter()
-                    .map(|&(offset, len)| (body_start + offset, len as usize))
+                    .flat_map(|block| {
+                        block
+                            .needed
+                            .iter()
+                            .map(|&(offset, len)| (block.body_start + offset, len as usize))
+                    })
                     .collect();
                 let fetched = source.read_ranges(&requests).map_err(at_path(&self.path))?;
-                for (&(offset, len), data) in needed.iter().zip(&fetched) {
-                    let at = meta_len + offset as usize;
-                    if data.len() != len as usize {
-                        return Err(short());
-                    }
-                    bytes[at..at + data.len()].copy_from_slice(data);
+                if fetched.len() != requests.len() {
+                    return Err(short());
                 }
+                let mut fetched = fetched.into_iter();
+                planned
+                    .iter()
+                    .map(|block| {
+                        block.fill(|_, len, sink| {
+                            let data = fetched.next().ok_or_else(short)?;
+                            if data.len() as u64 != len {
+                                return Err(short());
+                            }
+                            match sink {
+                                Sink::Append(bytes) => bytes.extend_from_slice(&data),
+                                Sink::Place(into) => into.copy_from_slice(&data),
+                            }
+                            Ok(())
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?
             }
-        }
-        Ok(Some(Buffer::from_vec(bytes)))
+        };
+        Ok(Some(bytes))
     }
 }
 

@@ -4,7 +4,7 @@
 //! of each block into a single buffer, as a `.npy` read is, instead of a buffer per block
 //! and a concatenation after (which wrote every byte twice and touched twice the fresh memory).
 
-use super::{Body, IpcFile};
+use super::{pread_exact, Body, IpcFile};
 use crate::error::{at, Result};
 use arrow::array::{make_array, ArrayData, FixedSizeListArray, RecordBatch};
 use arrow::buffer::{Buffer, MutableBuffer};
@@ -92,43 +92,6 @@ impl IpcFile {
 struct Piece {
     offset: u64,
     len: usize,
-}
-
-/// Reads exactly `len` bytes at `offset` of `file` into `into`.
-///
-/// # Safety
-/// `into` must be valid for writes of `len` bytes.
-unsafe fn pread_exact(
-    file: &std::fs::File,
-    into: *mut u8,
-    len: usize,
-    offset: u64,
-) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let mut done = 0usize;
-    while done < len {
-        // SAFETY: the caller guarantees `into` holds `len` bytes; pread writes at most
-        // `len - done` bytes at `into + done`.
-        let n = unsafe {
-            libc::pread(
-                file.as_raw_fd(),
-                into.add(done).cast::<libc::c_void>(),
-                len - done,
-                (offset + done as u64) as libc::off_t,
-            )
-        };
-        match n {
-            n if n > 0 => done += n as usize,
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            _ => {
-                let e = std::io::Error::last_os_error();
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
