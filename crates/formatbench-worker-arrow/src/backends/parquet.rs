@@ -319,6 +319,16 @@ impl Backend for Parquet {
                     }
                 }
                 let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
+                // The list beside other columns (`mixed`: metadata and the matrix): the list
+                // from its leaf as above, the others by the row plan.
+                if let Some((batch, how)) =
+                    take_with_list(ctx, dir, &file, &indices, &schema, &sorted, &plan)?
+                {
+                    return Ok((
+                        Loaded::Table(vec![in_request_order(&batch, rows, &sorted)?]),
+                        how,
+                    ));
+                }
                 let found = file.read_columns(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
                 let found = concat_batches(&schema, &found)?;
                 let how = if select::has_offset_index(file.metadata()) {
@@ -458,6 +468,56 @@ fn in_request_order(
 
 /// The columns a take returns (all when `None`), as indices and the schema they make: the
 /// stored one (seconds were written as milliseconds).
+/// The picked rows of `indices` when exactly one of them is a fixed-size float list and there
+/// are others: the list read from its leaf ([`fixed_list::read`]), the others by `plan`, put
+/// together in `indices`' order; `None` when that does not apply (the caller reads them all
+/// through the generic reader, whose list decoding costs far more than the values).
+fn take_with_list(
+    ctx: &Context,
+    dir: &Path,
+    file: &Opened,
+    indices: &[usize],
+    schema: &arrow::datatypes::SchemaRef,
+    sorted: &[usize],
+    plan: &RowPlan,
+) -> Result<Option<(RecordBatch, &'static str)>, WorkerError> {
+    let fields = ctx.schema.fields();
+    let lists: Vec<usize> = indices
+        .iter()
+        .copied()
+        .filter(|&i| fixed_list::float_list_width(&fields[i]).is_some())
+        .collect();
+    let (&[list], true) = (&lists[..], indices.len() > 1) else {
+        return Ok(None);
+    };
+    let path = data_file(dir, "parquet");
+    let Some(values) = fixed_list::read(&path, &fields[list], Some(sorted), ctx.threads)? else {
+        return Ok(None);
+    };
+    // The generic reader returns columns in file order.
+    let others: Vec<usize> = indices
+        .iter()
+        .copied()
+        .filter(|&i| i != list)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let others_schema = Arc::new(ctx.schema.project(&others)?);
+    let found = file.read_columns(ctx.threads, &others, Some(Rows::Plan(plan)))?;
+    let found = concat_batches(&others_schema, &found)?;
+    let columns = indices
+        .iter()
+        .map(|i| match others.iter().position(|o| o == i) {
+            Some(at) => found.column(at).clone(),
+            None => values.column(0).clone(),
+        })
+        .collect();
+    Ok(Some((
+        RecordBatch::try_new(schema.clone(), columns)?,
+        "fixed-size float list rows read from its leaf values (levels checked), the other columns' pages holding the rows (offset index) + reorder",
+    )))
+}
+
 fn taken_columns(
     ctx: &Context,
     columns: Option<&[String]>,
