@@ -358,7 +358,7 @@ pub fn advise_random(file: &File) {
 ///
 /// # Safety
 /// `into` must be valid for writes of `len` bytes.
-unsafe fn pread_exact(
+pub unsafe fn pread_exact(
     file: &std::fs::File,
     into: *mut u8,
     len: usize,

@@ -140,32 +140,9 @@ fn read_values(
         // Not zeroed first: zeroing a fresh 65 MB vector cost about as much as the read (the
         // floor must not pay for work a reader need not do; the IPC reader skips it too).
         let mut values: Vec<T> = Vec::with_capacity(count);
-        let total = count * width;
         let base = values.as_mut_ptr().cast::<u8>();
-        let mut done = 0usize;
-        while done < total {
-            // SAFETY: pread writes at most `total - done` bytes at `base + done`, inside the
-            // vector's allocation of `count` elements; no Rust reference to the uninitialised
-            // bytes exists while it does.
-            let n = unsafe {
-                libc::pread(
-                    std::os::fd::AsRawFd::as_raw_fd(file),
-                    base.add(done).cast::<libc::c_void>(),
-                    total - done,
-                    (offset + done) as libc::off_t,
-                )
-            };
-            match n {
-                n if n > 0 => done += n as usize,
-                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-                _ => {
-                    let e = std::io::Error::last_os_error();
-                    if e.kind() != std::io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
-            }
-        }
+        // SAFETY: the vector's allocation holds `count` elements of `width` bytes.
+        unsafe { ipc_parts::file::pread_exact(file, base, count * width, offset as u64)? };
         // SAFETY: pread filled all `count * width` bytes, and T is f32 or f64, for which every
         // bit pattern is a valid value.
         unsafe { values.set_len(count) };

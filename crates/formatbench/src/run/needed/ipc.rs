@@ -7,9 +7,8 @@
 //! not needed: the footer holds the schema.
 
 use super::read::{Columns, Read, Rows};
-use super::spans::{holds, read_at, row_ranges, Needed, NeededError, Spans};
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::{DataType, Int64Type, Schema};
+use super::spans::{holds, index_rows, read_at, Needed, NeededError, Spans};
+use arrow::datatypes::{DataType, Schema};
 use arrow::ipc::{root_as_footer_with_opts, root_as_message_with_opts};
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -270,19 +269,5 @@ fn index_positions(
         .with_max_footer_fb_depth(128)
         .build(std::io::BufReader::new(file))
         .map_err(NeededError::arrow(path))?;
-    let mut positions = Vec::new();
-    let mut row = 0u64;
-    for batch in reader {
-        let batch = batch.map_err(NeededError::arrow(path))?;
-        let values = arrow::compute::cast(batch.column(0), &DataType::Int64)
-            .map_err(NeededError::arrow(path))?;
-        let values = values.as_primitive::<Int64Type>();
-        for i in 0..values.len() {
-            if values.is_valid(i) && (lo..hi).contains(&values.value(i)) {
-                positions.push(row + i as u64);
-            }
-        }
-        row += values.len() as u64;
-    }
-    Ok(row_ranges(positions))
+    index_rows(reader, path, lo, hi)
 }

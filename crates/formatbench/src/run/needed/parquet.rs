@@ -6,8 +6,6 @@
 
 use super::read::{Read, Rows};
 use super::spans::{holds, read_at, Needed, NeededError, Spans};
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::{DataType, Int64Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use parquet::basic::{ConvertedType, LogicalType};
@@ -280,19 +278,5 @@ fn index_positions(
         .with_projection(mask)
         .build()
         .map_err(NeededError::parquet(path))?;
-    let mut positions = Vec::new();
-    let mut row = 0u64;
-    for batch in reader {
-        let batch = batch.map_err(NeededError::arrow(path))?;
-        let values = arrow::compute::cast(batch.column(0), &DataType::Int64)
-            .map_err(NeededError::arrow(path))?;
-        let values = values.as_primitive::<Int64Type>();
-        for i in 0..values.len() {
-            if values.is_valid(i) && (lo..hi).contains(&values.value(i)) {
-                positions.push(row + i as u64);
-            }
-        }
-        row += values.len() as u64;
-    }
-    Ok(super::spans::row_ranges(positions))
+    super::spans::index_rows(reader, path, lo, hi)
 }

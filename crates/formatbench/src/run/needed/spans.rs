@@ -117,6 +117,32 @@ impl Spans {
 
 /// Sorted, disjoint row ranges from positions in any order (repeats allowed), adjacent ones
 /// joined.
+/// The rows whose value in the batches' one column (the index, read by the yardstick itself)
+/// lies in `[lo, hi)`, as ranges of positions.
+pub fn index_rows(
+    batches: impl IntoIterator<Item = Result<arrow::array::RecordBatch, arrow::error::ArrowError>>,
+    path: &Path,
+    lo: i64,
+    hi: i64,
+) -> Result<Vec<Range<u64>>, NeededError> {
+    use arrow::array::{Array, AsArray};
+    let mut positions = Vec::new();
+    let mut row = 0u64;
+    for batch in batches {
+        let batch = batch.map_err(NeededError::arrow(path))?;
+        let values = arrow::compute::cast(batch.column(0), &arrow::datatypes::DataType::Int64)
+            .map_err(NeededError::arrow(path))?;
+        let values = values.as_primitive::<arrow::datatypes::Int64Type>();
+        for i in 0..values.len() {
+            if values.is_valid(i) && (lo..hi).contains(&values.value(i)) {
+                positions.push(row + i as u64);
+            }
+        }
+        row += values.len() as u64;
+    }
+    Ok(row_ranges(positions))
+}
+
 pub fn row_ranges(positions: impl IntoIterator<Item = u64>) -> Vec<Range<u64>> {
     let mut sorted: Vec<u64> = positions.into_iter().collect();
     sorted.sort_unstable();
