@@ -99,10 +99,11 @@ pub(super) fn read(
     let selects_rows = matches!(request, Request::Range(_) | Request::Take(..));
     let by_index = matches!(request, Request::Range(RangeSpec::Index { .. }));
     // A take reads only its columns, so only their page index is fetched.
-    let indexed = match &request {
-        Request::Take(_, columns) => Some(taken_columns(ctx, *columns)?.0),
+    let taken = match &request {
+        Request::Take(_, columns) => Some(taken_columns(ctx, *columns)?),
         _ => None,
     };
+    let indexed = taken.as_ref().map(|(indices, _)| indices.clone());
     let file = Opened::new(target, selects_rows, by_index, indexed)?;
     let (batches, how) = match request {
         Request::All => (
@@ -141,7 +142,10 @@ pub(super) fn read(
         }
         Request::Take(rows, columns) => {
             let total = file.rows();
-            let (indices, schema) = taken_columns(ctx, columns)?;
+            let (indices, schema) = match taken {
+                Some(taken) => taken,
+                None => taken_columns(ctx, columns)?,
+            };
             let sorted = sorted_rows(rows, total)?;
             let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
             let found = file.read(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
