@@ -144,6 +144,7 @@ fn with_headers(path: &Path, body: Body, footer: Footer) -> Result<IpcFile> {
         column_buffers: columns::column_buffers(&schema),
         headers: Vec::with_capacity(blocks.len()),
         buffers: Vec::with_capacity(blocks.len()),
+        buffers_at: Vec::with_capacity(blocks.len()),
     });
     // Ranged: every header in one call, so a source fetches them concurrently (and merges
     // the headers of small blocks); the others read each where the loop needs it.
@@ -200,6 +201,11 @@ fn with_headers(path: &Path, body: Body, footer: Footer) -> Result<IpcFile> {
                 ranged.column_buffers = None;
             }
             ranged.buffers.push(buffers);
+            // Where the header's buffer list lies in it, so a projection can rewrite it.
+            let at = batch.buffers().and_then(|list| {
+                (list.bytes().as_ptr() as usize).checked_sub(meta.as_ptr() as usize)
+            });
+            ranged.buffers_at.push(at);
         }
         if i == 0 {
             if let Some(compression) = batch.compression() {
