@@ -28,7 +28,7 @@ pub enum Compression {
 }
 
 impl Compression {
-    fn ipc(self) -> Option<CompressionType> {
+    pub(crate) fn ipc(self) -> Option<CompressionType> {
         match self {
             Compression::None => None,
             Compression::Lz4 => Some(CompressionType::LZ4_FRAME),
@@ -38,35 +38,49 @@ impl Compression {
 }
 
 mod columns;
+mod compress;
 mod direct;
 mod fixed_list;
 mod open;
 
+pub use compress::ZSTD_LEVEL;
 pub use open::FooterRead;
 
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
-/// The file is not synced: that is the commit's job. Uncompressed files of the types the
-/// gathered writer covers skip arrow's copy of every buffer into a message body.
+/// The file is not synced: that is the commit's job. Files of the types the gathered writer
+/// covers skip arrow's copy of every buffer into a message body.
 pub fn write_file(
     path: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
     compression: Compression,
 ) -> Result<u64> {
-    let file = File::create(path).map_err(at(path))?;
-    write_into(&file, path, schema, batches, compression)
+    write_file_threaded(path, schema, batches, compression, 1)
 }
 
-/// `write_file` into a file already created (and empty) at `path`.
+/// `write_file`, compressing each batch's buffers on up to `threads` threads.
+pub fn write_file_threaded(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    compression: Compression,
+    threads: usize,
+) -> Result<u64> {
+    let file = File::create(path).map_err(at(path))?;
+    write_into(&file, path, schema, batches, compression, threads)
+}
+
+/// `write_file_threaded` into a file already created (and empty) at `path`.
 pub fn write_into(
     file: &File,
     path: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
     compression: Compression,
+    threads: usize,
 ) -> Result<u64> {
-    if compression == Compression::None && direct::covers(schema) {
-        return direct::write(file, path, schema, batches);
+    if direct::covers(schema) {
+        return direct::write(file, path, schema, batches, compression, threads);
     }
     arrow_into(file, path, schema, batches, compression)
 }
@@ -89,8 +103,10 @@ fn arrow_into(
     batches: &[RecordBatch],
     compression: Compression,
 ) -> Result<u64> {
+    let level = (compression == Compression::Zstd).then_some(ZSTD_LEVEL);
     let options = IpcWriteOptions::try_new(ALIGNMENT, false, MetadataVersion::V5)?
-        .try_with_compression(compression.ipc())?;
+        .try_with_compression(compression.ipc())?
+        .try_with_compression_level(level)?;
     let mut writer =
         FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, file), schema, options)?;
     for batch in batches {

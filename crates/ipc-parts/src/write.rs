@@ -402,7 +402,8 @@ pub(crate) fn write_partitions(
                     .write(true)
                     .open(&path)
                     .map_err(at(&path))?;
-                let bytes = write_into(&file, &path, schema, batches, compression)?;
+                // Files are written `threads` at a time: one thread compresses each.
+                let bytes = write_into(&file, &path, schema, batches, compression, 1)?;
                 partition_meta(name, batches, bytes)
             })
             .collect::<Result<Vec<_>>>()

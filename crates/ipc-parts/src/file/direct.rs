@@ -4,11 +4,15 @@
 //! arrays are written as their slice: values are sliced in place; only what must change is
 //! copied (offsets that do not start at zero, bitmaps that do not start on a byte).
 //!
+//! Compressed files take the same path: each batch's buffers are compressed on several
+//! threads (`compress`), then written as above.
+//!
 //! Types it covers: primitives (integers, floats, temporals, decimals), booleans, strings and
 //! binaries (also large), fixed-size binaries, fixed-size lists and structs of those, without
 //! dictionaries. `covers` says whether a schema is one; the caller uses arrow's writer
 //! otherwise.
 
+use super::{compress, Compression};
 use crate::error::{at, Result};
 use arrow::array::{ArrayData, RecordBatch};
 use arrow::buffer::Buffer;
@@ -23,6 +27,8 @@ use std::path::Path;
 const ALIGNMENT: usize = 64;
 const ZEROS: [u8; ALIGNMENT] = [0; ALIGNMENT];
 const MAGIC: &[u8; 6] = b"ARROW1";
+/// The stream format's end: the continuation marker and a zero length.
+const END_OF_STREAM: [u8; 8] = [0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0];
 /// `writev` takes at most this many pieces at once (Linux's IOV_MAX).
 const MAX_PIECES: usize = 1024;
 /// Bytes handed to the kernel per `writev`. The kernel sizes page-cache folios by the length
@@ -60,9 +66,22 @@ struct Body {
     positions: Vec<fb::Buffer>,
     buffers: Vec<Buffer>,
     len: usize,
+    /// The codec of compressed buffers (none: as the arrays hold them).
+    codec: Option<fb::CompressionType>,
 }
 
 impl Body {
+    /// The same buffers, compressed with `codec`, in their place.
+    fn replace_buffers(&mut self, packed: Vec<Buffer>, codec: fb::CompressionType) {
+        self.positions.clear();
+        self.buffers.clear();
+        self.len = 0;
+        for buffer in packed {
+            self.push(buffer);
+        }
+        self.codec = Some(codec);
+    }
+
     fn push(&mut self, buffer: Buffer) {
         self.positions
             .push(fb::Buffer::new(self.len as i64, buffer.len() as i64));
@@ -221,9 +240,16 @@ fn calls<'a>(pieces: &[&'a [u8]], max_pieces: usize, max_bytes: usize) -> Vec<Ve
     out
 }
 
-/// Writes `batches` (of a schema `covers` accepts) as an uncompressed IPC file into `file`, created
-/// empty at `path`.
-pub fn write(file: &File, path: &Path, schema: &Schema, batches: &[RecordBatch]) -> Result<u64> {
+/// Writes `batches` (of a schema `covers` accepts) as an IPC file into `file`, created empty at
+/// `path`, its bodies compressed with `compression` on up to `threads` threads.
+pub fn write(
+    file: &File,
+    path: &Path,
+    schema: &Schema,
+    batches: &[RecordBatch],
+    compression: Compression,
+    threads: usize,
+) -> Result<u64> {
     let mut out = Out { file, path, at: 0 };
     let mut fbb = FlatBufferBuilder::new();
     let fb_schema = schema_to_fb_offset(&mut fbb, schema);
@@ -243,13 +269,26 @@ pub fn write(file: &File, path: &Path, schema: &Schema, batches: &[RecordBatch])
         for column in batch.columns() {
             body.array(&column.to_data());
         }
+        if let Some(codec) = compression.ipc() {
+            let packed = compress::buffers(&body.buffers, compression, threads)?;
+            body.replace_buffers(packed.into_iter().map(Buffer::from_vec).collect(), codec);
+        }
         let mut fbb = FlatBufferBuilder::new();
         let nodes = fbb.create_vector(&body.nodes);
         let positions = fbb.create_vector(&body.positions);
+        let codec = body.codec.map(|codec| {
+            let mut c = fb::BodyCompressionBuilder::new(&mut fbb);
+            c.add_codec(codec);
+            c.add_method(fb::BodyCompressionMethod::BUFFER);
+            c.finish()
+        });
         let mut rb = fb::RecordBatchBuilder::new(&mut fbb);
         rb.add_length(batch.num_rows() as i64);
         rb.add_nodes(nodes);
         rb.add_buffers(positions);
+        if let Some(codec) = codec {
+            rb.add_compression(codec);
+        }
         let rb = rb.finish();
         let header = encapsulate(
             &message(
@@ -285,7 +324,13 @@ pub fn write(file: &File, path: &Path, schema: &Schema, batches: &[RecordBatch])
     let footer = footer.finish();
     fbb.finish(footer, None);
     let footer = fbb.finished_data();
-    out.write(&[footer, &(footer.len() as i32).to_le_bytes(), MAGIC])?;
+    // The stream ends with its end-of-stream marker, as the file format lists it.
+    out.write(&[
+        &END_OF_STREAM,
+        footer,
+        &(footer.len() as i32).to_le_bytes(),
+        MAGIC,
+    ])?;
     Ok(out.at as u64)
 }
 
