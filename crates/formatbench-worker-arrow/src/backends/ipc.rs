@@ -39,6 +39,8 @@ fn open(ctx: &Context, path: &Path, mmap: bool, selective: bool) -> Result<IpcFi
         None if mmap => IpcFile::map_for(path, selective)?,
         None => IpcFile::open_for(path, selective)?,
     };
+    // A compressed block's buffers decompress on the run's threads.
+    let file = file.with_threads(ctx.threads);
     // SAFETY: see `TRUSTED_ARTIFACTS`; the file is this worker's own output.
     Ok(if TRUSTED_ARTIFACTS {
         unsafe { file.trusted() }
@@ -72,9 +74,15 @@ impl Ipc {
                         return Ok((vec![batch], Pruned::ListValues));
                     }
                 }
-                // Each thread reads, decompresses and decodes its own run of blocks, so every
-                // byte of the file is read once.
-                let batches = crate::parallel::by_groups(ctx.threads, &blocks, |group| {
+                // Each thread reads and decodes its own run of blocks, so every byte of the
+                // file is read once; compressed blocks go one at a time, each decompressed on
+                // every thread (blocks of unequal size would leave a thread idle).
+                // Over object storage blocks are fetched concurrently as before.
+                let by_blocks = match (file.codec(), ctx.remote) {
+                    ("none", _) | (_, Some(_)) => ctx.threads,
+                    _ => 1,
+                };
+                let batches = crate::parallel::by_groups(by_blocks, &blocks, |group| {
                     let decoder = file.decoder(projection.clone())?;
                     group
                         .into_iter()
@@ -291,7 +299,8 @@ impl Backend for Ipc {
             (
                 "library".into(),
                 format!(
-                    "ipc-parts' gathered writer (this repository); arrow-ipc {} decodes",
+                    "ipc-parts' gathered writer (this repository); arrow-ipc {} decodes, \
+                     compressed blocks decompressed first by ipc-parts on the run's threads",
                     crate::ARROW_VERSION
                 ),
             ),

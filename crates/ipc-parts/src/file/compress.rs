@@ -46,12 +46,14 @@ pub(super) fn buffers(
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+            // Every thread joined before an error returns: the scope would panic on a thread
+            // that panicked and was left unjoined.
+            let parts: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
             let mut all = Vec::with_capacity(buffers.len());
-            for handle in handles {
-                let part = handle
-                    .join()
-                    .map_err(|_| StoreError::Invalid("a compressing thread panicked".into()))??;
-                all.extend(part);
+            for part in parts {
+                all.extend(
+                    part.map_err(|_| StoreError::Invalid("a compressing thread panicked".into()))??,
+                );
             }
             Ok::<_, StoreError>(all)
         })?
@@ -76,9 +78,9 @@ fn one(
     match compression {
         Compression::None => return Err(StoreError::Invalid("no codec to compress with".into())),
         Compression::Lz4 => {
-            // Blocks as large as the format allows: fewer block headers and table resets.
+            // Independent blocks sized by the encoder from the one write (a 64-byte bitmap
+            // gets no 4 MiB block buffer).
             let info = lz4_flex::frame::FrameInfo::new()
-                .block_size(lz4_flex::frame::BlockSize::Max4MB)
                 .block_mode(lz4_flex::frame::BlockMode::Independent);
             let mut encoder = lz4_flex::frame::FrameEncoder::with_frame_info(info, &mut *out);
             encoder

@@ -164,7 +164,7 @@ impl Body {
 
 /// A message's encapsulation: continuation marker, length, flatbuffer, then padding so that
 /// whatever follows (its body, the next message) starts on a 64-byte boundary of the file.
-fn encapsulate(flatbuffer: &[u8], at: usize) -> Vec<u8> {
+pub(super) fn encapsulate(flatbuffer: &[u8], at: usize) -> Vec<u8> {
     let pad = padding(at + 8 + flatbuffer.len());
     let mut out = Vec::with_capacity(8 + flatbuffer.len() + pad);
     out.extend_from_slice(&0xFFFF_FFFFu32.to_le_bytes());
@@ -174,14 +174,15 @@ fn encapsulate(flatbuffer: &[u8], at: usize) -> Vec<u8> {
     out
 }
 
-fn message(
+pub(super) fn message(
     fbb: &mut FlatBufferBuilder,
     kind: fb::MessageHeader,
     header: flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>,
     body_len: usize,
+    version: MetadataVersion,
 ) -> Vec<u8> {
     let mut m = fb::MessageBuilder::new(fbb);
-    m.add_version(MetadataVersion::V5);
+    m.add_version(version);
     m.add_header_type(kind);
     m.add_header(header);
     m.add_bodyLength(body_len as i64);
@@ -259,6 +260,7 @@ pub fn write(
             fb::MessageHeader::Schema,
             fb_schema.as_union_value(),
             0,
+            MetadataVersion::V5,
         ),
         8,
     );
@@ -296,6 +298,7 @@ pub fn write(
                 fb::MessageHeader::RecordBatch,
                 rb.as_union_value(),
                 body.len,
+                MetadataVersion::V5,
             ),
             out.at,
         );

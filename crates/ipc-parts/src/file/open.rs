@@ -228,5 +228,6 @@ fn with_headers(path: &Path, body: Body, footer: Footer) -> Result<IpcFile> {
         codec,
         trusted: false,
         ranged,
+        threads: 1,
     })
 }

@@ -35,12 +35,14 @@ pub(super) fn draw(chart: &ScatterChart) -> Option<Drawing> {
     for tick in x.byte_ticks(6) {
         let px = x.at(tick);
         svg.line((px, TOP), (px, PLOT_BOTTOM), "grid");
-        svg.text(
-            (px, PLOT_BOTTOM + 16.0),
-            Anchor::Middle,
-            "tick",
-            &bytes(tick.round() as u64),
-        );
+        let label = bytes(tick.round() as u64);
+        // A label centred on a tick at the left edge would reach under the time axis's lowest
+        // label (right-aligned left of the axis): it starts at its tick instead.
+        let (at_x, anchor) = match px - text_width(&label) / 2.0 < LEFT {
+            true => (px - 2.0, Anchor::Start),
+            false => (px, Anchor::Middle),
+        };
+        svg.text((at_x, PLOT_BOTTOM + 16.0), anchor, "tick", &label);
     }
     for tick in y.ticks(7) {
         let py = y.at(tick);
