@@ -59,11 +59,14 @@ impl RunLock {
         if !try_flock(&file, libc::LOCK_EX).map_err(|e| locking(&path, e))? {
             return Err(refusal(run_dir, &mut file, activity.verb()));
         }
-        // The pid is written after the lock is held; a refusal waits a moment for it.
+        // The pid is written after the lock is held; a refusal waits a moment for it. One
+        // write of the whole line: `writeln!` on a file writes each piece apart, and a refusal
+        // reading between them would name the pid without its activity.
+        let line = format!("{} {}\n", std::process::id(), activity.name());
         let _ = file
             .set_len(0)
             .and_then(|()| file.seek(SeekFrom::Start(0)))
-            .and_then(|_| writeln!(file, "{} {}", std::process::id(), activity.name()));
+            .and_then(|_| file.write_all(line.as_bytes()));
         Ok(RunLock {
             file,
             exclusive: true,
@@ -149,8 +152,10 @@ fn holder(file: &mut File) -> Option<(u32, String)> {
         let read = file
             .seek(SeekFrom::Start(0))
             .and_then(|_| file.read_to_string(&mut text));
+        // Only a whole line counts: the holder may be between truncating and writing it.
+        let whole = text.ends_with('\n');
         let mut words = text.split_whitespace();
-        if let (Ok(_), Some(Ok(pid))) = (read, words.next().map(str::parse::<u32>)) {
+        if let (Ok(_), true, Some(Ok(pid))) = (read, whole, words.next().map(str::parse::<u32>)) {
             return Some((pid, words.next().unwrap_or("using").to_string()));
         }
         if Instant::now() >= deadline {
