@@ -3,12 +3,11 @@
 //! where Arrow C++ (pyarrow) spreads them over its threads. The header is written anew for the
 //! plain body (the same nodes, the buffers where they now lie, no codec).
 
-use super::direct::{encapsulate, message};
+use super::direct::{batch_header, BatchHeader};
 use super::Compression;
 use crate::error::{Result, StoreError};
 use arrow::buffer::Buffer;
 use arrow::ipc::{self as fb, Block};
-use flatbuffers::FlatBufferBuilder;
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -87,36 +86,25 @@ pub(super) fn plain_block(
     }
     let body_len = at;
     // The new header first: it only needs where the buffers go.
-    let mut fbb = FlatBufferBuilder::new();
     let nodes: Vec<fb::FieldNode> = batch
         .nodes()
         .map(|n| n.iter().copied().collect())
         .unwrap_or_default();
-    let nodes = fbb.create_vector(&nodes);
     let positions: Vec<fb::Buffer> = pieces
         .iter()
         .map(|&(_, plain, at, _)| fb::Buffer::new(at as i64, plain as i64))
         .collect();
-    let positions = fbb.create_vector(&positions);
-    let variadic = batch
-        .variadicBufferCounts()
-        .map(|counts| fbb.create_vector(&counts.iter().collect::<Vec<i64>>()));
-    let mut rb = fb::RecordBatchBuilder::new(&mut fbb);
-    rb.add_length(batch.length());
-    rb.add_nodes(nodes);
-    rb.add_buffers(positions);
-    if let Some(variadic) = variadic {
-        rb.add_variadicBufferCounts(variadic);
-    }
-    let rb = rb.finish();
-    let header = encapsulate(
-        &message(
-            &mut fbb,
-            fb::MessageHeader::RecordBatch,
-            rb.as_union_value(),
+    let variadic: Option<Vec<i64>> = batch.variadicBufferCounts().map(|c| c.iter().collect());
+    let header = batch_header(
+        &BatchHeader {
+            rows: batch.length(),
+            nodes: &nodes,
+            positions: &positions,
+            codec: None,
+            variadic: variadic.as_deref(),
             body_len,
-            message_fb.version(),
-        ),
+            version: message_fb.version(),
+        },
         0,
     );
     let new_meta_len = header.len();

@@ -191,6 +191,53 @@ pub(super) fn message(
     fbb.finished_data().to_vec()
 }
 
+/// What a record batch's message header says: its rows, field nodes, buffer positions, codec
+/// (none: plain buffers), variadic buffer counts (views), body length and metadata version.
+pub(super) struct BatchHeader<'a> {
+    pub rows: i64,
+    pub nodes: &'a [fb::FieldNode],
+    pub positions: &'a [fb::Buffer],
+    pub codec: Option<fb::CompressionType>,
+    pub variadic: Option<&'a [i64]>,
+    pub body_len: usize,
+    pub version: MetadataVersion,
+}
+
+/// A record batch's message header, encapsulated to start its body 64-aligned from `at`.
+pub(super) fn batch_header(header: &BatchHeader, at: usize) -> Vec<u8> {
+    let mut fbb = FlatBufferBuilder::new();
+    let nodes = fbb.create_vector(header.nodes);
+    let positions = fbb.create_vector(header.positions);
+    let variadic = header.variadic.map(|counts| fbb.create_vector(counts));
+    let codec = header.codec.map(|codec| {
+        let mut c = fb::BodyCompressionBuilder::new(&mut fbb);
+        c.add_codec(codec);
+        c.add_method(fb::BodyCompressionMethod::BUFFER);
+        c.finish()
+    });
+    let mut rb = fb::RecordBatchBuilder::new(&mut fbb);
+    rb.add_length(header.rows);
+    rb.add_nodes(nodes);
+    rb.add_buffers(positions);
+    if let Some(codec) = codec {
+        rb.add_compression(codec);
+    }
+    if let Some(variadic) = variadic {
+        rb.add_variadicBufferCounts(variadic);
+    }
+    let rb = rb.finish();
+    encapsulate(
+        &message(
+            &mut fbb,
+            fb::MessageHeader::RecordBatch,
+            rb.as_union_value(),
+            header.body_len,
+            header.version,
+        ),
+        at,
+    )
+}
+
 struct Out<'a> {
     file: &'a File,
     path: &'a Path,
@@ -275,31 +322,16 @@ pub fn write(
             let packed = compress::buffers(&body.buffers, compression, threads)?;
             body.replace_buffers(packed.into_iter().map(Buffer::from_vec).collect(), codec);
         }
-        let mut fbb = FlatBufferBuilder::new();
-        let nodes = fbb.create_vector(&body.nodes);
-        let positions = fbb.create_vector(&body.positions);
-        let codec = body.codec.map(|codec| {
-            let mut c = fb::BodyCompressionBuilder::new(&mut fbb);
-            c.add_codec(codec);
-            c.add_method(fb::BodyCompressionMethod::BUFFER);
-            c.finish()
-        });
-        let mut rb = fb::RecordBatchBuilder::new(&mut fbb);
-        rb.add_length(batch.num_rows() as i64);
-        rb.add_nodes(nodes);
-        rb.add_buffers(positions);
-        if let Some(codec) = codec {
-            rb.add_compression(codec);
-        }
-        let rb = rb.finish();
-        let header = encapsulate(
-            &message(
-                &mut fbb,
-                fb::MessageHeader::RecordBatch,
-                rb.as_union_value(),
-                body.len,
-                MetadataVersion::V5,
-            ),
+        let header = batch_header(
+            &BatchHeader {
+                rows: batch.num_rows() as i64,
+                nodes: &body.nodes,
+                positions: &body.positions,
+                codec: body.codec,
+                variadic: None,
+                body_len: body.len,
+                version: MetadataVersion::V5,
+            },
             out.at,
         );
         blocks.push(Block::new(
