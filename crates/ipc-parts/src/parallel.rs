@@ -51,6 +51,48 @@ pub(crate) fn in_parallel<T: Sync, R: Send>(
     })
 }
 
+/// Runs `work(state, i)` for every `i` in `0..count` on up to `threads` threads, each taking
+/// the next index as it finishes one (a few large items among many small ones still spread
+/// over them), each with a `state` of its own from `init`; results in index order. Every
+/// thread is joined before an error returns (the scope would panic on one left unjoined).
+pub(crate) fn in_turn<S, R: Send>(
+    threads: usize,
+    count: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || -> Result<Vec<(usize, R)>> {
+        let mut state = init();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= count {
+                return Ok(done);
+            }
+            done.push((i, work(&mut state, i)?));
+        }
+    };
+    let threads = threads.clamp(1, count.max(1));
+    let mut all = if threads == 1 {
+        run()?
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
+            let parts: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+            let mut all = Vec::with_capacity(count);
+            for part in parts {
+                all.extend(
+                    part.map_err(|_| StoreError::Invalid("a worker thread panicked".into()))??,
+                );
+            }
+            Ok::<_, StoreError>(all)
+        })?
+    };
+    all.sort_unstable_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, r)| r).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::split;

@@ -2,7 +2,7 @@
 //! or by ranges (an object in a bucket) reads only its own columns' bytes instead of whole
 //! blocks, as Arrow C++'s reader does with a column selection.
 
-use super::{append_at, Body, IpcFile};
+use super::{append_at, Body, IpcFile, ALIGNMENT};
 use crate::error::{at as at_path, Result, StoreError};
 use arrow::buffer::Buffer;
 use arrow::datatypes::{DataType, Schema};
@@ -135,8 +135,6 @@ struct Planned<'a> {
     extent: u64,
 }
 
-/// Buffers in a compact body start where they did modulo this (the writer's alignment).
-const ALIGNMENT: usize = 64;
 /// An IPC `Buffer` struct in a header's list: offset and length, little-endian i64s.
 const BUFFER_ENTRY: usize = 16;
 

@@ -5,14 +5,14 @@
 
 use super::Compression;
 use crate::error::{Result, StoreError};
+use crate::parallel::in_turn;
 use arrow::buffer::Buffer;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// zstd's level: 1, Arrow C++'s default, so a `zstd` file here is what pyarrow writes.
 pub const ZSTD_LEVEL: i32 = 1;
 /// In place of the uncompressed length: the buffer follows as it is (it did not shrink).
-const STORED_AS_IS: i64 = -1;
+pub(super) const STORED_AS_IS: i64 = -1;
 
 /// Each buffer as the body holds it: empty stays empty; otherwise its uncompressed length
 /// (little-endian i64) and its frame, or -1 and the bytes themselves where the frame is no
@@ -23,43 +23,15 @@ pub(super) fn buffers(
     compression: Compression,
     threads: usize,
 ) -> Result<Vec<Vec<u8>>> {
-    let next = AtomicUsize::new(0);
-    let work = || -> Result<Vec<(usize, Vec<u8>)>> {
-        let mut done = Vec::new();
-        // One zstd context per thread: making one per buffer costs more than a small buffer.
-        // And one scratch buffer the codecs write into, so each buffer's bytes are allocated
-        // once at their size instead of at the codec's bound (page faults on memory unused).
-        let mut zstd = None;
-        let mut scratch = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(buffer) = buffers.get(i) else {
-                return Ok(done);
-            };
-            let packed = one(buffer.as_slice(), compression, &mut zstd, &mut scratch)?;
-            done.push((i, packed));
-        }
-    };
-    let threads = threads.clamp(1, buffers.len().max(1));
-    let mut packed: Vec<(usize, Vec<u8>)> = if threads == 1 {
-        work()?
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-            // Every thread joined before an error returns: the scope would panic on a thread
-            // that panicked and was left unjoined.
-            let parts: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-            let mut all = Vec::with_capacity(buffers.len());
-            for part in parts {
-                all.extend(
-                    part.map_err(|_| StoreError::Invalid("a compressing thread panicked".into()))??,
-                );
-            }
-            Ok::<_, StoreError>(all)
-        })?
-    };
-    packed.sort_unstable_by_key(|(i, _)| *i);
-    Ok(packed.into_iter().map(|(_, bytes)| bytes).collect())
+    // One zstd context per thread (making one per buffer costs more than a small buffer), and
+    // one scratch buffer the codecs write into, so each buffer's bytes are allocated once at
+    // their size instead of at the codec's bound (page faults on memory unused).
+    in_turn(
+        threads,
+        buffers.len(),
+        || (None, Vec::new()),
+        |(zstd, scratch), i| one(buffers[i].as_slice(), compression, zstd, scratch),
+    )
 }
 
 fn one(

@@ -3,19 +3,15 @@
 //! where Arrow C++ (pyarrow) spreads them over its threads. The header is written anew for the
 //! plain body (the same nodes, the buffers where they now lie, no codec).
 
+use super::compress::STORED_AS_IS;
 use super::direct::{batch_header, BatchHeader};
-use super::Compression;
+use super::{Compression, ALIGNMENT};
 use crate::error::{Result, StoreError};
+use crate::parallel::in_turn;
 use arrow::buffer::Buffer;
 use arrow::ipc::{self as fb, Block};
 use std::io::Read;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-/// Buffers of the plain body start on 64-byte boundaries, as the writer places them.
-const ALIGNMENT: usize = 64;
-/// In place of the uncompressed length: the buffer follows as it is.
-const STORED_AS_IS: i64 = -1;
 
 fn corrupt(what: &str) -> StoreError {
     StoreError::Corrupt(format!("a compressed record batch's {what}"))
@@ -129,36 +125,23 @@ pub(super) fn plain_block(
         rest = tail;
         taken = at + plain;
     }
-    let next = AtomicUsize::new(0);
-    let work = || -> Result<()> {
-        let mut zstd = None;
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let (Some(&(frame, plain, _, stored)), Some(slot)) = (pieces.get(i), slots.get(i))
-            else {
-                return Ok(());
-            };
-            let mut into = slot.lock().map_err(|_| corrupt("slot"))?;
+    in_turn(
+        threads,
+        pieces.len(),
+        || None,
+        |zstd, i| {
+            let (frame, plain, _, stored) = pieces[i];
+            let mut into = slots[i].lock().map_err(|_| corrupt("slot"))?;
             match (plain, stored) {
-                (0, _) => {}
-                (_, true) => into.copy_from_slice(frame),
-                _ => one(frame, &mut into, compression, &mut zstd)?,
+                (0, _) => Ok(()),
+                (_, true) => {
+                    into.copy_from_slice(frame);
+                    Ok(())
+                }
+                _ => one(frame, &mut into, compression, zstd),
             }
-        }
-    };
-    let threads = threads.clamp(1, pieces.len().max(1));
-    if threads == 1 {
-        work()?;
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-            // Every thread joined before an error returns (see `compress::buffers`).
-            let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-            results.into_iter().try_for_each(|r| {
-                r.map_err(|_| StoreError::Invalid("a decompressing thread panicked".into()))?
-            })
-        })?;
-    }
+        },
+    )?;
     drop(slots);
     let block = Block::new(0, new_meta_len as i32, body_len as i64);
     Ok(Some((Buffer::from_vec(out), block)))
