@@ -136,6 +136,14 @@ impl Ipc {
                 let projection = columns
                     .map(|names| column_indices(ctx.schema, names))
                     .transpose()?;
+                // A lone fixed-size list (the array layout's random rows): each row's values
+                // read straight into its place, as from a `.npy`.
+                if let (Some([column]), false) = (projection.as_deref(), self.mmap) {
+                    if let Some(batch) = file.read_fixed_list_rows(*column, Some(rows))? {
+                        phases::first_batch();
+                        return Ok((vec![batch], Pruned::ListRows));
+                    }
+                }
                 let decoder = file.decoder(projection)?;
                 let taken =
                     take_positions(file.block_rows(), rows, |i| Ok(file.decode(&decoder, i)?))?;
@@ -146,18 +154,25 @@ impl Ipc {
 }
 
 /// Whether a range left whole blocks unread (said in its method only when it did), or a lone
-/// fixed-size list was read straight into one array.
+/// fixed-size list (all of it, or picked rows) was read straight into one array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pruned {
     Some,
     None,
     ListValues,
+    ListRows,
 }
 
 /// How a read was done, as its answer's `method` says it.
 fn method(mmap: bool, remote: bool, request: Request, pruned: Pruned) -> &'static str {
-    if pruned == Pruned::ListValues {
-        return "one read of each block's list values into a single array (no decode, no concatenation)";
+    match pruned {
+        Pruned::ListValues => {
+            return "one read of each block's list values into a single array (no decode, no concatenation)";
+        }
+        Pruned::ListRows => {
+            return "one positioned read of each row's list values, straight into a single array (no decode)";
+        }
+        Pruned::Some | Pruned::None => {}
     }
     let pruned = pruned == Pruned::Some;
     match (mmap, request) {

@@ -17,17 +17,44 @@ impl IpcFile {
     /// nulls in any block (both validity buffers empty); `None` otherwise, for the caller's
     /// block-by-block decoding.
     pub fn read_fixed_list(&self, column: usize) -> Result<Option<RecordBatch>> {
+        self.read_fixed_list_rows(column, None)
+    }
+
+    /// As [`Self::read_fixed_list`], for rows `rows` (positions in the file, in the order
+    /// given, repeats allowed) or every row: each picked row's values read straight into its
+    /// place, one positioned read per row, as a `.npy` read of rows is. `None` also when a
+    /// row is past the end.
+    pub fn read_fixed_list_rows(
+        &self,
+        column: usize,
+        rows: Option<&[u64]>,
+    ) -> Result<Option<RecordBatch>> {
         let Some(plan) = self.fixed_list_plan(column) else {
             return Ok(None);
         };
         let Body::Plain(file) = &self.body else {
             return Ok(None);
         };
-        let total: usize = plan.iter().map(|p| p.len).sum();
+        let field = self.schema.field(column).clone();
+        let DataType::FixedSizeList(item, size) = field.data_type() else {
+            return Ok(None);
+        };
+        let Some(width) = item.data_type().primitive_width() else {
+            return Ok(None);
+        };
+        let row_bytes = (*size as usize) * width;
+        let pieces = match rows {
+            None => plan,
+            Some(rows) => match self.rows_in_plan(&plan, rows, row_bytes) {
+                Some(pieces) => pieces,
+                None => return Ok(None),
+            },
+        };
+        let total: usize = pieces.iter().map(|p| p.len).sum();
         let mut values = MutableBuffer::with_capacity(total);
         let base = values.as_mut_ptr();
         let mut at_byte = 0usize;
-        for piece in &plan {
+        for piece in &pieces {
             // SAFETY: the pieces' lengths sum to `total`, the buffer's capacity, so each read
             // lands inside the allocation; nothing references the uninitialised bytes meanwhile.
             unsafe { pread_exact(file, base.add(at_byte), piece.len, piece.offset) }
@@ -37,11 +64,7 @@ impl IpcFile {
         // SAFETY: every byte up to `total` was written by the reads above, and the items are
         // a fixed-width primitive, for which every bit pattern is a value.
         unsafe { values.set_len(total) };
-        let field = self.schema.field(column).clone();
-        let DataType::FixedSizeList(item, size) = field.data_type() else {
-            return Ok(None);
-        };
-        let items = total / item.data_type().primitive_width().unwrap_or(1);
+        let items = total / width;
         let data = ArrayData::builder(item.data_type().clone())
             .len(items)
             .add_buffer(Buffer::from(values))
@@ -49,6 +72,30 @@ impl IpcFile {
         let list = FixedSizeListArray::try_new(item.clone(), *size, make_array(data), None)?;
         let schema = Arc::new(Schema::new(vec![field]));
         Ok(Some(RecordBatch::try_new(schema, vec![Arc::new(list)])?))
+    }
+
+    /// Where each of `rows` lies, `row_bytes` each, given each block's values (`plan`, one
+    /// piece per block in order); `None` when a row is past the end.
+    fn rows_in_plan(&self, plan: &[Piece], rows: &[u64], row_bytes: usize) -> Option<Vec<Piece>> {
+        // The first row of each block, and the total after the last.
+        let mut starts = Vec::with_capacity(self.rows.len() + 1);
+        let mut start = 0u64;
+        for &count in &self.rows {
+            starts.push(start);
+            start += count;
+        }
+        rows.iter()
+            .map(|&row| {
+                let block = starts.partition_point(|&s| s <= row).checked_sub(1)?;
+                let within = usize::try_from(row.checked_sub(starts[block])?).ok()?;
+                let piece = plan.get(block)?;
+                let from = within.checked_mul(row_bytes)?;
+                (from + row_bytes <= piece.len).then(|| Piece {
+                    offset: piece.offset + from as u64,
+                    len: row_bytes,
+                })
+            })
+            .collect()
     }
 
     /// Where each block's values lie in the file, when the column qualifies.
@@ -168,5 +215,33 @@ mod tests {
         assert!(file.read_fixed_list(0).unwrap().is_none());
         assert!(file.read_fixed_list(1).unwrap().is_none());
         assert!(file.read_fixed_list(2).unwrap().is_none());
+    }
+
+    #[test]
+    fn picked_rows_read_in_their_order_equal_a_take() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.arrow");
+        let batches = [matrix_batch(3, 4, 0.0), matrix_batch(5, 4, 100.0)];
+        let schema = batches[0].schema();
+        let whole = arrow::compute::concat_batches(&schema, &batches).unwrap();
+        crate::file::write_file(&path, &schema, &batches, Compression::None).unwrap();
+        let file = IpcFile::open(&path).unwrap();
+        // Both blocks, out of order, a block's first and last rows, a repeat.
+        let rows = [7u64, 0, 3, 2, 5, 3];
+        let picked = file.read_fixed_list_rows(0, Some(&rows)).unwrap().unwrap();
+        let indices = arrow::array::UInt64Array::from(rows.to_vec());
+        let expected = arrow::compute::take(whole.column(0), &indices, None).unwrap();
+        assert_eq!(picked.column(0).as_ref(), expected.as_ref());
+        assert!(
+            file.read_fixed_list_rows(0, Some(&[8])).unwrap().is_none(),
+            "past the end"
+        );
+        assert_eq!(
+            file.read_fixed_list_rows(0, Some(&[]))
+                .unwrap()
+                .unwrap()
+                .num_rows(),
+            0
+        );
     }
 }

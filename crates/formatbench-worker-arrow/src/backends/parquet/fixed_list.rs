@@ -10,10 +10,14 @@
 //! small blocks as it goes, and returns `None` (the generic reader then runs) for any file
 //! that is not of that shape. Each row group's rows are split among the
 //! threads; a thread starts at its first row by skipping whole pages through the offset index.
+//!
+//! An uncompressed, plain-encoded list needs no column reader at all: [`plain`] reads its
+//! values from the file straight into the matrix, as a `.npy` read does.
 
 use crate::parallel::on_threads;
 use crate::WorkerError;
 use arrow::array::{ArrayRef, FixedSizeListArray, Float32Array, RecordBatch};
+use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{DataType, Field, FieldRef, Schema};
 use parquet::basic::Type as PhysicalType;
 use parquet::column::reader::get_typed_column_reader;
@@ -22,6 +26,16 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::serialized_reader::ReadOptionsBuilder;
 use std::fs::File;
 use std::sync::{Arc, Mutex};
+
+mod levels;
+mod page_header;
+mod plain;
+
+/// How the leaf's values were read, for the read's description.
+pub(super) const PLAIN_PAGES: &str =
+    "fixed-size float list: plain pages read straight into the matrix (header and levels checked)";
+pub(super) const LEAF_VALUES: &str =
+    "fixed-size float list read from its leaf values (levels checked)";
 
 /// Values read per call (256 KiB of floats, with 512 KiB of levels): the levels are still in
 /// cache when they are checked.
@@ -51,13 +65,13 @@ struct Part {
 /// file at `path` as one batch on up to `threads` threads: every row, or the `rows` given
 /// (ascending, distinct, in range) in that order, skipping the others a page at a time where
 /// it can; `None` when the file holds a null or a row of another length, so the generic reader
-/// must run.
+/// must run. With the batch comes how it was read ([`PLAIN_PAGES`] or [`LEAF_VALUES`]).
 pub(super) fn read(
     path: &std::path::Path,
     field: &FieldRef,
     rows: Option<&[usize]>,
     threads: usize,
-) -> Result<Option<RecordBatch>, WorkerError> {
+) -> Result<Option<(RecordBatch, &'static str)>, WorkerError> {
     let Some(width) = float_list_width(field) else {
         return Ok(None);
     };
@@ -75,6 +89,15 @@ pub(super) fn read(
         return Ok(None);
     }
     let threads = threads.max(1);
+    let file = File::open(path)?;
+    if rows.is_some() {
+        ipc_parts::file::advise_random(&file);
+    }
+    if let Some(values) = plain::read(&file, meta, leaf, width, rows, threads)? {
+        let count = values.len() / std::mem::size_of::<f32>();
+        let batch = batch_of(field, width, ScalarBuffer::new(values, 0, count))?;
+        return Ok(batch.map(|batch| (batch, PLAIN_PAGES)));
+    }
     let total_rows = rows_of(meta.file_metadata().num_rows())?;
     let wanted = rows.map_or(total_rows, <[usize]>::len);
     let mut parts = Vec::new();
@@ -140,14 +163,23 @@ pub(super) fn read(
     if values.len() != wanted * width {
         return Ok(None);
     }
-    let item = match field.data_type() {
-        DataType::FixedSizeList(item, _) => item.clone(),
-        _ => return Ok(None),
+    let batch = batch_of(field, width, values.into())?;
+    Ok(batch.map(|batch| (batch, LEAF_VALUES)))
+}
+
+/// `values` as the one column `field` (a list of `width` floats) of a batch.
+fn batch_of(
+    field: &FieldRef,
+    width: usize,
+    values: ScalarBuffer<f32>,
+) -> Result<Option<RecordBatch>, WorkerError> {
+    let DataType::FixedSizeList(item, _) = field.data_type() else {
+        return Ok(None);
     };
     let list: ArrayRef = Arc::new(FixedSizeListArray::try_new(
-        item,
+        item.clone(),
         width as i32,
-        Arc::new(Float32Array::from(values)),
+        Arc::new(Float32Array::new(values, None)),
         None,
     )?);
     let schema = Arc::new(Schema::new(vec![field.as_ref().clone()]));
@@ -248,9 +280,27 @@ mod tests {
         Arc::new(Field::new("item", DataType::Float32, false))
     }
 
+    /// How a test file is written: each way takes another path through the reader.
+    #[derive(Debug, Clone, Copy)]
+    enum Written {
+        /// Uncompressed version 1 pages: the plain path.
+        Plain,
+        /// Uncompressed version 2 pages: the plain path.
+        PlainV2,
+        /// Snappy: the column reader.
+        Snappy,
+    }
+
     /// Writes `column` as the one column `features` in row groups of `group_rows` and pages of
     /// at most 7 rows, so reads cross pages and threads start mid-group.
-    fn write(dir: &tempfile::TempDir, column: ArrayRef, group_rows: usize) -> std::path::PathBuf {
+    fn write(
+        dir: &tempfile::TempDir,
+        column: ArrayRef,
+        group_rows: usize,
+        written: Written,
+    ) -> std::path::PathBuf {
+        use parquet::basic::Compression;
+        use parquet::file::properties::WriterVersion;
         let field = Field::new("features", column.data_type().clone(), true);
         let batch = RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![column]).unwrap();
         let path = dir.path().join("data.parquet");
@@ -258,10 +308,20 @@ mod tests {
             .set_max_row_group_row_count(Some(group_rows))
             .set_data_page_row_count_limit(7)
             .set_write_batch_size(7)
-            .build();
-        let mut writer =
-            ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props))
-                .unwrap();
+            .set_dictionary_enabled(false);
+        let props = match written {
+            Written::Plain => props.set_compression(Compression::UNCOMPRESSED),
+            Written::PlainV2 => props
+                .set_compression(Compression::UNCOMPRESSED)
+                .set_writer_version(WriterVersion::PARQUET_2_0),
+            Written::Snappy => props.set_compression(Compression::SNAPPY),
+        };
+        let mut writer = ArrowWriter::try_new(
+            File::create(&path).unwrap(),
+            batch.schema(),
+            Some(props.build()),
+        )
+        .unwrap();
         writer.write(&batch).unwrap();
         writer.close().unwrap();
         path
@@ -290,25 +350,49 @@ mod tests {
     #[test]
     fn the_leaf_read_equals_the_generic_reader_on_any_split_of_rows_and_pages() {
         let dir = tempfile::tempdir().unwrap();
-        for (rows, width, group_rows, threads) in [
-            (100, 3, 1024, 1),
-            (100, 3, 1024, 2),
-            (257, 5, 40, 3),
-            (9, 1, 4, 4),
+        for (written, how) in [
+            (Written::Plain, PLAIN_PAGES),
+            (Written::PlainV2, PLAIN_PAGES),
+            (Written::Snappy, LEAF_VALUES),
         ] {
-            let list = fixed(rows, width);
-            let path = write(&dir, Arc::new(list.clone()), group_rows);
-            let field: FieldRef = Arc::new(Field::new("features", list.data_type().clone(), true));
-            let batch = read(&path, &field, None, threads).unwrap().unwrap();
-            assert_eq!(batch.num_rows(), rows);
-            let expected = generic(&path);
-            let expected =
-                arrow::compute::concat_batches(&expected[0].schema(), &expected).unwrap();
-            assert_eq!(
-                batch.column(0).as_ref(),
-                expected.column(0).as_ref(),
-                "{rows}×{width}"
-            );
+            for (rows, width, group_rows, threads) in [
+                (100, 3, 1024, 1),
+                (100, 3, 1024, 2),
+                (257, 5, 40, 3),
+                (9, 1, 4, 4),
+            ] {
+                let list = fixed(rows, width);
+                let path = write(&dir, Arc::new(list.clone()), group_rows, written);
+                let field: FieldRef =
+                    Arc::new(Field::new("features", list.data_type().clone(), true));
+                let expected = generic(&path);
+                let expected =
+                    arrow::compute::concat_batches(&expected[0].schema(), &expected).unwrap();
+                let case = format!("{written:?} {rows}×{width} in groups of {group_rows}");
+                let (batch, read_by) = read(&path, &field, None, threads).unwrap().unwrap();
+                assert_eq!(read_by, how, "{case}");
+                assert_eq!(batch.num_rows(), rows);
+                assert_eq!(
+                    batch.column(0).as_ref(),
+                    expected.column(0).as_ref(),
+                    "{case}"
+                );
+                // Picked rows: single rows, a run across pages and groups, the last row.
+                let picked: Vec<usize> = [0, 2, 3, 4, 5, 6, 7, 8, rows / 2, rows - 1]
+                    .into_iter()
+                    .filter(|&r| r < rows)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let (batch, read_by) = read(&path, &field, Some(&picked), threads)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(read_by, how, "{case}");
+                let indices =
+                    arrow::array::UInt32Array::from_iter_values(picked.iter().map(|&r| r as u32));
+                let expected = arrow::compute::take(expected.column(0), &indices, None).unwrap();
+                assert_eq!(batch.column(0).as_ref(), expected.as_ref(), "{case} picked");
+            }
         }
     }
 
@@ -325,32 +409,51 @@ mod tests {
         .unwrap();
         let fixed_type = list.data_type().clone();
         let field: FieldRef = Arc::new(Field::new("features", fixed_type, true));
-        let path = write(&dir, Arc::new(with_null), 1024);
-        assert!(
-            read(&path, &field, None, 2).unwrap().is_none(),
-            "a null row"
-        );
-        // A plain list whose row 11 holds 3 values, read as if it were fixed at 4.
-        let mut offsets = vec![0i32];
-        for r in 0..30 {
-            offsets.push(offsets[r] + if r == 11 { 3 } else { 4 });
+        // A plain list whose row 11 holds 3 values (and, `balanced`, row 12 five, so its page
+        // holds as many values as four-wide rows would), read as if it were fixed at 4.
+        let ragged = |balanced: bool| -> ArrayRef {
+            let mut offsets = vec![0i32];
+            for r in 0..30 {
+                let len = match r {
+                    11 => 3,
+                    12 if balanced => 5,
+                    _ => 4,
+                };
+                offsets.push(offsets[r] + len);
+            }
+            let total = *offsets.last().unwrap() as usize;
+            Arc::new(
+                ListArray::try_new(
+                    item(),
+                    arrow::buffer::OffsetBuffer::new(offsets.into()),
+                    Arc::new(Float32Array::from(vec![1.0; total])),
+                    None,
+                )
+                .unwrap(),
+            )
+        };
+        for written in [Written::Plain, Written::PlainV2, Written::Snappy] {
+            for (column, case) in [
+                (Arc::new(with_null.clone()) as ArrayRef, "a null row"),
+                (ragged(false), "a short row"),
+                (ragged(true), "a short row and a long one in one page"),
+            ] {
+                let path = write(&dir, column, 1024, written);
+                assert!(
+                    read(&path, &field, None, 2).unwrap().is_none(),
+                    "{written:?}: {case}"
+                );
+                assert!(
+                    read(&path, &field, Some(&[11, 12, 17]), 1)
+                        .unwrap()
+                        .is_none(),
+                    "{written:?}: {case}, picked"
+                );
+            }
+            // Not a fixed-size float list at all.
+            let path = write(&dir, ragged(false), 1024, written);
+            let plain: FieldRef = Arc::new(Field::new("features", DataType::Float32, true));
+            assert!(read(&path, &plain, None, 1).unwrap().is_none());
         }
-        let total = *offsets.last().unwrap() as usize;
-        let ragged = ListArray::try_new(
-            item(),
-            arrow::buffer::OffsetBuffer::new(offsets.into()),
-            Arc::new(Float32Array::from(vec![1.0; total])),
-            None,
-        )
-        .unwrap();
-        assert_eq!(ragged.len(), 30);
-        let path = write(&dir, Arc::new(ragged), 1024);
-        assert!(
-            read(&path, &field, None, 2).unwrap().is_none(),
-            "a short row"
-        );
-        // Not a fixed-size float list at all.
-        let plain: FieldRef = Arc::new(Field::new("features", DataType::Float32, true));
-        assert!(read(&path, &plain, None, 1).unwrap().is_none());
     }
 }

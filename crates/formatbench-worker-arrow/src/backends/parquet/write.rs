@@ -150,28 +150,45 @@ const CARDINALITY_SAMPLE_ROWS: usize = 8_192;
 /// every value is hashed into a dictionary that ends as large as the data.
 const DICTIONARY_MAX_DISTINCT_SHARE: f64 = 0.5;
 
-/// Columns whose sampled values (a fixed-size list's: its items) are mostly distinct: the
-/// default profile writes them (every leaf under them) without a dictionary, as Polars and DuckDB decide per column (arrow-rs would dictionary-encode every
-/// column, and a profile showed a third of the write in its interner).
-pub fn high_cardinality_columns(
+/// Below this share saved by snappy on a sample of a column's raw values, the column is
+/// stored uncompressed: a codec that saves nothing still costs every reader a copy of every
+/// page (random float features save 0.01 %; a sequential index saves half).
+const COMPRESSION_MIN_SAVING: f64 = 0.02;
+
+/// How the default profile writes each column, judged on a sample of the first batch.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ColumnChoices {
+    /// Columns whose sampled values (a fixed-size list's: its items) are mostly distinct:
+    /// written (every leaf under them) without a dictionary, as Polars and DuckDB decide per
+    /// column (arrow-rs would dictionary-encode every column, and a profile showed a third of
+    /// the write in its interner).
+    pub mostly_distinct: Vec<String>,
+    /// Of those, the fixed-width ones whose plain values snappy cannot shrink by
+    /// [`COMPRESSION_MIN_SAVING`]: written uncompressed. Their plain pages are their values,
+    /// so the sample's raw bytes stand for the pages.
+    pub incompressible: Vec<String>,
+}
+
+/// Judges every column of `batches` for the default profile ([`ColumnChoices`]), every
+/// `threads`-th column on each thread.
+pub fn judge_columns(
     batches: &[RecordBatch],
     threads: usize,
-) -> Result<Vec<String>, WorkerError> {
+) -> Result<ColumnChoices, WorkerError> {
     use arrow::row::{RowConverter, SortField};
     let Some(first) = batches.first() else {
-        return Ok(Vec::new());
+        return Ok(ColumnChoices::default());
     };
     let rows = first.num_rows().min(CARDINALITY_SAMPLE_ROWS);
     let columns = first.num_columns();
     if rows == 0 || columns == 0 {
-        return Ok(Vec::new());
+        return Ok(ColumnChoices::default());
     }
     let schema = first.schema();
-    // Columns are judged on separate threads (every `threads`-th column each): the sample is
-    // part of the timed write.
+    // Columns are judged on separate threads: the sample is part of the timed write.
     let threads = threads.clamp(1, columns);
     let judged = on_threads(threads, |t| {
-        let mut mostly_distinct = Vec::new();
+        let mut found = Vec::new();
         for i in (t..columns).step_by(threads) {
             // A fixed-size list of numbers (the array layout's features) is judged by its
             // items: they are the one leaf the dictionary would hold.
@@ -192,17 +209,42 @@ pub fn high_cardinality_columns(
                 .map(|r| encoded.row(r).data())
                 .collect();
             if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * sample.len() as f64 {
-                mostly_distinct.push(i);
+                found.push((i, incompressible(sample.as_ref())?));
             }
         }
-        Ok(mostly_distinct)
+        Ok(found)
     })?;
-    let mut indices: Vec<usize> = judged.into_iter().flatten().collect();
-    indices.sort_unstable();
-    Ok(indices
-        .into_iter()
-        .map(|i| schema.field(i).name().clone())
-        .collect())
+    let mut judged: Vec<(usize, bool)> = judged.into_iter().flatten().collect();
+    judged.sort_unstable();
+    let name = |i: usize| schema.field(i).name().clone();
+    Ok(ColumnChoices {
+        mostly_distinct: judged.iter().map(|&(i, _)| name(i)).collect(),
+        incompressible: judged
+            .iter()
+            .filter(|&&(_, incompressible)| incompressible)
+            .map(|&(i, _)| name(i))
+            .collect(),
+    })
+}
+
+/// Whether `sample`, a fixed-width array without nulls, saves under
+/// [`COMPRESSION_MIN_SAVING`] of its raw values under snappy; `false` for any other array.
+fn incompressible(sample: &dyn arrow::array::Array) -> Result<bool, WorkerError> {
+    let Some(width) = sample.data_type().primitive_width() else {
+        return Ok(false);
+    };
+    let data = sample.to_data();
+    let (Some(values), 0) = (data.buffers().first(), data.null_count()) else {
+        return Ok(false);
+    };
+    let start = data.offset() * width;
+    let Some(raw) = values.as_slice().get(start..start + data.len() * width) else {
+        return Ok(false);
+    };
+    let compressed = snap::raw::Encoder::new()
+        .compress_vec(raw)
+        .map_err(|e| WorkerError::Invalid(format!("snappy on a column sample: {e}")))?;
+    Ok((compressed.len() as f64) > (1.0 - COMPRESSION_MIN_SAVING) * raw.len() as f64)
 }
 
 #[cfg(test)]
@@ -232,14 +274,16 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(
-            high_cardinality_columns(std::slice::from_ref(&batch), 1).unwrap(),
+            judge_columns(std::slice::from_ref(&batch), 1)
+                .unwrap()
+                .mostly_distinct,
             vec!["distinct".to_string()]
         );
         assert_eq!(
-            high_cardinality_columns(&[batch], 2).unwrap(),
+            judge_columns(&[batch], 2).unwrap().mostly_distinct,
             vec!["distinct".to_string()]
         );
-        assert!(high_cardinality_columns(&[], 2).unwrap().is_empty());
+        assert_eq!(judge_columns(&[], 2).unwrap(), ColumnChoices::default());
     }
 
     #[test]
@@ -259,8 +303,52 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(
-            high_cardinality_columns(&[batch], 2).unwrap(),
+            judge_columns(&[batch], 2).unwrap().mostly_distinct,
             vec!["distinct".to_string()]
+        );
+    }
+
+    #[test]
+    fn only_distinct_fixed_width_values_snappy_cannot_shrink_go_uncompressed() {
+        use arrow::array::{FixedSizeListArray, Float32Array};
+        use arrow::datatypes::Field;
+        // Random float bits (a 64-bit LCG's high bits): no codec shrinks them.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            f32::from_bits((state >> 32) as u32 & 0x3FFF_FFFF)
+        };
+        let n = 10_000;
+        let noise: Vec<f32> = (0..n * 4).map(|_| random()).collect();
+        let item = Arc::new(Field::new("item", DataType::Float32, false));
+        let features =
+            FixedSizeListArray::try_new(item, 4, Arc::new(Float32Array::from(noise.clone())), None)
+                .unwrap();
+        let batch = RecordBatch::try_from_iter([
+            (
+                "index",
+                Arc::new(Int64Array::from_iter_values(0..n as i64)) as ArrayRef,
+            ),
+            ("noise", Arc::new(Float32Array::from(noise[..n].to_vec()))),
+            ("features", Arc::new(features)),
+            (
+                "names",
+                Arc::new(StringArray::from_iter_values(
+                    (0..n).map(|i| format!("{i:x}")),
+                )),
+            ),
+        ])
+        .unwrap();
+        let choices = judge_columns(&[batch], 2).unwrap();
+        assert_eq!(
+            choices.mostly_distinct,
+            ["index", "noise", "features", "names"].map(String::from)
+        );
+        assert_eq!(
+            choices.incompressible,
+            ["noise", "features"].map(String::from)
         );
     }
 }
