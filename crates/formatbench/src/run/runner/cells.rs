@@ -179,6 +179,11 @@ fn prepare_artifact(
                 record.reason = Some(format!("preparing the artifact failed: {reason}"));
             }
             (Ok(answer), Ok(uploaded)) if answer.status == AnswerStatus::Ok => {
+                // A local artifact enters the page cache as if read from storage, whoever
+                // wrote it and in whatever write calls.
+                if uploaded.is_none() {
+                    crate::run::cache::settle(&formatbench_protocol::files_under(dir))?;
+                }
                 record.size_bytes = answer.size_bytes;
                 let values = source.rows * source.schema.fields().len() as u64;
                 record.bytes_per_value = answer
