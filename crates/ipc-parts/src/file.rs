@@ -42,6 +42,7 @@ mod compress;
 mod decompress;
 mod direct;
 mod fixed_list;
+mod lz4_frame;
 mod open;
 
 pub use compress::ZSTD_LEVEL;
@@ -168,7 +169,7 @@ pub struct IpcFile {
     codec: String,
     trusted: bool,
     ranged: Option<columns::RangedBlocks>,
-    /// Threads a compressed block's buffers are decompressed on (1: arrow's decoder does it).
+    /// Threads a compressed block's buffers are decompressed on.
     threads: usize,
 }
 
@@ -350,8 +351,10 @@ impl IpcFile {
         bytes: &Buffer,
     ) -> Result<RecordBatch> {
         let block = self.block_at(index)?;
-        let plain = match (self.threads, self.codec.as_str()) {
-            (1, _) | (_, "none") => None,
+        // Even on one thread: an LZ4 buffer decodes here straight into its place, where
+        // arrow's decoder gives every buffer a frame decoder with a zeroed block buffer.
+        let plain = match self.codec.as_str() {
+            "none" => None,
             _ => {
                 let wanted = self.wanted_buffers(decoder);
                 let meta_len = block.metaDataLength().max(0) as usize;

@@ -5,6 +5,7 @@
 
 use super::compress::STORED_AS_IS;
 use super::direct::{batch_header, BatchHeader};
+use super::lz4_frame::{self, Bad};
 use super::{Compression, ALIGNMENT};
 use crate::error::{Result, StoreError};
 use crate::parallel::in_turn;
@@ -155,14 +156,20 @@ fn one(
 ) -> Result<()> {
     let short = || corrupt("buffer, shorter than its stated length");
     match compression {
-        Compression::Lz4 => {
-            let mut decoder = lz4_flex::frame::FrameDecoder::new(frame);
-            decoder.read_exact(into).map_err(|_| short())?;
-            // A frame longer than its stated length is as corrupt as a shorter one.
-            if decoder.read(&mut [0u8]).map_err(|_| short())? != 0 {
-                return Err(corrupt("buffer, longer than its stated length"));
+        Compression::Lz4 => match lz4_frame::decode_into(frame, into) {
+            Ok(true) => {}
+            Ok(false) => {
+                let mut decoder = lz4_flex::frame::FrameDecoder::new(frame);
+                decoder.read_exact(into).map_err(|_| short())?;
+                // A frame longer than its stated length is as corrupt as a shorter one.
+                if decoder.read(&mut [0u8]).map_err(|_| short())? != 0 {
+                    return Err(corrupt("buffer, longer than its stated length"));
+                }
             }
-        }
+            Err(Bad::Short) => return Err(short()),
+            Err(Bad::Long) => return Err(corrupt("buffer, longer than its stated length")),
+            Err(Bad::Corrupt) => return Err(corrupt("lz4 frame")),
+        },
         Compression::Zstd => {
             let decompressor = match zstd {
                 Some(d) => d,
