@@ -205,10 +205,15 @@ pub fn judge_columns(
             }
             let converter = RowConverter::new(vec![SortField::new(sample.data_type().clone())])?;
             let encoded = converter.convert_columns(std::slice::from_ref(&sample))?;
-            let distinct: std::collections::HashSet<&[u8]> = (0..encoded.num_rows())
-                .map(|r| encoded.row(r).data())
+            // Distinct values counted by their rows' 64-bit hashes, sorted: SipHash in a
+            // hash set cost an eighth of a write's CPU time at 100k × 61.
+            let mut hashes: Vec<u64> = (0..encoded.num_rows())
+                .map(|r| xxhash_rust::xxh3::xxh3_64(encoded.row(r).data()))
                 .collect();
-            if distinct.len() as f64 > DICTIONARY_MAX_DISTINCT_SHARE * sample.len() as f64 {
+            hashes.sort_unstable();
+            hashes.dedup();
+            let distinct = hashes.len();
+            if distinct as f64 > DICTIONARY_MAX_DISTINCT_SHARE * sample.len() as f64 {
                 found.push((i, incompressible(sample.as_ref())?));
             }
         }
