@@ -17,7 +17,7 @@ pub struct Npy;
 const MAGIC: &[u8] = b"\x93NUMPY\x01\x00";
 const HEADER_ALIGN: usize = 64;
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Dtype {
     F32,
     F64,
@@ -32,6 +32,7 @@ impl Dtype {
     }
 }
 
+#[derive(Debug)]
 struct Header {
     dtype: Dtype,
     rows: usize,
@@ -111,11 +112,22 @@ fn read_header(file: &File) -> Result<Header, WorkerError> {
     let [rows, cols] = dims[..] else {
         return Err(bad("not 2-D"));
     };
+    // Every later offset is a product of these: they must fit the file, or a corrupt shape
+    // would size buffers and reads apart.
+    let data_offset = 10 + len;
+    let end = rows
+        .checked_mul(cols)
+        .and_then(|values| values.checked_mul(dtype.width()))
+        .and_then(|bytes| bytes.checked_add(data_offset));
+    match end {
+        Some(end) if end as u64 <= file.metadata()?.len() => {}
+        _ => return Err(bad("its shape holds more values than the file")),
+    }
     Ok(Header {
         dtype,
         rows,
         cols,
-        data_offset: 10 + len,
+        data_offset,
     })
 }
 
@@ -168,8 +180,11 @@ fn read_rows(
         cols: usize,
         threads: usize,
     ) -> Result<Vec<T>, WorkerError> {
-        let row_bytes = cols * std::mem::size_of::<T>();
-        let count = offsets.len() * cols;
+        let too_big = || WorkerError::Invalid("a take larger than memory can address".into());
+        let row_bytes = cols
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(too_big)?;
+        let count = offsets.len().checked_mul(cols).ok_or_else(too_big)?;
         let mut values: Vec<T> = Vec::with_capacity(count);
         // An address, not a pointer, crosses to the threads (a raw pointer is not `Sync`).
         let base = values.as_mut_ptr() as usize;
@@ -442,5 +457,34 @@ impl Backend for Npy {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A `.npy` file of `rows × cols` float32 zeros whose header claims `claimed_rows`.
+    fn npy(dir: &tempfile::TempDir, rows: usize, cols: usize, claimed_rows: usize) -> File {
+        let path = dir.path().join("data.npy");
+        let mut bytes = header_bytes(Dtype::F32, claimed_rows, cols);
+        bytes.extend(vec![0u8; rows * cols * 4]);
+        std::fs::write(&path, bytes).unwrap();
+        File::open(path).unwrap()
+    }
+
+    #[test]
+    fn a_shape_the_file_cannot_hold_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = read_header(&npy(&dir, 3, 4, 3)).unwrap();
+        assert_eq!((header.rows, header.cols), (3, 4));
+        let error = read_header(&npy(&dir, 3, 4, 4)).unwrap_err().to_string();
+        assert!(error.contains("more values than the file"), "{error}");
+        // A shape whose byte count wraps around.
+        let error = read_header(&npy(&dir, 3, 4, usize::MAX / 2))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("more values than the file"), "{error}");
     }
 }

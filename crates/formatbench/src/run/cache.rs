@@ -47,8 +47,14 @@ pub fn settle(files: &[PathBuf]) -> Result<(), Error> {
 fn read_in(path: &PathBuf) -> Result<(), Error> {
     let mut file = std::fs::File::open(path).map_err(Error::at("open", path))?;
     let mut buf = vec![0u8; 1 << 20];
-    while file.read(&mut buf)? > 0 {}
-    Ok(())
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::at("read", path)(e)),
+        }
+    }
 }
 
 /// Writes the file's dirty pages back (they cannot be dropped) and drops its pages with

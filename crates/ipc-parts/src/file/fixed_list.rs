@@ -42,7 +42,12 @@ impl IpcFile {
         let Some(width) = item.data_type().primitive_width() else {
             return Ok(None);
         };
-        let row_bytes = (*size as usize) * width;
+        let Some(row_bytes) = usize::try_from(*size)
+            .ok()
+            .and_then(|n| n.checked_mul(width))
+        else {
+            return Ok(None);
+        };
         let pieces = match rows {
             None => plan,
             Some(rows) => match self.rows_in_plan(&plan, rows, row_bytes) {
@@ -50,7 +55,13 @@ impl IpcFile {
                 None => return Ok(None),
             },
         };
-        let total: usize = pieces.iter().map(|p| p.len).sum();
+        // A corrupt footer's lengths must not wrap the sum the buffer is sized by.
+        let Some(total) = pieces
+            .iter()
+            .try_fold(0usize, |sum, p| sum.checked_add(p.len))
+        else {
+            return Ok(None);
+        };
         let mut values = MutableBuffer::with_capacity(total);
         let base = values.as_mut_ptr();
         let mut at_byte = 0usize;
@@ -82,7 +93,7 @@ impl IpcFile {
         let mut start = 0u64;
         for &count in &self.rows {
             starts.push(start);
-            start += count;
+            start = start.checked_add(count)?;
         }
         rows.iter()
             .map(|&row| {
@@ -121,13 +132,18 @@ impl IpcFile {
                 return None;
             }
             let (offset, len) = listed[2];
-            let needed = usize::try_from(*rows).ok()? * (*size as usize) * width;
-            if (len as usize) < needed || offset + len > block.bodyLength() as u64 {
+            let needed = usize::try_from(*rows)
+                .ok()?
+                .checked_mul(usize::try_from(*size).ok()?)?
+                .checked_mul(width)?;
+            if (len as usize) < needed || offset.checked_add(len)? > block.bodyLength() as u64 {
                 return None;
             }
-            let body_start = block.offset() as u64 + block.metaDataLength() as u64;
+            let body_start = u64::try_from(block.offset())
+                .ok()?
+                .checked_add(u64::try_from(block.metaDataLength()).ok()?)?;
             plan.push(Piece {
-                offset: body_start + offset,
+                offset: body_start.checked_add(offset)?,
                 len: needed,
             });
         }

@@ -2,7 +2,9 @@
 //! allocates and zeroes a buffer of the frame's largest block size (up to 4 MiB) for every
 //! frame and copies each block out of it; an IPC body holds one frame per buffer, so a
 //! projection of a compressed file paid that for every column it read. Frames with a
-//! checksum or a dictionary id, or followed by anything, are left to lz4_flex's decoder.
+//! checksum or a dictionary id, or followed by anything (or by a content size short of the
+//! buffer: another frame may follow), are left to lz4_flex's decoder. The header checksum
+//! byte is not checked: a corrupt frame fails in its blocks or its length.
 
 const MAGIC: u32 = 0x184D_2204;
 /// How far back a linked block's matches reach into the blocks before it.
@@ -49,7 +51,8 @@ pub(super) fn decode_into(frame: &[u8], into: &mut [u8]) -> Result<bool, Bad> {
         let size = frame.get(at..at + 8).ok_or(Bad::Corrupt)?;
         let size = u64::from_le_bytes(size.try_into().map_err(|_| Bad::Corrupt)?);
         match size.cmp(&(into.len() as u64)) {
-            std::cmp::Ordering::Less => return Err(Bad::Short),
+            // Another frame may follow with the rest: lz4_flex's decoder reads on.
+            std::cmp::Ordering::Less => return Ok(false),
             std::cmp::Ordering::Greater => return Err(Bad::Long),
             std::cmp::Ordering::Equal => {}
         }
@@ -147,7 +150,13 @@ mod tests {
             assert_eq!(into, source, "{len} {mode:?}");
             // One byte more or less than the frame holds.
             let mut long = vec![0u8; len + 1];
-            assert_eq!(decode_into(&frame, &mut long), Err(Bad::Short));
+            // A stated content size short of the buffer may be followed by another frame.
+            let expected = if content_size {
+                Ok(false)
+            } else {
+                Err(Bad::Short)
+            };
+            assert_eq!(decode_into(&frame, &mut long), expected);
             if len > 0 {
                 let mut short = vec![0u8; len - 1];
                 assert!(matches!(
@@ -168,6 +177,12 @@ mod tests {
         let mut two = frame(&source, FrameInfo::new());
         two.extend(frame(b"more", FrameInfo::new()));
         assert_eq!(decode_into(&two, &mut into), Ok(false));
+        // The first of two frames states its size: the buffer is both.
+        let sized = FrameInfo::new().content_size(Some(source.len() as u64));
+        let mut two = frame(&source, sized);
+        two.extend(frame(b"more", FrameInfo::new()));
+        let mut both = vec![0u8; source.len() + 4];
+        assert_eq!(decode_into(&two, &mut both), Ok(false));
         assert_eq!(decode_into(b"ARROW1", &mut into), Ok(false), "not a frame");
         assert_eq!(decode_into(b"xy", &mut into), Err(Bad::Corrupt));
     }

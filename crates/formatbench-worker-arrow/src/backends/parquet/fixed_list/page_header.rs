@@ -7,6 +7,7 @@
 const DATA_PAGE: i32 = 0;
 const DATA_PAGE_V2: i32 = 3;
 pub(super) const PLAIN: i32 = 0;
+const RLE: i32 = 3;
 
 /// Thrift compact wire types.
 const TRUE: u8 = 1;
@@ -53,7 +54,11 @@ pub(super) struct V2Levels {
 pub(super) fn read(bytes: &[u8]) -> Option<PageHeader> {
     let mut input = Compact { bytes, at: 0 };
     let (mut kind, mut header) = (None, PageHeader::default());
+    // Required fields: an encoding that is absent is no encoding (0 would read as PLAIN).
+    header.encoding = -1;
     let mut v1_seen = false;
+    // Version 1 levels: both must be RLE (the length-prefixed hybrid), not the old BIT_PACKED.
+    let mut v1_levels_rle = [false, false];
     input.fields(0, &mut |input, id, wire| {
         match (id, wire) {
             (1, I32) => kind = Some(input.i32()?),
@@ -65,6 +70,8 @@ pub(super) fn read(bytes: &[u8]) -> Option<PageHeader> {
                     match (id, wire) {
                         (1, I32) => header.num_values = usize::try_from(input.i32()?).ok()?,
                         (2, I32) => header.encoding = input.i32()?,
+                        (3, I32) => v1_levels_rle[0] = input.i32()? == RLE,
+                        (4, I32) => v1_levels_rle[1] = input.i32()? == RLE,
                         _ => input.skip(wire, 2)?,
                     }
                     Some(())
@@ -98,7 +105,7 @@ pub(super) fn read(bytes: &[u8]) -> Option<PageHeader> {
     })?;
     header.header_len = input.at;
     let is_data = match kind? {
-        DATA_PAGE => v1_seen && header.v2.is_none(),
+        DATA_PAGE => v1_seen && header.v2.is_none() && v1_levels_rle == [true, true],
         DATA_PAGE_V2 => !v1_seen && header.v2.is_some(),
         _ => false,
     };

@@ -53,7 +53,19 @@ pub(super) fn read(
         return Ok(None);
     }
     let wanted: usize = pages.iter().flat_map(|p| &p.runs).map(|r| r.1).sum();
-    let Some(total) = wanted.checked_mul(width * FLOAT) else {
+    // Rows the offset index leaves out would be left out of the matrix: the pages must hold
+    // every row asked for.
+    let asked = match rows {
+        Some(rows) => rows.len(),
+        None => usize::try_from(meta.file_metadata().num_rows()).unwrap_or(usize::MAX),
+    };
+    if wanted != asked {
+        return Ok(None);
+    }
+    let Some(total) = width
+        .checked_mul(FLOAT)
+        .and_then(|row| wanted.checked_mul(row))
+    else {
         return Ok(None);
     };
     let mut out = MutableBuffer::with_capacity(total);
@@ -68,8 +80,12 @@ pub(super) fn read(
                 return Ok(false);
             };
             for &(first, count, out_row) in &page.runs {
-                let (len, at) = (count * width * FLOAT, out_row * width * FLOAT);
-                if at + len > total || first + count > page.rows {
+                let row = width * FLOAT;
+                let (Some(len), Some(at)) = (count.checked_mul(row), out_row.checked_mul(row))
+                else {
+                    return Ok(false);
+                };
+                if at.saturating_add(len) > total || first.saturating_add(count) > page.rows {
                     return Ok(false);
                 }
                 let from = page.offset + (values_at + first * width * FLOAT) as u64;
@@ -107,6 +123,12 @@ fn plan(meta: &ParquetMetaData, leaf: usize, rows: Option<&[usize]>) -> Option<V
         }
         let group_rows = usize::try_from(row_group.num_rows()).ok()?;
         let locations = index.offset_index(group, leaf)?.page_locations();
+        // The pages cover the group from its first row.
+        match locations.first() {
+            Some(first) if first.first_row_index == 0 => {}
+            None if group_rows == 0 => {}
+            _ => return None,
+        }
         for (i, location) in locations.iter().enumerate() {
             let first = usize::try_from(location.first_row_index).ok()?;
             let end = match locations.get(i + 1) {
@@ -123,7 +145,7 @@ fn plan(meta: &ParquetMetaData, leaf: usize, rows: Option<&[usize]>) -> Option<V
                     runs_of(held, start, out_row)
                 }
             };
-            out_row += runs.iter().map(|r| r.1).sum::<usize>();
+            out_row = out_row.checked_add(runs.iter().map(|r| r.1).sum::<usize>())?;
             if !runs.is_empty() && page_rows > 0 {
                 pages.push(Page {
                     offset: u64::try_from(location.offset).ok()?,
@@ -133,7 +155,7 @@ fn plan(meta: &ParquetMetaData, leaf: usize, rows: Option<&[usize]>) -> Option<V
                 });
             }
         }
-        group_start += group_rows;
+        group_start = group_start.checked_add(group_rows)?;
     }
     Some(pages)
 }
@@ -164,10 +186,18 @@ fn checked_values(
     max_def: i16,
     prefix: &mut Vec<u8>,
 ) -> Result<Option<usize>, WorkerError> {
-    let values = page.rows * width;
+    // A page's levels count is an i32 in its header: more is no page of ours.
+    let values = match page.rows.checked_mul(width) {
+        Some(values) if values <= i32::MAX as usize => values,
+        _ => return Ok(None),
+    };
     let Some(before) = page.len.checked_sub(values * FLOAT) else {
         return Ok(None);
     };
+    // The header and levels of a page read from the file: no larger than the file.
+    if page.offset.saturating_add(page.len as u64) > file.metadata()?.len() {
+        return Ok(None);
+    }
     prefix.clear();
     prefix.resize(before, 0);
     file.read_exact_at(prefix, page.offset)?;
