@@ -44,22 +44,30 @@ pub fn by_groups(
     Ok(parts.into_iter().flatten().collect())
 }
 
-/// Runs `work(i)` for `i` in `0..count`, each on its own scoped thread, keeping the order of
-/// results; a panicking thread becomes an error.
+/// Runs `work(i)` for `i` in `0..count`, keeping the order of results: `work(0)` on the calling
+/// thread and each other on its own scoped thread; a panic becomes an error. The calling
+/// thread's share then keeps its allocator heap from one timed call to the next, where a
+/// thread spawned per call starts with an empty heap and takes its pages fresh from the
+/// kernel: a 100k × 61 Parquet write over 20 calls took 103 ms per call (183 ms CPU time) with
+/// every share on a spawned thread and 82–89 ms (146–161 ms) so.
 pub fn on_threads<T: Send>(
     count: usize,
     work: impl Fn(usize) -> Result<T, WorkerError> + Sync,
 ) -> Result<Vec<T>, WorkerError> {
     let work = &work;
+    let panicked = || WorkerError::Invalid("a worker thread panicked".into());
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..count).map(|i| scope.spawn(move || work(i))).collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(WorkerError::Invalid("a worker thread panicked".into()))
-                })
-            })
+        let handles: Vec<_> = (1..count).map(|i| scope.spawn(move || work(i))).collect();
+        let here = (count > 0).then(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(0)))
+                .unwrap_or_else(|_| Err(panicked()))
+        });
+        here.into_iter()
+            .chain(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(panicked()))),
+            )
             .collect()
     })
 }
@@ -108,5 +116,23 @@ mod tests {
         assert_eq!(split(&[7], 4), vec![vec![7]]);
         assert_eq!(split(&[1, 2, 3], 1), vec![vec![1, 2, 3]]);
         assert!(split(&[], 3).iter().all(Vec::is_empty));
+    }
+
+    #[test]
+    fn on_threads_keeps_order_runs_share_zero_here_and_turns_panics_into_errors() {
+        let here = std::thread::current().id();
+        let ran = on_threads(4, |i| Ok((i, std::thread::current().id() == here)));
+        let ran = ran.map_err(|e| e.to_string());
+        assert_eq!(ran, Ok(vec![(0, true), (1, false), (2, false), (3, false)]));
+        for failing in [0, 2] {
+            let failed = on_threads(3, |i| {
+                if i == failing {
+                    panic!("share {i} fails");
+                }
+                Ok(i)
+            });
+            assert!(matches!(failed, Err(WorkerError::Invalid(m)) if m.contains("panicked")));
+        }
+        assert!(on_threads(0, Ok).is_ok_and(|v: Vec<usize>| v.is_empty()));
     }
 }
