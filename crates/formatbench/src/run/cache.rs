@@ -68,26 +68,37 @@ fn populate_huge(file: &std::fs::File, len: u64) -> bool {
     let Ok(len) = usize::try_from(len) else {
         return false;
     };
-    // SAFETY: a private read-only mapping of a file we hold open, never dereferenced here;
-    // the kernel faults its pages in and it is unmapped before returning.
+    // SAFETY: the mapping is never dereferenced here; the kernel faults its pages in and it
+    // is unmapped before returning.
     unsafe {
-        let addr = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_PRIVATE,
-            file.as_raw_fd(),
-            0,
-        );
-        if addr == libc::MAP_FAILED {
+        let Some(addr) = map_read_only(file, len) else {
             return false;
-        }
+        };
         // Advice only: without it the file still comes in whole, in readahead's folio sizes.
         libc::madvise(addr, len, libc::MADV_HUGEPAGE);
         let populated = libc::madvise(addr, len, libc::MADV_POPULATE_READ) == 0;
         libc::munmap(addr, len);
         populated
     }
+}
+
+/// Maps `len` bytes of `file`, private and read-only; `None` where the kernel refuses.
+///
+/// # Safety
+/// The caller reads only within `len` and unmaps the mapping (`libc::munmap(addr, len)`).
+unsafe fn map_read_only(file: &std::fs::File, len: usize) -> Option<*mut libc::c_void> {
+    // SAFETY: a new mapping of a file the caller holds open; the kernel places it.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    (addr != libc::MAP_FAILED).then_some(addr)
 }
 
 /// Reads the whole file through the page cache in 1 MiB reads.
@@ -153,15 +164,7 @@ mod tests {
         };
         // SAFETY: a read-only mapping of a file this test owns, read within its length.
         unsafe {
-            let addr = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            );
-            assert_ne!(addr, libc::MAP_FAILED);
+            let addr = map_read_only(&file, len).unwrap();
             let before = minor_faults();
             let mut sum = 0u64;
             for offset in (0..len).step_by(4096) {
