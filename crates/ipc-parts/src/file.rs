@@ -44,9 +44,11 @@ mod direct;
 mod fixed_list;
 mod lz4_frame;
 mod open;
+mod pieces;
 
 pub use compress::ZSTD_LEVEL;
 pub use open::FooterRead;
+pub use pieces::{pread_pieces, Piece};
 
 /// Writes `batches` as one IPC file at `path`; returns its size in bytes once it is closed.
 /// The file is not synced: that is the commit's job. Files of the types the gathered writer

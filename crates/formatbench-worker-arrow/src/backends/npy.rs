@@ -185,27 +185,29 @@ fn read_rows(
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(too_big)?;
         let count = offsets.len().checked_mul(cols).ok_or_else(too_big)?;
+        let bytes = count
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(too_big)?;
+        let rows: Vec<ipc_parts::file::Piece> = offsets
+            .iter()
+            .map(|&offset| ipc_parts::file::Piece {
+                offset,
+                len: row_bytes,
+            })
+            .collect();
         let mut values: Vec<T> = Vec::with_capacity(count);
-        // An address, not a pointer, crosses to the threads (a raw pointer is not `Sync`).
-        let base = values.as_mut_ptr() as usize;
-        let shares = ipc_parts::parallel::split(offsets.len(), threads.max(1));
-        crate::parallel::on_threads(shares.len(), |t| {
-            for i in shares[t].clone() {
-                // SAFETY: row i fills bytes i × row_bytes .. (i + 1) × row_bytes of an
-                // allocation of `offsets.len()` rows; no two rows share bytes, and nothing
-                // reads the vector until every thread is done.
-                unsafe {
-                    ipc_parts::file::pread_exact(
-                        file,
-                        (base as *mut u8).add(i * row_bytes),
-                        row_bytes,
-                        offsets[i],
-                    )
-                }?;
-            }
-            Ok(())
-        })?;
-        // SAFETY: every thread returned without an error, so every row was read; T is f32 or
+        // SAFETY: the vector holds `bytes` bytes of capacity, which nothing reads until the
+        // reads are done; the rows' lengths sum to it.
+        unsafe {
+            ipc_parts::file::pread_pieces(
+                file,
+                &rows,
+                threads,
+                values.as_mut_ptr().cast::<u8>(),
+                bytes,
+            )?
+        };
+        // SAFETY: the reads returned without an error, so every row was read; T is f32 or
         // f64, for which every bit pattern is a value.
         unsafe { values.set_len(count) };
         Ok(values)

@@ -4,7 +4,7 @@
 //! of each block into a single buffer, as a `.npy` read is, instead of a buffer per block
 //! and a concatenation after (which wrote every byte twice and touched twice the fresh memory).
 
-use super::{pread_exact, Body, IpcFile};
+use super::{pread_pieces, Body, IpcFile, Piece};
 use crate::error::{at, Result};
 use arrow::array::{make_array, ArrayData, FixedSizeListArray, RecordBatch};
 use arrow::buffer::{Buffer, MutableBuffer};
@@ -63,15 +63,10 @@ impl IpcFile {
             return Ok(None);
         };
         let mut values = MutableBuffer::with_capacity(total);
-        let base = values.as_mut_ptr();
-        let mut at_byte = 0usize;
-        for piece in &pieces {
-            // SAFETY: the pieces' lengths sum to `total`, the buffer's capacity, so each read
-            // lands inside the allocation; nothing references the uninitialised bytes meanwhile.
-            unsafe { pread_exact(file, base.add(at_byte), piece.len, piece.offset) }
-                .map_err(at(&self.path))?;
-            at_byte += piece.len;
-        }
+        // SAFETY: the buffer holds `total` bytes of capacity, which nothing reads until the
+        // reads are done; the pieces' lengths sum to it.
+        unsafe { pread_pieces(file, &pieces, 1, values.as_mut_ptr(), total) }
+            .map_err(at(&self.path))?;
         // SAFETY: every byte up to `total` was written by the reads above, and the items are
         // a fixed-width primitive, for which every bit pattern is a value.
         unsafe { values.set_len(total) };
@@ -149,12 +144,6 @@ impl IpcFile {
         }
         Some(plan)
     }
-}
-
-/// One block's values: where they start in the file and how many bytes they take.
-struct Piece {
-    offset: u64,
-    len: usize,
 }
 
 #[cfg(test)]
