@@ -246,6 +246,38 @@ fn npy_refuses_strings_with_a_reason() {
 }
 
 #[test]
+fn writes_run_without_huge_pages_unless_the_backend_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::mixed_source(&dir.path().join("src"), 100);
+    let inputs = OpInputs::for_source(&source, 42).unwrap();
+    let mut said = Vec::new();
+    for backend in ["csv", "parquet"] {
+        let mut j = job(
+            3,
+            backend,
+            "default",
+            Op::Write,
+            &source,
+            &dir.path().join(backend),
+            dir.path(),
+            &inputs,
+        );
+        j.verify_out = None;
+        let answer = execute(&j);
+        assert_eq!(
+            answer.status,
+            AnswerStatus::Ok,
+            "{backend}: {:?}",
+            answer.reason
+        );
+        said.push(answer.settings["transparent_huge_pages"].clone());
+    }
+    // Parquet's writer keeps them (its buffers grow by copying); the others turn them off.
+    assert_eq!(said[0], "off");
+    assert!(said[1].starts_with("system default"), "{said:?}");
+}
+
+#[test]
 fn parquet_reports_the_encodings_it_wrote() {
     let dir = tempfile::tempdir().unwrap();
     // The long table: low-cardinality strings (states, letters) that the default profile

@@ -196,6 +196,11 @@ impl Backend for Parquet {
     fn version(&self) -> String {
         crate::ARROW_VERSION.into()
     }
+    fn writes_on_huge_pages(&self) -> bool {
+        // arrow-rs grows and shrinks each page's buffer by copying (`execute::write` in the
+        // kit): on 4 KiB pages that doubles its page faults, each a TLB shootdown.
+        true
+    }
     fn about(&self) -> &'static str {
         "Apache Parquet via the parquet crate (default: snappy and dictionary where each pays; compact: zstd-3, no dictionary, BSS floats)"
     }

@@ -215,6 +215,12 @@ pub trait Backend: Sync {
     fn artifact_from(&self) -> Option<&'static str> {
         None
     }
+    /// Whether its writes keep transparent huge pages, which the kit otherwise turns off for
+    /// writes (`execute::write` says why): for a writer whose buffers grow and shrink by copying,
+    /// where 4 KiB pages cost more than huge ones. Its results say so (`transparent_huge_pages`).
+    fn writes_on_huge_pages(&self) -> bool {
+        false
+    }
     /// The profiles whose tables have rows deleted after writing ([`FileSplit`]).
     fn deletion_profiles(&self) -> &'static [&'static str] {
         &[]

@@ -14,19 +14,45 @@ use std::time::Instant;
 /// Directories that repeated write calls use inside the artifact directory.
 const REPEAT_PREFIX: &str = ".repeat-";
 
-/// Writes run without transparent huge pages (the source, loaded before, keeps them). The
-/// allocator's arenas are 2 MiB-aligned, so with THP the first touch of each short-lived
-/// encoding buffer zeroes a whole huge page, and may wait for the kernel to compact memory for
-/// one: a Parquet write at 2 threads measured 105–175 ms with a 137 MiB peak, and 108–125 ms with
-/// 95 MiB without. Reads keep them: they stream into large long-lived buffers, where huge pages
-/// save faults and TLB misses (a full IPC read: 8 ms with, 9.4 ms without).
-fn without_huge_pages() -> &'static str {
+/// Writes run without transparent huge pages unless the backend keeps them
+/// ([`Backend::writes_on_huge_pages`]); the source, loaded before, keeps them. The allocator's
+/// arenas are 2 MiB-aligned, so with THP the first touch of each short-lived encoding buffer
+/// zeroes a whole huge page: a CSV write (100k × 61, 2 calls per sample) took 369–380 ms with
+/// them and 293–295 ms without. Parquet's writer is the exception: its page buffers are grown
+/// by copying them whole, capacity included (realloc cannot know what was written), so pages
+/// nobody wrote are read and the zero page is mapped there; when that memory is handed out
+/// again, every first write is a copy-on-write fault with a TLB shootdown on the other CPUs.
+/// On huge pages its write took ~80 page faults over two calls instead of ~11,700, and 91 ms
+/// instead of 115–122. Reads keep them: they stream into large long-lived buffers, where huge
+/// pages save faults and TLB misses.
+fn huge_pages(keep: bool) -> String {
+    let system = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|modes| {
+            let start = modes.find('[')? + 1;
+            let end = start + modes[start..].find(']')?;
+            Some(modes[start..end].to_string())
+        });
+    let system_default = match system {
+        Some(mode) => format!("system default ({mode})"),
+        None => "system default".into(),
+    };
+    // Set either way: a process that ran another backend's write before (a test's) may have
+    // them off.
     // SAFETY: PR_SET_THP_DISABLE only sets a flag on this process.
-    let done = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    if done == 0 {
-        "off"
+    let done = unsafe {
+        libc::prctl(
+            libc::PR_SET_THP_DISABLE,
+            libc::c_ulong::from(!keep),
+            0,
+            0,
+            0,
+        )
+    };
+    if done == 0 && !keep {
+        "off".into()
     } else {
-        "system default"
+        system_default
     }
 }
 
@@ -59,7 +85,7 @@ pub(super) fn write<E: BackendError>(
         None => batches,
     };
     let feature_names = layout::feature_names(&source_schema);
-    let huge_pages = without_huge_pages();
+    let huge_pages = huge_pages(backend.writes_on_huge_pages());
     let load_s = load_start.elapsed().as_secs_f64();
     backend.can_store(&schema).map_err(KitError::Unsupported)?;
     // A write always writes local files (and, to object storage, uploads them): its backend
@@ -156,6 +182,6 @@ pub(super) fn write<E: BackendError>(
     }
     answer
         .settings
-        .insert("transparent_huge_pages".into(), huge_pages.into());
+        .insert("transparent_huge_pages".into(), huge_pages);
     Ok(answer)
 }
