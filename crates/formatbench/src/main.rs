@@ -1,43 +1,10 @@
-// Workers run inside this binary (`__worker`), so their allocator is this one. glibc's malloc
-// unmaps every large block on free, and each repeated call inside a sample then pays page faults
-// and kernel zeroing again; mimalloc reuses them, as the peers' allocators (jemalloc in pyarrow
-// and Polars, mimalloc in DuckDB's wheels) do.
+// Workers run inside this binary (`__worker`), so their allocator is this one: the worker
+// kit's, with its settings (workers/rust/kit/src/allocator.rs says why).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// mimalloc's `mi_option_purge_delay`, by its place in v3's `mi_option_e` (libmimalloc-sys
-/// names no constant for it; a test checks its default).
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-/// How long freed pages stay with mimalloc before it hands them back to the OS: jemalloc's
-/// default `dirty_decay_ms`, as pyarrow and Polars run. At mimalloc's own 1 s, a worker's
-/// repeated calls found the pages their previous call freed handed back, and paid page faults,
-/// kernel zeroing and TLB shootdowns for them again: over 20 calls of a 100k × 61 Parquet
-/// write, 3,500–4,200 faults and 110–114 ms per call at 1 s, 2,100–2,300 and 97–113 ms at
-/// 10 s or never. A change job still hands back what its preparation freed before its timer
-/// (`mi_collect`, below).
-const PURGE_DELAY_MS: std::ffi::c_long = 10_000;
+static ALLOCATOR: formatbench_worker_kit::allocator::MiMalloc =
+    formatbench_worker_kit::allocator::MiMalloc;
 
 fn main() {
-    // SAFETY: sets one of mimalloc's options, before this program starts any other thread.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
-    // SAFETY: mi_collect only walks mimalloc's own heaps, the allocator in use here.
-    formatbench_protocol::set_memory_release(|| unsafe { libmimalloc_sys::mi_collect(true) });
+    formatbench_worker_kit::allocator::configure();
     std::process::exit(formatbench::cli::main());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_purge_delay_option_is_the_one_with_mimallocs_one_second_default() {
-        // SAFETY: reads an option; main() has not run in this test program.
-        let default = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            assert_eq!(
-                default, 1000,
-                "option {MI_OPTION_PURGE_DELAY} is not purge_delay"
-            );
-        }
-    }
 }

@@ -20,7 +20,13 @@ fn backends() -> Vec<&'static dyn Backend<Error = KitError>> {
     ]
 }
 
+// The kit's allocator and its settings, as the built-in worker runs (kit/src/allocator.rs).
+#[global_allocator]
+static ALLOCATOR: formatbench_worker_kit::allocator::MiMalloc =
+    formatbench_worker_kit::allocator::MiMalloc;
+
 fn main() {
+    formatbench_worker_kit::allocator::configure();
     let code = formatbench_worker_kit::worker_main("arrow58", &backends(), &built_without());
     std::process::exit(code);
 }

@@ -19,6 +19,7 @@ pub extern crate arrow60 as arrow;
 #[cfg(not(any(feature = "arrow-58", feature = "arrow-59", feature = "arrow-60")))]
 compile_error!("choose the worker's Arrow major: feature arrow-58, arrow-59 or arrow-60");
 
+pub mod allocator;
 mod backend;
 pub mod delta;
 pub mod digest;
