@@ -314,6 +314,15 @@ fn reuse_takes_identical_samples_from_earlier_runs() {
     let mut args = vec!["run", "--out", out.path().to_str().unwrap()];
     args.extend(PLAN);
     assert_eq!(formatbench(&args).status.code(), Some(0));
+    let run_dirs = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect()
+    };
+    // The first run's folder, known before the second exists: run ids sort by time, then by
+    // process id, which can wrap between two runs in the same second.
+    let first = run_dirs();
     args.push("--reuse");
     let again = formatbench(&args);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
@@ -322,11 +331,8 @@ fn reuse_takes_identical_samples_from_earlier_runs() {
         "{}",
         stderr(&again)
     );
-    let mut dirs: Vec<_> = std::fs::read_dir(out.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    dirs.sort();
+    let second_dir = run_dirs().into_iter().find(|d| !first.contains(d)).unwrap();
+    let dirs = [first[0].clone(), second_dir];
     let second = samples(&dirs[1]);
     let reused: Vec<_> = second.iter().filter(|s| s.round.is_some()).collect();
     assert_eq!(reused.len(), 32);
