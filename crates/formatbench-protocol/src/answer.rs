@@ -47,6 +47,10 @@ pub struct Answer {
     /// `operation` when the high-water mark was reset at the start; `process` when it could not be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_scope: Option<String>,
+    /// The processes whose accounting the counters and memory figures sum: the worker and a
+    /// cluster peer's cluster below it; absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounted_processes: Option<u64>,
     /// Resident memory at the start of the operation (e.g. the loaded source before a write).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_before_bytes: Option<u64>,
@@ -115,6 +119,7 @@ impl Answer {
             counters: OpCounters::default(),
             peak_rss_bytes: None,
             peak_scope: None,
+            accounted_processes: None,
             rss_before_bytes: None,
             rss_anon_bytes: None,
             rss_file_bytes: None,

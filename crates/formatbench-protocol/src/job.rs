@@ -231,8 +231,16 @@ pub struct Job {
     pub verify_out: Option<PathBuf>,
     #[serde(default)]
     pub params: OpParams,
-    /// The thread cap: the number of threads the backend may use (≥ 1).
+    /// The thread cap: the number of threads the backend may use (≥ 1); a cluster peer's
+    /// per executor.
     pub threads: u32,
+    /// A cluster peer's executors: the worker processes of the cluster it starts for the
+    /// sample (docs/protocol.md, Cluster peers); absent for every other backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executors: Option<u32>,
+    /// A cluster peer's memory cap per executor, in bytes; absent: the engine's own default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_memory_bytes: Option<u64>,
     /// Set on the untimed write that prepares the artifact every read reads; a backend that only
     /// reads (e.g. `ipc-mmap`) still writes its format then.
     #[serde(default)]

@@ -99,6 +99,9 @@ pub struct BackendInfo {
     /// The format whose files from any writer it reads as they are (an `as-given` competitor
     /// for a user's file of that format), and where in its artifact directory.
     pub given: Option<formatbench_protocol::GivenFile>,
+    /// A cluster peer: it runs on a cluster of `executors` processes it starts for each sample,
+    /// one competitor per executor count (`run --executors`).
+    pub executors: bool,
 }
 
 /// What a backend of tables of files (Delta) declares; all empty for the others.

@@ -36,6 +36,10 @@ pub struct Competitor {
     /// the file keeps the source's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_by: Option<String>,
+    /// A cluster peer's executors (`run --executors`): the worker processes of the cluster it
+    /// starts; absent for every single-process backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executors: Option<u32>,
 }
 
 /// The layout study's sampling rule: a sample repeats a short operation until it has lasted
@@ -64,6 +68,13 @@ pub struct Plan {
     /// Untimed runs per cell before the measured ones (the first also verifies the result).
     pub warmup: u32,
     pub threads: u32,
+    /// The executor counts each cluster peer runs at (`--executors`), each its own competitor.
+    #[serde(default = "default_executors")]
+    pub executors: Vec<u32>,
+    /// A cluster peer's memory cap per executor (`--executor-memory`); the engine's own when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor_memory: Option<u64>,
     pub timeout: Duration,
     /// Bytes of address space each worker may map (`--memory-limit`); none when uncapped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +116,13 @@ pub const DEFAULT_PRECISION: f64 = 0.05;
 
 fn default_session_queries() -> u64 {
     DEFAULT_SESSION_QUERIES
+}
+
+/// Cluster peers run on one executor unless told otherwise, as backends run on one thread.
+pub const DEFAULT_EXECUTORS: u32 = 1;
+
+fn default_executors() -> Vec<u32> {
+    vec![DEFAULT_EXECUTORS]
 }
 
 fn default_files() -> u64 {

@@ -49,6 +49,8 @@ fn job(
         source_text: None,
         params: inputs.params(op),
         threads,
+        executors: None,
+        executor_memory_bytes: None,
         prepare: false,
         verification: false,
         min_sample_s: 0.0,

@@ -332,6 +332,7 @@ fn a_full_disk_keeps_every_complete_record() {
                 network: "n/a".into(),
                 row_group_rows: None,
                 sort_by: None,
+                executors: None,
             },
             Some(round),
             SampleStatus::Ok,

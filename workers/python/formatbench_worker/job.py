@@ -52,6 +52,8 @@ def describe():
                  "version": _version(backend.dists[0]) if backend.dists else None,
                  "artifact_from": backend.artifact_from, "unordered": backend.unordered,
                  "deletion_profiles": list(backend.deletion_profiles),
+                 # It runs on a cluster of the job's `executors` processes.
+                 "executors": backend.cluster,
                  # Why its cells on object storage are unsupported (None: it has a route): the
                  # runner then writes no artifact for them.
                  "object_storage": backend.object_storage(),
@@ -182,7 +184,6 @@ def execute(job, cap):
         if module:
             importlib.import_module(module)
     from . import tables
-    from .measure import files_under, measure, resident_fraction
 
     source_path = job["source"]
     options = (job.get("params") or {}).get("options") or {}
@@ -203,6 +204,42 @@ def execute(job, cap):
     reason = backend.can_store(schema)
     if reason:
         raise Unsupported(reason)
+    if not backend.cluster:
+        return _perform(job, backend, ctx, source_table, layout_ops, load_start)
+    # The cluster's start is its own phase, not the write's `load`.
+    return _on_cluster(job, backend, ctx, lambda start_s: _perform(
+        job, backend, ctx, source_table, layout_ops, load_start + start_s))
+
+
+def _on_cluster(job, backend, ctx, perform):
+    """Starts the backend's cluster (untimed: its `cluster_start` phase), performs the job with
+    the cluster's processes accounted in every measurement, and stops it."""
+    from . import cluster
+
+    executors = max(int(job.get("executors") or 1), 1)
+    ctx.executor_memory = job.get("executor_memory_bytes")
+    started = time.perf_counter()
+    running = backend.start_cluster(ctx, executors)
+    try:
+        start_s = time.perf_counter() - started
+        ctx.cluster = running
+        cluster.account(cluster.descendants())
+        answer = perform(start_s)
+        if answer.get("status") == "ok":
+            answer["phases"].insert(0, {"name": "cluster_start", "seconds": start_s})
+            answer["settings"].update(backend.cluster_settings(running))
+        return answer
+    finally:
+        cluster.account(())
+        backend.stop_cluster(running)
+
+
+def _perform(job, backend, ctx, source_table, layout_ops, load_start):
+    """The job's operation, timed, and its answer."""
+    from . import tables
+    from .measure import files_under, measure, resident_fraction
+
+    op, layout, storage, schema = job["op"], ctx.layout, ctx.storage, ctx.schema
     artifact = job["artifact"]
     min_s, max_calls = float(job.get("min_sample_s", 0)), int(job.get("max_calls", 1000))
     # At least this many calls: 2 asks for the warm figure (a second call in this process).
@@ -211,7 +248,7 @@ def execute(job, cap):
     if op == "write":
         stored = backend.prepare_array(layouts.to_array(source_table), ctx) \
             if layout == layouts.ARRAY else source_table
-        data = backend.prepare_input(tables.from_arrow(stored, target), ctx)
+        data = backend.prepare_input(tables.from_arrow(stored, ctx.target), ctx)
         del stored
         sidecar = layout == layouts.ARRAY and backend.array_sidecar
         names = layouts.feature_names(schema)

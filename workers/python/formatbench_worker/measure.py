@@ -7,6 +7,8 @@ import os
 import resource
 import time
 
+from . import cluster
+
 
 def _proc_fields(path, parse):
     """`key: value` lines of a /proc file, parsed by `parse(key, value)` (None drops a line)."""
@@ -86,7 +88,7 @@ def timed_phase(name, f):
 class Measured:
     def __init__(self, seconds, calls, first_call_s, counters, before, after, peak_reset,
                  first_cpu_s=None, phases=None, first_call_phases=None,
-                 first_call_ended_unix_s=None):
+                 first_call_ended_unix_s=None, processes=1):
         self.seconds = seconds
         self.calls = calls
         self.first_call_s = first_call_s
@@ -99,6 +101,8 @@ class Measured:
         self.first_call_phases = first_call_phases or {}
         # When the first call ended (Unix seconds): the object store's count splits there.
         self.first_call_ended_unix_s = first_call_ended_unix_s
+        # The processes whose accounting was summed: the worker, and a cluster's below it.
+        self.processes = processes
 
     def answer_fields(self):
         fields = {
@@ -132,6 +136,8 @@ class Measured:
                 fields[field] = self.after[key]
         if "VmRSS" in self.before:
             fields["rss_before_bytes"] = self.before["VmRSS"]
+        if self.processes > 1:
+            fields["accounted_processes"] = self.processes
         return fields
 
 
@@ -144,6 +150,7 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     least `min_calls` (at most `max_calls`); the first call's wall and CPU time are kept apart.
     The last result stays alive until the clock stops, as a caller holds it."""
     peak_reset = _reset_peak()
+    tree = cluster.TreeUsage()
     _PHASES.clear()
     before = _status()
     io_before = _io()
@@ -182,11 +189,21 @@ def measure(op, min_seconds, max_calls, min_calls=1):
         if key in io_before and key in io_after:
             counters[key] = io_after[key] - io_before[key]
     first_cpu_s = _cpu(first_usage or usage_after) - _cpu(usage_before)
+    # A cluster's processes are summed with the worker's; theirs is read once, at the end, so
+    # the first call's CPU time is not known apart then.
+    tree_counters, tree_after, tree_before, alive = tree.deltas()
+    for key, summed in tree_counters.items():
+        counters[key] = counters.get(key, 0) + summed
+    for key, summed in tree_after.items():
+        after[key] = after.get(key, 0) + summed
+    for key, summed in tree_before.items():
+        before[key] = before.get(key, 0) + summed
+    peak_reset = peak_reset and tree.peak_reset
     phases = dict(_PHASES)
     _PHASES.clear()
     return value, Measured(elapsed, calls, first_call_s, counters, before, after, peak_reset,
-                           max(first_cpu_s, 0.0), phases, first_call_phases,
-                           first_call_ended_unix_s)
+                           None if alive else max(first_cpu_s, 0.0), phases,
+                           first_call_phases, first_call_ended_unix_s, 1 + alive)
 
 
 def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
@@ -217,7 +234,8 @@ def measure_each(setup, op, min_seconds, max_calls, min_calls=1):
             if peak is not None:
                 after = {**after, "VmHWM": peak}
             return value, Measured(seconds, calls, first_call_s, total, before, after, peak_reset,
-                                   first_cpu_s, phases, first_phases, first_ended)
+                                   first_cpu_s, phases, first_phases, first_ended,
+                                   m.processes)
 
 
 def files_under(path):

@@ -52,6 +52,7 @@ pub fn arrow_backends() -> Vec<BackendInfo> {
             object_storage: b.object_storage(),
             table: TableTraits::default(),
             given: b.given_file(),
+            executors: false,
         })
         .collect()
 }
@@ -79,6 +80,7 @@ pub fn selftest_backends() -> Vec<BackendInfo> {
             object_storage: formatbench_worker_selftest::object_storage(name),
             table: TableTraits::default(),
             given: None,
+            executors: false,
         })
         .collect()
 }

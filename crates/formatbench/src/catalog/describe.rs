@@ -39,6 +39,9 @@ struct DescribedBackend {
     /// The format whose files from any writer it reads as given; absent or null for none.
     #[serde(default)]
     given: Option<formatbench_protocol::GivenFile>,
+    /// It runs on a cluster of the job's `executors` processes (a cluster peer).
+    #[serde(default)]
+    executors: bool,
 }
 
 /// Runs a worker program's `--describe` (a heavy worker, a peer) and lists its backends, or
@@ -99,6 +102,7 @@ pub fn describe_worker(
             object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
             given: b.given,
+            executors: b.executors,
         })
         .collect())
 }

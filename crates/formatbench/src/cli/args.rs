@@ -299,6 +299,16 @@ pub struct RunArgs {
     /// Thread cap for every backend: 1, N, or all (this machine's cores).
     #[arg(long, default_value = "all", value_parser = thread_cap)]
     pub threads: u32,
+    /// Cluster peers (`py-dask-parquet`, …): the executor processes of the cluster each sample
+    /// starts, one competitor per count (`1,2,4`), each its own `executors` key; the thread
+    /// cap is each executor's. Other backends run in one process whatever this says.
+    #[arg(long, value_delimiter = ',', value_parser = executor_count, value_name = "N",
+          default_value = "1")]
+    pub executors: Vec<u32>,
+    /// Cluster peers: the memory cap of each executor, e.g. 1GiB (the engine spills or fails
+    /// past it; recorded in the results). Default: the engine's own.
+    #[arg(long, value_name = "SIZE")]
+    pub executor_memory: Option<String>,
     /// Seconds a sample may take before its worker is killed.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
@@ -379,6 +389,14 @@ fn group_rows(text: &str) -> Result<u64, String> {
 
 fn shape(text: &str) -> Result<crate::datasets::Shape, String> {
     text.parse().map_err(|e: crate::Error| e.to_string())
+}
+
+/// `--executors`: a count of executor processes, at least 1.
+fn executor_count(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("use counts of executors of at least 1, e.g. 1,2,4".into()),
+    }
 }
 
 /// `--threads`: 1, a number of threads, or all (the cores this process may use).

@@ -49,6 +49,7 @@ fn cell(c: &CellComparison, label: &str) -> Value {
         "network": k.network,
         "row_group_rows": k.row_group_rows,
         "sort_by": k.sort_by,
+        "executors": k.executors,
         "verdict": c.verdict.key(),
         "regression": c.verdict.is_regression(),
         "note": c.note,

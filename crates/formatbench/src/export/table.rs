@@ -92,6 +92,7 @@ fn cell_columns<T>(table: &mut Table, items: &[T], key: impl Fn(&T) -> &crate::r
     // The row-group sweep's point; null for every other cell.
     table.count("row_group_rows", items, |s| key(s).row_group_rows);
     table.text("sort_by", items, |s| key(s).sort_by.clone());
+    table.count("executors", items, |s| key(s).executors.map(u64::from));
 }
 
 /// Every sample record, in file order.
@@ -138,6 +139,8 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.count("rss_before_bytes", &samples, |s| s.rss_before_bytes);
     t.count("rss_anon_bytes", &samples, |s| s.rss_anon_bytes);
     t.count("rss_file_bytes", &samples, |s| s.rss_file_bytes);
+    t.count("accounted_processes", &samples, |s| s.accounted_processes);
+    t.float("cluster_start_s", &samples, |s| s.cluster_start_s);
     t.float("process_wall_s", &samples, |s| s.process_wall_s);
     t.float("process_cpu_user_s", &samples, |s| s.process_cpu_user_s);
     t.float("process_cpu_sys_s", &samples, |s| s.process_cpu_sys_s);

@@ -33,6 +33,14 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/measure.py"),
     ),
     (
+        "formatbench_worker/cluster.py",
+        include_str!("../../../../workers/python/formatbench_worker/cluster.py"),
+    ),
+    (
+        "formatbench_worker/backends/clusters.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/clusters.py"),
+    ),
+    (
         "formatbench_worker/layouts.py",
         include_str!("../../../../workers/python/formatbench_worker/layouts.py"),
     ),

@@ -142,6 +142,7 @@ mod tests {
             target: "arrow".into(),
             row_group_rows: None,
             sort_by: None,
+            executors: None,
         }
     }
 

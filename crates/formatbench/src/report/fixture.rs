@@ -27,6 +27,7 @@ fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> Cel
         network: "n/a".into(),
         row_group_rows: None,
         sort_by: None,
+        executors: None,
     }
 }
 

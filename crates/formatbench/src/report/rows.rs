@@ -300,6 +300,9 @@ pub(super) fn rows<'a>(group: &'a OpGroup, artifacts: &[ArtifactRecord]) -> Vec<
             if let Some(point) = c.cell.sweep_label() {
                 profile = format!("{profile} · {point}");
             }
+            if let Some(executors) = c.cell.executors {
+                profile = format!("{profile} · {}", crate::results::executors_label(executors));
+            }
             let fastest = best == Some(i);
             Row {
                 backend: &c.cell.backend,

@@ -283,6 +283,7 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
         network: "n/a".into(),
         row_group_rows: None,
         sort_by: None,
+        executors: None,
     };
     let mut records = Vec::new();
     for (cell, walls) in cells.iter().map(|(b, l, w)| (key(b, l), *w)) {

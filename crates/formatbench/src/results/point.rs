@@ -37,6 +37,14 @@ pub fn point_label(row_group_rows: Option<u64>, sort_by: Option<&str>) -> Option
     }
 }
 
+/// A cluster peer's executor count in a few words ("2 executors").
+pub fn executors_label(executors: u32) -> String {
+    match executors {
+        1 => "1 executor".into(),
+        n => format!("{n} executors"),
+    }
+}
+
 impl CellKey {
     /// Whether the cell reads a file re-written for the row-group sweep.
     pub fn is_sweep_point(&self) -> bool {
@@ -44,12 +52,17 @@ impl CellKey {
     }
 
     /// The profile as reports name the competitor: a sweep point's is named beside it
-    /// (`default · 10k rows/group`), so it never reads as the default file's.
+    /// (`default · 10k rows/group`), so it never reads as the default file's, and a cluster
+    /// peer's executors (`default · 2 executors`).
     pub fn shown_profile(&self) -> String {
-        match self.sweep_label() {
-            Some(point) => format!("{} · {point}", self.profile),
-            None => self.profile.clone(),
+        let mut shown = self.profile.clone();
+        for label in [self.sweep_label(), self.executors.map(executors_label)]
+            .into_iter()
+            .flatten()
+        {
+            shown = format!("{shown} · {label}");
         }
+        shown
     }
 
     /// The cell's sweep point in a few words, if it is one.

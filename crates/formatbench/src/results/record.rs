@@ -189,6 +189,9 @@ pub struct CellKey {
     /// the file keeps the source's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_by: Option<String>,
+    /// A cluster peer's executors (`run --executors`); absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executors: Option<u32>,
 }
 
 fn local_storage() -> String {
@@ -342,6 +345,13 @@ pub struct SampleRecord {
     pub rss_anon_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_file_bytes: Option<u64>,
+    /// The processes the counters and memory figures sum: the worker and a cluster peer's
+    /// cluster below it (driver, executors); absent for one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounted_processes: Option<u64>,
+    /// Seconds a cluster peer's cluster took to start, before the timer (not scored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_start_s: Option<f64>,
     /// The whole worker process, spawn to reap, from the launcher's wait4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_wall_s: Option<f64>,
@@ -447,6 +457,7 @@ impl CellKey {
             network: "n/a".into(),
             row_group_rows: None,
             sort_by: None,
+            executors: None,
         }
     }
 }
@@ -501,6 +512,8 @@ impl SampleRecord {
             rss_before_bytes: None,
             rss_anon_bytes: None,
             rss_file_bytes: None,
+            accounted_processes: None,
+            cluster_start_s: None,
             process_wall_s: None,
             process_cpu_user_s: None,
             process_cpu_sys_s: None,

@@ -266,6 +266,7 @@ mod tests {
             network: "n/a".into(),
             row_group_rows: None,
             sort_by: None,
+            executors: None,
         };
         let mut sample = SampleRecord::bare("run", cell, Some(round), SampleStatus::Ok, None);
         sample.wall_s = Some(0.5);

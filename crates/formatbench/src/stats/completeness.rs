@@ -141,6 +141,7 @@ mod tests {
             network: "n/a".into(),
             row_group_rows: None,
             sort_by: None,
+            executors: None,
         }
     }
 

@@ -26,5 +26,6 @@ pub(crate) fn key(backend: &str) -> CellKey {
         network: "n/a".into(),
         row_group_rows: None,
         sort_by: None,
+        executors: None,
     }
 }

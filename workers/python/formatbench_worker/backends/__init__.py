@@ -1,9 +1,9 @@
 """Every Python backend, by name."""
 
-from . import arrays, engines, frames, pyarrow_formats, selftest, stores
+from . import arrays, clusters, engines, frames, pyarrow_formats, selftest, stores
 
 BACKENDS = [*pyarrow_formats.BACKENDS, *frames.BACKENDS, *engines.BACKENDS, *stores.BACKENDS,
-            *arrays.BACKENDS, *selftest.BACKENDS]
+            *arrays.BACKENDS, *clusters.BACKENDS, *selftest.BACKENDS]
 
 
 def find(name):

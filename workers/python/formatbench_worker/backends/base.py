@@ -40,6 +40,10 @@ class Context:
     layout: str = "wide"
     #: The job's object-storage target (`storage.py`), when the artifact lives in a bucket.
     storage: dict = None
+    #: A cluster peer's running cluster (`clusters.py`), started before the timer.
+    cluster: object = None
+    #: A cluster peer's memory cap per executor, in bytes (None: the engine's own).
+    executor_memory: int = None
 
 
 class Backend:
@@ -53,6 +57,9 @@ class Backend:
     targets = ("arrow",)
     lossy = False
 
+    #: Whether it runs on a cluster of `executors` processes it starts for each sample
+    #: (`clusters.ClusterBackend`).
+    cluster = False
     #: Whether ranges and takes are asked by index label (Request.labels), computed from the
     #: source before the timer.
     needs_labels = False

@@ -2,13 +2,16 @@
 
 use crate::catalog::WorkerKind;
 use crate::cli::RunArgs;
-use crate::datasets::{DatasetKind, DatasetSpec, Shape};
+use crate::datasets::DatasetSpec;
 use crate::plan::{Competitor, Network, Plan, Stopping, StorageChoice, Suite};
 use crate::results::RunSettings;
 use crate::run::catalog;
 use crate::Error;
 use formatbench_protocol::{Op, ALL_OPS, AS_GIVEN, DELTA_OPS, MATRIX_OPS, STORE_OPS};
 use std::time::Duration;
+
+mod datasets;
+use datasets::{datasets, given_formats, user_region};
 
 /// One balanced block (2n rounds for n competitors) unless asked for more.
 const DEFAULT_BLOCKS: u32 = 1;
@@ -18,175 +21,11 @@ fn is_all(list: &[String]) -> bool {
     list.iter().any(|s| s == "all")
 }
 
-/// The shapes `--shape` asks for (`random,realistic` runs both), `random` by default.
-fn shapes(args: &RunArgs) -> Vec<Shape> {
-    args.shape.clone().unwrap_or_else(|| vec![Shape::Random])
-}
-
-/// The datasets of a run, each once (`--rows 1e5,100000` names one size twice).
-fn datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
-    let mut specs = all_datasets(suite, args)?;
-    let mut seen = std::collections::BTreeSet::new();
-    specs.retain(|spec| seen.insert(spec.name()));
-    Ok(specs)
-}
-
-fn all_datasets(suite: Option<&Suite>, args: &RunArgs) -> Result<Vec<DatasetSpec>, Error> {
-    if args.input.is_none() && args.index.is_some() {
-        // A generated table has its own index; the option would silently change nothing.
-        return Err(Error::Input(
-            "--index names the integer column of your file that ranges select by: it needs --input"
-                .into(),
-        ));
-    }
-    if args.input.is_none() && args.feature_type.is_some() {
-        return Err(Error::Input(
-            "--feature-type casts the float64 columns of your file: it needs --input".into(),
-        ));
-    }
-    if let Some(path) = &args.input {
-        return Ok(vec![DatasetSpec::Input {
-            path: path.clone(),
-            index: args.index.clone(),
-            feature_type: args.feature_type.as_deref().map(str::parse).transpose()?,
-            object: input_object(path, args)?,
-        }]);
-    }
-    if let Some(name) = &args.dataset {
-        let kind: DatasetKind = name.parse()?;
-        let default_rows = if kind == DatasetKind::Features {
-            2_000
-        } else {
-            100_000
-        };
-        let sizes = args.rows.clone().unwrap_or_else(|| vec![default_rows]);
-        return Ok(sizes
-            .into_iter()
-            .flat_map(|rows| {
-                shapes(args)
-                    .into_iter()
-                    .map(move |shape| DatasetSpec::Generated {
-                        kind,
-                        rows,
-                        per_type: args.per_type.unwrap_or(10),
-                        features: args.features.unwrap_or(8_192),
-                        seed: args.seed,
-                        shape,
-                    })
-            })
-            .collect());
-    }
-    let suite = suite
-        .ok_or_else(|| Error::Input("no dataset: give --dataset, --input or a suite".into()))?;
-    Ok(suite
-        .datasets
-        .iter()
-        .filter(|d| !(args.quick && d.skip_quick))
-        .flat_map(|d| {
-            let specs = d.to_specs(args.seed, args.rows.as_deref(), args.quick);
-            let mut shaped = Vec::new();
-            for spec in specs {
-                // --shape replaces every generated dataset's; a list runs each shape.
-                let wanted = match &args.shape {
-                    Some(_) => shapes(args),
-                    None => vec![Shape::Random],
-                };
-                for shape in wanted {
-                    let mut spec = spec.clone();
-                    if let DatasetSpec::Generated {
-                        per_type,
-                        features,
-                        shape: own,
-                        ..
-                    } = &mut spec
-                    {
-                        if d.scale {
-                            *per_type = args.per_type.unwrap_or(*per_type);
-                            *features = args.features.unwrap_or(*features);
-                        }
-                        if args.shape.is_some() {
-                            *own = shape;
-                        }
-                    }
-                    shaped.push(spec);
-                }
-            }
-            shaped
-        })
-        .collect())
-}
-
-/// The object of `--input s3://BUCKET/KEY` on the store `--endpoint` names; `None` for a
-/// local file.
-fn input_object(
-    path: &std::path::Path,
-    args: &RunArgs,
-) -> Result<Option<formatbench_protocol::ObjectTarget>, Error> {
-    let Some(url) = path.to_str().filter(|p| p.starts_with("s3://")) else {
-        return Ok(None);
-    };
-    let endpoint = args.endpoint.as_deref().ok_or_else(|| {
-        Error::Input(format!(
-            "--input {url}: add --endpoint URL (the store's S3 API, http://HOST:PORT)"
-        ))
-    })?;
-    let store = crate::plan::UserStore::parse(url, endpoint, &user_region())
-        .map_err(|e| Error::Input(format!("--input: {e}")))?;
-    if store.prefix.is_empty() {
-        return Err(Error::Input(format!(
-            "--input {url}: name the object, s3://BUCKET/KEY"
-        )));
-    }
-    Ok(Some(formatbench_protocol::ObjectTarget {
-        endpoint: store.endpoint,
-        bucket: store.bucket,
-        key: store.prefix,
-        region: store.region,
-        objects: Default::default(),
-        network: None,
-    }))
-}
-
-/// The signing region of a store of the user's own: `AWS_REGION`, else us-east-1.
-fn user_region() -> String {
-    std::env::var("AWS_REGION")
-        .ok()
-        .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| "us-east-1".into())
-}
-
-/// The format an object's key names by its extension (an object is not opened to plan).
-fn format_by_name(key: &str) -> Option<&'static str> {
-    let extension = key.rsplit_once('.')?.1.to_ascii_lowercase();
-    match extension.as_str() {
-        "parquet" | "pq" => Some("parquet"),
-        "arrow" | "feather" | "ipc" => Some("arrow-ipc"),
-        "csv" | "txt" | "tsv" => Some("csv"),
-        _ => None,
-    }
-}
-
-/// The formats of the users' files among the datasets (`parquet`, `arrow-ipc`, `csv`): each
-/// gets an `as-given` competitor in every backend that reads its files as they are.
-fn given_formats(datasets: &[DatasetSpec]) -> Vec<&'static str> {
-    datasets
-        .iter()
-        .filter_map(|d| match d {
-            DatasetSpec::Input {
-                object: Some(object),
-                ..
-            } => format_by_name(&object.key),
-            DatasetSpec::Input { path, .. } => crate::datasets::input_format(path),
-            DatasetSpec::Generated { .. } => None,
-        })
-        .filter(|format| formatbench_protocol::GIVEN_FORMATS.contains(format))
-        .collect()
-}
-
 fn competitors(
     suite: Option<&Suite>,
     args: &RunArgs,
     given: &[&str],
+    executor_counts: &[u32],
 ) -> Result<Vec<Competitor>, Error> {
     let wanted = args
         .backends
@@ -292,16 +131,25 @@ fn competitors(
             }
             if is_all(&profiles) || profiles.contains(profile) {
                 let layouts = layouts_of(profile);
+                // A cluster peer is a competitor at each executor count.
+                let executors: Vec<Option<u32>> = if info.executors {
+                    executor_counts.iter().copied().map(Some).collect()
+                } else {
+                    vec![None]
+                };
                 for layout in &layouts {
                     for target in &targets {
-                        out.push(Competitor {
-                            backend: info.name.clone(),
-                            profile: profile.clone(),
-                            layout: layout.to_string(),
-                            target: target.to_string(),
-                            row_group_rows: None,
-                            sort_by: None,
-                        });
+                        for &executors in &executors {
+                            out.push(Competitor {
+                                backend: info.name.clone(),
+                                profile: profile.clone(),
+                                layout: layout.to_string(),
+                                target: target.to_string(),
+                                row_group_rows: None,
+                                sort_by: None,
+                                executors,
+                            });
+                        }
                     }
                 }
             }
@@ -380,7 +228,12 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
     }
     let stopping = stopping(suite, args)?;
     let datasets = datasets(suite, args)?;
-    let competitors = competitors(suite, args, &given_formats(&datasets))?;
+    let competitors = competitors(
+        suite,
+        args,
+        &given_formats(&datasets),
+        &executor_counts(args),
+    )?;
     Ok(Plan {
         suite: suite.map_or_else(|| "(command line)".into(), |s| s.name.clone()),
         datasets,
@@ -403,6 +256,12 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .or_else(|| suite.and_then(|s| s.warmup))
             .unwrap_or(DEFAULT_WARMUP),
         threads: args.threads,
+        executors: executor_counts(args),
+        executor_memory: args
+            .executor_memory
+            .as_deref()
+            .map(|text| size_at_least_16_mib("--executor-memory", text))
+            .transpose()?,
         timeout: Duration::from_secs_f64(args.timeout),
         memory_limit: args.memory_limit.as_deref().map(memory_limit).transpose()?,
         seed: args.seed,
@@ -531,16 +390,31 @@ fn stopping(suite: Option<&Suite>, args: &RunArgs) -> Result<Option<Stopping>, E
 
 /// `--memory-limit`: a size (`crate::units::parse_bytes`) of at least 16 MiB.
 fn memory_limit(text: &str) -> Result<u64, Error> {
+    size_at_least_16_mib("--memory-limit", text)
+}
+
+/// A memory cap given as `flag`: a size of at least 16 MiB.
+fn size_at_least_16_mib(flag: &str, text: &str) -> Result<u64, Error> {
     match crate::units::parse_bytes(text) {
         // Below a few MiB no worker can even start; a limit that small is a typo.
         Some(bytes) if bytes >= 16 << 20 => Ok(bytes),
         Some(_) => Err(Error::Input(format!(
-            "--memory-limit {text}: give at least 16MiB (no worker starts in less)"
+            "{flag} {text}: give at least 16MiB (no worker starts in less)"
         ))),
         None => Err(Error::Input(format!(
-            "--memory-limit {text}: give a size such as 4GiB, 512MiB or a number of bytes"
+            "{flag} {text}: give a size such as 4GiB, 512MiB or a number of bytes"
         ))),
     }
+}
+
+/// `--executors`, each count once, in the order given.
+fn executor_counts(args: &RunArgs) -> Vec<u32> {
+    args.executors.iter().fold(Vec::new(), |mut kept, &n| {
+        if !kept.contains(&n) {
+            kept.push(n);
+        }
+        kept
+    })
 }
 
 /// The settings recorded in the environment block.

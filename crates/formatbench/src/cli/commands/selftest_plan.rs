@@ -37,6 +37,8 @@ pub fn selftest_plan(suite: &str, datasets: Vec<DatasetSpec>) -> Plan {
         min_sample_s: crate::plan::DEFAULT_MIN_SAMPLE_S,
         warmup: 1,
         threads: 1,
+        executors: vec![crate::plan::DEFAULT_EXECUTORS],
+        executor_memory: None,
         timeout: Duration::from_secs(120),
         memory_limit: None,
         seed: 42,
@@ -65,6 +67,7 @@ pub fn competitor(backend: &str, profile: &str) -> Competitor {
     Competitor {
         row_group_rows: None,
         sort_by: None,
+        executors: None,
         backend: backend.into(),
         profile: profile.into(),
         layout: "wide".into(),

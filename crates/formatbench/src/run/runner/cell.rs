@@ -55,6 +55,7 @@ impl Cell {
                 network: "n/a".into(),
                 row_group_rows: competitor.row_group_rows,
                 sort_by: competitor.sort_by.clone(),
+                executors: competitor.executors,
             },
             dataset,
             competitor: competitor.clone(),

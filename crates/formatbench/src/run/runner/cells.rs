@@ -224,7 +224,7 @@ fn inner_phases(answer: &Answer) -> (BTreeMap<String, f64>, BTreeMap<String, f64
     let inner = |phases: &[formatbench_protocol::Phase]| -> BTreeMap<String, f64> {
         phases
             .iter()
-            .filter(|p| !matches!(p.name.as_str(), "op" | "load" | "commit"))
+            .filter(|p| !matches!(p.name.as_str(), "op" | "load" | "commit" | "cluster_start"))
             .map(|p| (p.name.clone(), p.seconds))
             .collect()
     };
@@ -536,6 +536,12 @@ pub fn sample_record(
         .find(|p| p.name == "commit")
         .map(|p| p.seconds / answer.calls.max(1) as f64);
     (record.phases, record.first_call_phases) = inner_phases(answer);
+    record.accounted_processes = answer.accounted_processes;
+    record.cluster_start_s = answer
+        .phases
+        .iter()
+        .find(|p| p.name == "cluster_start")
+        .map(|p| p.seconds);
     record.session_queries =
         (cell.op == Op::Session).then(|| formatbench_protocol::session_queries(&cell.params));
     record.result_bytes = answer.result_bytes;
@@ -545,7 +551,8 @@ pub fn sample_record(
     let cpu = answer.counters.cpu_user_s + answer.counters.cpu_sys_s;
     let wall = answer.op_s * answer.calls as f64;
     record.parallelism = (wall > 0.0).then(|| cpu / wall);
-    if let (Some(p), 1) = (record.parallelism, cell.key.threads) {
+    // A cluster's cap is per executor, and its driver and scheduler run beside them.
+    if let (Some(p), 1, None) = (record.parallelism, cell.key.threads, cell.key.executors) {
         if p > crate::results::PARALLELISM_LIMIT {
             record
                 .flags

@@ -98,6 +98,8 @@ impl Runner<'_> {
             source_text: None,
             params: cell.params.clone(),
             threads: self.plan.threads,
+            executors: cell.competitor.executors,
+            executor_memory_bytes: cell.competitor.executors.and(self.plan.executor_memory),
             prepare,
             min_sample_s,
             min_calls,

@@ -11,6 +11,7 @@ fn sample() -> SampleRecord {
         network: "local".into(),
         row_group_rows: None,
         sort_by: None,
+        executors: None,
         ..CellKey::example("r-data.table")
     };
     let mut s = SampleRecord::bare("run", cell, Some(0), SampleStatus::Ok, None);

@@ -1,0 +1,171 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Cluster peers through the real runner: each sample starts a real multi-process cluster
+//! (Dask's LocalCluster of executor processes), its results are verified against the source
+//! at every executor count, its accounting sums the cluster's processes, and a killed executor
+//! fails its sample while the run goes on with no process of the cluster left behind. Needs
+//! `formatbench peers install`; skipped without it unless FORMATBENCH_REQUIRE_ALL=1.
+
+mod common;
+
+use common::{ready, run_dir, samples, stderr};
+use formatbench::results::{read_records, Record, SampleStatus};
+use std::collections::BTreeSet;
+use std::process::Command;
+
+const DASK: &str = "py-dask-parquet";
+
+/// `formatbench run` of a small mixed table at `executors`, into `out`, with `env` set.
+fn cluster_run(
+    backends: &str,
+    executors: &str,
+    ops: &str,
+    out: &std::path::Path,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args([
+            "run",
+            "--dataset",
+            "mixed",
+            "--rows",
+            "4000",
+            "--per-type",
+            "1",
+            "--backends",
+            backends,
+            "--executors",
+            executors,
+            "--ops",
+            ops,
+            "--threads",
+            "1",
+            "--rounds",
+            "1",
+            "--samples",
+            "1",
+            "--out",
+        ])
+        .arg(out)
+        .envs(env.iter().copied())
+        .output()
+        .expect("formatbench starts")
+}
+
+/// The pids of living processes whose environment holds `tag` (a variable this test set on
+/// the run, which every process it started inherits, a cluster's executors included).
+fn processes_tagged(tag: &str) -> Vec<u32> {
+    let own = std::process::id();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != own)
+        .filter(|pid| {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let running = state
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']));
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            running
+                && environ
+                    .split(|&b| b == 0)
+                    .any(|entry| entry == tag.as_bytes())
+        })
+        .collect()
+}
+
+#[test]
+fn dask_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(DASK, "1,2", "write,read,range", out.path(), &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let verified: BTreeSet<(Option<u32>, String)> = read_records(&dir.join("results.jsonl"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::Verification(v) if v.status == SampleStatus::Ok => {
+                Some((v.cell.executors, v.cell.op))
+            }
+            _ => None,
+        })
+        .collect();
+    for executors in [1, 2] {
+        for op in ["write", "read", "range"] {
+            assert!(
+                verified.contains(&(Some(executors), op.to_string())),
+                "{op} at {executors} executors not verified: {verified:?}"
+            );
+        }
+    }
+    let measured = samples(&dir);
+    assert!(!measured.is_empty());
+    for s in &measured {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);
+        let executors = u64::from(s.cell.executors.unwrap());
+        // The driver and at least one process per executor were summed.
+        let processes = s.accounted_processes.unwrap();
+        assert!(
+            processes > executors,
+            "{processes} processes at {executors} executors"
+        );
+        assert!(s.cluster_start_s.unwrap() > 0.0);
+        // Its start is not part of the operation's phases.
+        assert!(!s.phases.contains_key("cluster_start"));
+    }
+    // The executor count is the cell's own key, and the report names it.
+    let report = common::report_md(&dir);
+    assert!(
+        report.contains("2 executors") && report.contains("1 executor"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let tag = format!(
+        "FORMATBENCH_TEST_TAG=killed-executor-{}",
+        std::process::id()
+    );
+    let (key, value) = tag.split_once('=').unwrap();
+    // The read's first task kills the executor running it (clusters.py, FAULT_ENV).
+    let run = cluster_run(
+        &format!("{DASK},parquet"),
+        "2",
+        "read",
+        out.path(),
+        &[("FORMATBENCH_FAULT", "kill-executor"), (key, value)],
+    );
+    // Cells failed: the run says so in its exit code, and still measured the others.
+    assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let dask_failure = records.iter().find_map(|r| match r {
+        Record::Verification(v) if v.cell.backend == DASK && v.cell.op == "read" => {
+            Some((v.status, v.reason.clone().unwrap_or_default()))
+        }
+        Record::Sample(s) if s.cell.backend == DASK && s.cell.op == "read" => {
+            Some((s.status, s.reason.clone().unwrap_or_default()))
+        }
+        _ => None,
+    });
+    let (status, reason) = dask_failure.expect("a record of the cluster's read");
+    assert_eq!(status, SampleStatus::Failed, "{reason}");
+    assert!(reason.contains("KilledWorker"), "{reason}");
+    let parquet: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.cell.backend == "parquet" && s.cell.op == "read")
+        .collect();
+    assert!(!parquet.is_empty());
+    assert!(parquet.iter().all(|s| s.status == SampleStatus::Ok));
+    // No process the run started is left: not the driver, the nannies nor the executors.
+    let left = processes_tagged(&tag);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}

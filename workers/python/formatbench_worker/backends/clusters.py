@@ -1,0 +1,142 @@
+"""Cluster engines as peers: each sample drives a real multi-process cluster started for it
+before the timer (cluster.py says why per sample, and how its processes are accounted). The
+job's `executors` says how many executor processes; the thread cap is each executor's.
+
+Dask: `dask.distributed.LocalCluster` (a scheduler in the driver, N worker processes each under
+a nanny, on 127.0.0.1), read through `dask.dataframe` into pandas on the driver."""
+
+import os
+
+from .base import Backend, Unsupported, range_bounds
+
+#: Set to `kill-executor` (tests only) to have the read's first task kill the executor that runs
+#: it: the sample must fail, and the run go on with no process left behind.
+FAULT_ENV = "FORMATBENCH_FAULT"
+#: A partition per this many rows at least, and at most this many partitions: the files a
+#: cluster reads in parallel, independent of the executors, so every executor count reads the
+#: same artifact.
+ROWS_PER_PARTITION = 1_000
+MAX_PARTITIONS = 16
+
+
+def partitions(rows):
+    return max(1, min(MAX_PARTITIONS, rows // ROWS_PER_PARTITION))
+
+
+class ClusterBackend(Backend):
+    """What a cluster peer adds: it runs on `executors` processes of a cluster it starts."""
+
+    cluster = True
+    #: Cluster reads return partitions in the order the engine finishes them.
+    unordered = True
+
+    def start_cluster(self, ctx, executors):
+        raise NotImplementedError
+
+    def stop_cluster(self, running):
+        raise NotImplementedError
+
+    def cluster_settings(self, running):
+        """What the results record of the cluster (executors, threads, memory caps)."""
+        return {}
+
+
+class _Dask:
+    """A LocalCluster and its client."""
+
+    def __init__(self, ctx, executors):
+        import dask
+        from distributed import Client, LocalCluster
+
+        # A task whose executor dies fails at once, as the sample must: no silent retry on
+        # another executor inside the timer.
+        dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                         "distributed.worker.daemon": False,
+                         "distributed.admin.system-monitor.gil.enabled": False})
+        self.cluster = LocalCluster(n_workers=executors, threads_per_worker=ctx.threads,
+                                    processes=True, host="127.0.0.1", dashboard_address=None,
+                                    memory_limit=ctx.executor_memory or "auto")
+        self.client = Client(self.cluster)
+        self.client.wait_for_workers(executors)
+        self.executors = executors
+
+    def settings(self):
+        info = self.client.scheduler_info()["workers"].values()
+        limits = sorted({w.get("memory_limit") for w in info})
+        return {"executors": str(self.executors),
+                "executor_threads": ",".join(sorted({str(w.get("nthreads")) for w in info})),
+                "executor_memory_limit": ",".join(str(m) for m in limits),
+                "cluster": "dask.distributed LocalCluster (processes, nanny) on 127.0.0.1"}
+
+    def close(self):
+        self.client.close()
+        self.cluster.close()
+
+
+def _kill_own_process(partition):
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+    return partition
+
+
+class DaskParquet(ClusterBackend):
+    name = "py-dask-parquet"
+    about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
+             "dask.dataframe to_parquet / read_parquet (pyarrow), computed into pandas")
+    dists = ("dask", "distributed")
+    modules = ("dask", "dask.dataframe", "distributed", "pandas")
+    targets = ("pandas",)
+    ops = ("write", "read", "scan", "project", "range")
+
+    def start_cluster(self, ctx, executors):
+        return _Dask(ctx, executors)
+
+    def stop_cluster(self, running):
+        running.close()
+
+    def cluster_settings(self, running):
+        return running.settings()
+
+    def object_storage(self):
+        return None  # s3fs, with the target's storage options
+
+    def prepare_input(self, data, ctx):
+        import dask.dataframe as dd
+
+        return dd.from_pandas(data, npartitions=partitions(len(data)), sort=False)
+
+    def write(self, data, directory, ctx):
+        data.to_parquet(directory, write_index=False, engine="pyarrow",
+                        compute_kwargs={"scheduler": ctx.cluster.client})
+
+    def settings_for(self, ctx):
+        return {"partitions": f"one file per partition, {MAX_PARTITIONS} at most, "
+                              f"≥ {ROWS_PER_PARTITION} rows each"}
+
+    def read(self, directory, request, ctx):
+        import dask.dataframe as dd
+
+        from .. import storage
+
+        if ctx.storage:
+            path = storage.url(ctx.storage, "*.parquet")
+            options = storage.fsspec_options(ctx.storage)
+        else:
+            path, options = os.path.join(directory, "*.parquet"), None
+        columns = request.columns if request.kind == "columns" else None
+        frame = dd.read_parquet(path, columns=columns, storage_options=options,
+                                engine="pyarrow")
+        method = "read_parquet().compute()"
+        if request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            if column is None:
+                raise Unsupported("Dask has no positional row access across partitions")
+            frame = frame[(frame[column] >= lo) & (frame[column] < hi)]
+            method = "read_parquet()[lo <= index < hi].compute()"
+        if os.environ.get(FAULT_ENV) == "kill-executor":
+            frame = frame.map_partitions(_kill_own_process, meta=frame._meta)
+        return frame.compute(scheduler=ctx.cluster.client), method
+
+
+BACKENDS = [DaskParquet()]
