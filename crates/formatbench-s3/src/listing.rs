@@ -3,7 +3,7 @@
 //! continuation token and page size are s3s-fs's (a page ends at the last key it returns,
 //! which is the next page's token).
 
-use crate::keys::{objects_under, Names};
+use crate::keys::{objects_under, stored, Names};
 use s3s::dto::*;
 use s3s::{s3_error, S3Result};
 use std::collections::BTreeMap;
@@ -39,6 +39,7 @@ pub fn list_v2(
         };
         let last_modified = metadata.modified().ok().map(Timestamp::from);
         let size = i64::try_from(metadata.len()).map_err(|e| s3_error!(e, InternalError))?;
+        let e_tag = e_tag(root, &input.bucket, &object.key, &metadata);
         let key = object.key;
         entries.insert(
             key.clone(),
@@ -46,6 +47,7 @@ pub fn list_v2(
                 key: Some(key),
                 last_modified,
                 size: Some(size),
+                e_tag: Some(e_tag),
                 ..Default::default()
             }),
         );
@@ -93,6 +95,46 @@ pub fn list_v2(
     })
 }
 
+/// An object's ETag as S3 lists it (clients such as s3fs require one in every entry): the one
+/// s3s-fs stored when the object was put, which its HEAD and GET answer with too, read from
+/// its internal-info file; for an object placed without one, an opaque tag of its length and
+/// modification time (S3's ETags are opaque: multipart and encrypted objects' are no MD5).
+fn e_tag(root: &Path, bucket: &str, key: &str, metadata: &std::fs::Metadata) -> ETag {
+    let info = root.join(format!(
+        ".bucket-{}.object-{}.internal.json",
+        base64_url(bucket.as_bytes()),
+        base64_url(stored(bucket, key).as_bytes())
+    ));
+    let saved = std::fs::read(info)
+        .ok()
+        .and_then(|text| serde_json::from_slice::<serde_json::Value>(&text).ok())
+        .and_then(|info| info.get("e_tag")?.as_str().map(str::to_string));
+    ETag::Strong(saved.unwrap_or_else(|| {
+        let modified = metadata
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        format!("{:x}-{modified:x}", metadata.len())
+    }))
+}
+
+/// URL-safe base64 without padding, as s3s-fs names its internal-info files.
+fn base64_url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
 /// The v1 listing: the v2 one, its marker as start-after.
 pub fn list_v1(names: &Names, root: &Path, input: ListObjectsInput) -> S3Result<ListObjectsOutput> {
     let marker = input.marker.clone();
@@ -110,4 +152,20 @@ pub fn list_v1(names: &Names, root: &Path, input: ListObjectsInput) -> S3Result<
         next_marker: v2.next_continuation_token,
         ..Default::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64_url;
+
+    #[test]
+    fn names_are_encoded_as_s3s_fs_names_its_files() {
+        // The bucket's part of an internal-info file name s3s-fs wrote.
+        assert_eq!(base64_url(b"formatbench"), "Zm9ybWF0YmVuY2g");
+        assert_eq!(base64_url(b""), "");
+        assert_eq!(base64_url(b"a"), "YQ");
+        assert_eq!(base64_url(b"ab"), "YWI");
+        assert_eq!(base64_url(b"abc"), "YWJj");
+        assert_eq!(base64_url(&[0xfb, 0xff]), "-_8");
+    }
 }

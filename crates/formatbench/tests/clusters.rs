@@ -14,12 +14,14 @@ use std::process::Command;
 
 const DASK: &str = "py-dask-parquet";
 
-/// `formatbench run` of a small mixed table at `executors`, into `out`, with `env` set.
+/// `formatbench run` of a small mixed table at `executors`, into `out`, with `extra` arguments
+/// and `env` set.
 fn cluster_run(
     backends: &str,
     executors: &str,
     ops: &str,
     out: &std::path::Path,
+    extra: &[&str],
     env: &[(&str, &str)],
 ) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_formatbench"))
@@ -46,6 +48,7 @@ fn cluster_run(
             "--out",
         ])
         .arg(out)
+        .args(extra)
         .envs(env.iter().copied())
         .output()
         .expect("formatbench starts")
@@ -80,7 +83,7 @@ fn dask_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let run = cluster_run(DASK, "1,2", "write,read,range", out.path(), &[]);
+    let run = cluster_run(DASK, "1,2", "write,read,range", out.path(), &[], &[]);
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let dir = run_dir(out.path());
     let verified: BTreeSet<(Option<u32>, String)> = read_records(&dir.join("results.jsonl"))
@@ -141,6 +144,7 @@ fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
         "2",
         "read",
         out.path(),
+        &[],
         &[("FORMATBENCH_FAULT", "kill-executor"), (key, value)],
     );
     // Cells failed: the run says so in its exit code, and still measured the others.
@@ -168,4 +172,36 @@ fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
     // No process the run started is left: not the driver, the nannies nor the executors.
     let left = processes_tagged(&tag);
     assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+#[test]
+fn dask_reads_and_writes_through_s3fs_counted_by_the_server() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        DASK,
+        "2",
+        "write,read,project",
+        out.path(),
+        &["--storage", "s3"],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let measured = samples(&run_dir(out.path()));
+    for op in ["write", "read", "project"] {
+        let s = measured
+            .iter()
+            .find(|s| s.cell.op == op)
+            .unwrap_or_else(|| panic!("no {op} sample"));
+        assert_eq!(s.status, SampleStatus::Ok, "{op}: {:?}", s.reason);
+        assert_eq!(s.cell.storage, "s3");
+        // The executors fetch or upload the bytes; the server counts them.
+        let traffic = s.object_traffic.as_ref().expect("traffic");
+        match op {
+            "write" => assert!(traffic.bytes_received > 0, "{traffic:?}"),
+            _ => assert!(traffic.bytes_sent > 0, "{traffic:?}"),
+        }
+    }
 }
