@@ -122,6 +122,13 @@ pub fn launch(args: &[String]) -> i32 {
     // The launcher dies with the runner: a runner killed with SIGKILL must not leave a sample
     // running that would compete with the next run's.
     die_with_parent(parent_at_start());
+    // Every process the worker leaves behind is re-parented here, not to init, so it ends with
+    // the sample (`end_descendants`) even when it left the worker's process group, as a Ray
+    // cluster's processes do.
+    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) only sets a flag on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
     let mut command = Command::new(request.program);
     command.args(request.args).stdout(stdout_for_worker);
     // SAFETY: getpid is async-signal-safe.
@@ -178,8 +185,9 @@ pub fn launch(args: &[String]) -> i32 {
 
     let (status, usage) = wait4(pid);
     let wall = started.elapsed().as_secs_f64();
-    // Whatever the worker left behind in its group ends with it.
+    // Whatever the worker left behind, in its group or out of it, ends with it.
     kill_group(pid);
+    end_descendants();
     let _ = done_tx.send(());
     if let Some(handle) = watcher {
         let _ = handle.join();
@@ -204,6 +212,50 @@ pub fn launch(args: &[String]) -> i32 {
         usage.ru_oublock,
     ));
     0
+}
+
+/// The pids of this process's living children, from /proc.
+fn children() -> Vec<i32> {
+    // SAFETY: getpid has no preconditions.
+    let own = unsafe { libc::getpid() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // After the command's closing parenthesis: state, ppid, …
+            let ppid: i32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == own).then_some(pid)
+        })
+        .collect()
+}
+
+/// Kills and reaps every process left below the launcher: once the worker has exited, each is
+/// an orphan re-parented here (the launcher is a child subreaper) or a descendant of one. Gives
+/// up after 10 s of SIGKILL, which only a process stuck in the kernel survives.
+fn end_descendants() {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = children();
+        for &pid in &left {
+            // SAFETY: kill has no memory-safety preconditions; each pid is our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        // SAFETY: waitpid with WNOHANG writes only into the status we own.
+        unsafe {
+            let mut status = 0;
+            while libc::waitpid(-1, &mut status, libc::WNOHANG) > 0 {}
+        }
+        if left.is_empty() || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn wait4(pid: i32) -> (i32, libc::rusage) {

@@ -202,6 +202,12 @@ pub fn run_job(
             if let Some(pid) = pid {
                 kill_group(pid);
             }
+            // Once the worker is gone the launcher ends what it left outside its group (a
+            // cluster's processes), then exits; it is killed only if it does not.
+            let deadline = Instant::now() + Duration::from_secs(12);
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             let _ = child.kill();
             let _ = child.wait();
             return Err(Error::Interrupted);
