@@ -227,7 +227,13 @@ fn children() -> Vec<i32> {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
             let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
             // After the command's closing parenthesis: state, ppid, …
-            let ppid: i32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            let ppid: i32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
             (ppid == own).then_some(pid)
         })
         .collect()

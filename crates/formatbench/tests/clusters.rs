@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Cluster peers through the real runner: each sample starts a real multi-process cluster
-//! (Dask's LocalCluster of executor processes), its results are verified against the source
-//! at every executor count, its accounting sums the cluster's processes, and a killed executor
-//! fails its sample while the run goes on with no process of the cluster left behind. Needs
+//! (Dask's LocalCluster of executor processes, a Ray cluster of worker nodes for Daft), its
+//! results are verified against the source at every executor count, its accounting sums the
+//! cluster's processes, and a killed executor fails its sample while the run goes on with no
+//! process of the cluster left behind. Needs
 //! `formatbench peers install`; skipped without it unless FORMATBENCH_REQUIRE_ALL=1.
 
 mod common;
@@ -79,11 +80,23 @@ fn processes_tagged(tag: &str) -> Vec<u32> {
 
 #[test]
 fn dask_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
-    if !ready("Python peer", DASK) {
+    verified_at_each_executor_count(DASK);
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn daft_on_ray_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
+    verified_at_each_executor_count("py-daft-ray");
+}
+
+/// `backend`'s write, read and range at 1 and 2 executors: every cell verified, every sample
+/// with the cluster's processes summed and its start apart, the count in the report.
+fn verified_at_each_executor_count(backend: &str) {
+    if !ready("Python peer", backend) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let run = cluster_run(DASK, "1,2", "write,read,range", out.path(), &[], &[]);
+    let run = cluster_run(backend, "1,2", "write,read,range", out.path(), &[], &[]);
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let dir = run_dir(out.path());
     let verified: BTreeSet<(Option<u32>, String)> = read_records(&dir.join("results.jsonl"))

@@ -3,11 +3,23 @@ before the timer (cluster.py says why per sample, and how its processes are acco
 job's `executors` says how many executor processes; the thread cap is each executor's.
 
 Dask: `dask.distributed.LocalCluster` (a scheduler in the driver, N worker processes each under
-a nanny, on 127.0.0.1), read through `dask.dataframe` into pandas on the driver."""
+a nanny, on 127.0.0.1), read through `dask.dataframe` into pandas on the driver.
+
+Daft on Ray: a Ray cluster of a head node that runs no tasks and N worker nodes (each its own
+raylet, object store and workers: Ray's multi-node cluster on one machine,
+`ray.cluster_utils.Cluster`), on 127.0.0.1, with Daft's Ray runner."""
 
 import os
 
 from .base import Backend, Unsupported, range_bounds
+from .engines import Daft
+
+# Read when ray and daft are imported (before the timer): Ray binds to loopback (the address
+# it uses where it runs no multi-machine clusters) instead of the machine's outward address,
+# and neither reports usage nor draws progress bars into the worker's log.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+os.environ.setdefault("DAFT_PROGRESS_BAR", "0")
 
 #: Set to `kill-executor` (tests only) to have the read's first task kill the executor that runs
 #: it: the sample must fail, and the run go on with no process left behind.
@@ -139,4 +151,66 @@ class DaskParquet(ClusterBackend):
         return frame.compute(scheduler=ctx.cluster.client), method
 
 
-BACKENDS = [DaskParquet()]
+class _Ray:
+    """A Ray cluster on loopback: a head that runs no tasks, `executors` worker nodes of
+    `threads` CPUs each, and this process connected as its driver."""
+
+    #: Each node's object store: Ray's floor is 75 MiB; tables here are far smaller.
+    OBJECT_STORE_BYTES = 256 << 20
+
+    def __init__(self, ctx, executors):
+        import ray
+        from ray.cluster_utils import Cluster
+
+        node = {"object_store_memory": self.OBJECT_STORE_BYTES}
+        if ctx.executor_memory:
+            node["memory"] = ctx.executor_memory
+        self.cluster = Cluster(initialize_head=True, head_node_args={
+            "num_cpus": 0, "include_dashboard": False,
+            "object_store_memory": self.OBJECT_STORE_BYTES})
+        for _ in range(executors):
+            self.cluster.add_node(num_cpus=ctx.threads, **node)
+        self.cluster.wait_for_nodes()
+        ray.init(address=self.cluster.address, log_to_driver=False, logging_level="ERROR")
+        self.executors, self.threads = executors, ctx.threads
+        self.memory = ctx.executor_memory
+
+    def settings(self):
+        return {"executors": str(self.executors), "executor_threads": str(self.threads),
+                "executor_memory_limit": (f"{self.memory} (a Ray scheduling resource, not "
+                                          "enforced)" if self.memory else "none"),
+                "cluster": ("Ray: a head node without CPUs and one worker node (raylet, object "
+                            f"store of {self.OBJECT_STORE_BYTES >> 20} MiB) per executor on "
+                            "127.0.0.1")}
+
+    def close(self):
+        import ray
+
+        ray.shutdown()
+        self.cluster.shutdown()
+
+
+class DaftRay(ClusterBackend, Daft):
+    """Daft's reads and writes (py-daft's) on its Ray runner."""
+
+    name = "py-daft-ray"
+    about = ("Daft on a local Ray cluster of N worker nodes (its Ray runner): write_parquet / "
+             "read_parquet into Arrow")
+    dists = ("daft", "ray")
+    modules = ("daft", "ray", "ray.cluster_utils")
+
+    def start_cluster(self, ctx, executors):
+        import daft
+
+        running = _Ray(ctx, executors)
+        daft.set_runner_ray(address=running.cluster.address, noop_if_initialized=True)
+        return running
+
+    def stop_cluster(self, running):
+        running.close()
+
+    def cluster_settings(self, running):
+        return running.settings()
+
+
+BACKENDS = [DaskParquet(), DaftRay()]
