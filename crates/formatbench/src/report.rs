@@ -21,6 +21,7 @@ mod recommend;
 mod row_groups;
 mod rows;
 mod rstudy;
+mod scale_out;
 mod sensitivity;
 mod session;
 mod shapes;
@@ -73,6 +74,7 @@ fn sections(summary: &RunSummary, fidelity: Option<&Fidelity>) -> Vec<Section> {
             None,
             rstudy::tables(summary),
         ),
+        section("scale-out", "Scale-out", None, scale_out::tables(summary)),
         section(
             "row-groups",
             "Row-group sweep",

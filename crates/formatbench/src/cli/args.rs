@@ -23,7 +23,7 @@ pub enum Command {
     /// own file (--input).
     Run(RunArgs),
     /// Run a suite: a built-in (default, featherstore, layouts, delta, stores, egress, delta-s3,
-    /// r-study) or a TOML file.
+    /// r-study, scale-out) or a TOML file.
     Suite {
         /// Built-in suite name or path to a suite TOML file.
         name: String,
@@ -302,9 +302,9 @@ pub struct RunArgs {
     /// Cluster peers (`py-dask-parquet`, …): the executor processes of the cluster each sample
     /// starts, one competitor per count (`1,2,4`), each its own `executors` key; the thread
     /// cap is each executor's. Other backends run in one process whatever this says.
-    #[arg(long, value_delimiter = ',', value_parser = executor_count, value_name = "N",
-          default_value = "1")]
-    pub executors: Vec<u32>,
+    /// Default: the suite's, else 1.
+    #[arg(long, value_delimiter = ',', value_parser = executor_count, value_name = "N")]
+    pub executors: Option<Vec<u32>>,
     /// Cluster peers: the memory cap of each executor, e.g. 1GiB (the engine spills or fails
     /// past it; recorded in the results). Default: the engine's own.
     #[arg(long, value_name = "SIZE")]

@@ -8,7 +8,7 @@ use crate::Error;
 use serde::Deserialize;
 use std::path::Path;
 
-pub const BUILTIN_SUITES: [(&str, &str); 8] = [
+pub const BUILTIN_SUITES: [(&str, &str); 9] = [
     ("default", include_str!("../../suites/default.toml")),
     (
         "featherstore",
@@ -20,6 +20,7 @@ pub const BUILTIN_SUITES: [(&str, &str); 8] = [
     ("egress", include_str!("../../suites/egress.toml")),
     ("delta-s3", include_str!("../../suites/delta-s3.toml")),
     ("r-study", include_str!("../../suites/r-study.toml")),
+    ("scale-out", include_str!("../../suites/scale-out.toml")),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -61,6 +62,8 @@ pub struct Suite {
     /// (`--network`); the command line's win.
     pub storage: Option<String>,
     pub network: Option<String>,
+    /// Cluster peers' executor counts (`--executors`).
+    pub executors: Option<Vec<u32>>,
     #[serde(default)]
     pub quick: Quick,
 }
@@ -71,6 +74,8 @@ pub struct Quick {
     pub rounds: Option<u32>,
     /// At most this many measured samples per cell under `--quick` (`--samples`).
     pub samples: Option<u32>,
+    /// Cluster peers' executor counts under `--quick` (`--executors`).
+    pub executors: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

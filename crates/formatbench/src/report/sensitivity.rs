@@ -46,6 +46,10 @@ fn values(summary: &RunSummary, dataset: &str, metric: &str) -> Values {
             .collect(),
     };
     for cell in cells {
+        // A cluster's executor counts are no encodings: its one-executor cell stands for it.
+        if cell.cell.executors.is_some_and(|n| n != 1) {
+            continue;
+        }
         let key = (
             cell.cell.backend.clone(),
             cell.cell.shown_profile(),

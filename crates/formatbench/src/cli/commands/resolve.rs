@@ -232,7 +232,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
         suite,
         args,
         &given_formats(&datasets),
-        &executor_counts(args),
+        &executor_counts(suite, args),
     )?;
     Ok(Plan {
         suite: suite.map_or_else(|| "(command line)".into(), |s| s.name.clone()),
@@ -256,7 +256,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .or_else(|| suite.and_then(|s| s.warmup))
             .unwrap_or(DEFAULT_WARMUP),
         threads: args.threads,
-        executors: executor_counts(args),
+        executors: executor_counts(suite, args),
         executor_memory: args
             .executor_memory
             .as_deref()
@@ -407,9 +407,19 @@ fn size_at_least_16_mib(flag: &str, text: &str) -> Result<u64, Error> {
     }
 }
 
-/// `--executors`, each count once, in the order given.
-fn executor_counts(args: &RunArgs) -> Vec<u32> {
-    args.executors.iter().fold(Vec::new(), |mut kept, &n| {
+/// `--executors`, else the suite's (its quick run's under `--quick`), else one; each count
+/// once, in the order given.
+fn executor_counts(suite: Option<&Suite>, args: &RunArgs) -> Vec<u32> {
+    let quick = suite
+        .filter(|_| args.quick)
+        .and_then(|s| s.quick.executors.clone());
+    let counts = args
+        .executors
+        .clone()
+        .or(quick)
+        .or_else(|| suite.and_then(|s| s.executors.clone()))
+        .unwrap_or_else(|| vec![crate::plan::DEFAULT_EXECUTORS]);
+    counts.into_iter().fold(Vec::new(), |mut kept, n| {
         if !kept.contains(&n) {
             kept.push(n);
         }

@@ -49,6 +49,22 @@ pub fn first_problem(suite: &Suite) -> Option<Problem> {
     if let Some((key, Some(what))) = counts.into_iter().find(|(_, what)| what.is_some()) {
         return Some(problem(&key, what));
     }
+    let no_executors = |counts: &Option<Vec<u32>>| {
+        counts
+            .as_ref()
+            .is_some_and(|c| c.is_empty() || c.contains(&0))
+    };
+    for (key, counts) in [
+        (vec![Key("executors")], &suite.executors),
+        (vec![Key("quick"), Key("executors")], &suite.quick.executors),
+    ] {
+        if no_executors(counts) {
+            return Some(problem(
+                &key,
+                "executors: give counts of at least 1, e.g. [1, 2, 4]".into(),
+            ));
+        }
+    }
     if let Some(text) = &suite.precision {
         if crate::units::parse_precision(text).is_none() {
             return Some(problem(

@@ -1,0 +1,222 @@
+//! Scale-out (`run --executors`, `suite scale-out`): per operation, each cluster peer at every
+//! executor count it ran, its speed-up over its own one-executor cluster and its efficiency
+//! (speed-up ÷ executors), the CPU time and peak memory summed over the cluster's processes,
+//! and how it stands against the fastest single-process reader of the same operation: where the
+//! cluster pays for itself, and where one process beats it.
+
+use super::format::{self, DASH};
+use super::layouts::Table;
+use crate::results::SampleStatus;
+use crate::stats::{CellSummary, OpGroup, RunSummary};
+
+const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3";
+
+/// One table per operation group that has a cluster peer in it.
+pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
+    summary
+        .groups
+        .iter()
+        .filter(|g| g.cells.iter().any(|c| c.cell.executors.is_some()))
+        .map(table)
+        .collect()
+}
+
+fn median(cell: &CellSummary) -> Option<f64> {
+    (cell.status == SampleStatus::Ok)
+        .then_some(cell.wall.map(|w| w.median))
+        .flatten()
+        .filter(|m| *m > 0.0)
+}
+
+fn table(group: &OpGroup) -> Table {
+    let single = group
+        .cells
+        .iter()
+        .filter(|c| c.cell.executors.is_none())
+        .filter_map(|c| median(c).map(|m| (c, m)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let mut clusters: Vec<&CellSummary> = group
+        .cells
+        .iter()
+        .filter(|c| c.cell.executors.is_some())
+        .collect();
+    clusters.sort_by_key(|c| {
+        (
+            c.cell.backend.clone(),
+            c.cell.profile.clone(),
+            c.cell.target.clone(),
+            c.cell.executors,
+        )
+    });
+    let mut rows: Vec<Vec<String>> = clusters
+        .iter()
+        .map(|cell| {
+            let executors = cell.cell.executors.unwrap_or(1);
+            let one = clusters
+                .iter()
+                .find(|c| {
+                    c.cell.executors == Some(1)
+                        && (&c.cell.backend, &c.cell.profile, &c.cell.target)
+                            == (&cell.cell.backend, &cell.cell.profile, &cell.cell.target)
+                })
+                .and_then(|c| median(c));
+            let own = median(cell);
+            let speed_up = one.zip(own).map(|(one, own)| one / own);
+            vec![
+                cell.cell.backend.clone(),
+                executors.to_string(),
+                match own {
+                    Some(m) => format::duration(m),
+                    None => cell.status.name().to_string(),
+                },
+                speed_up.map_or_else(|| DASH.to_string(), format::ratio),
+                speed_up.map_or_else(
+                    || DASH.to_string(),
+                    |s| format::percent(s / f64::from(executors)),
+                ),
+                cell.cpu
+                    .map_or_else(|| DASH.to_string(), |c| format::duration(c.median)),
+                cell.peak_rss_bytes
+                    .map_or_else(|| DASH.to_string(), format::bytes),
+                own.zip(single.map(|(_, m)| m)).map_or_else(
+                    || DASH.to_string(),
+                    |(own, single)| format::ratio(own / single),
+                ),
+                fetched_per_returned(cell),
+            ]
+        })
+        .collect();
+    if let Some((cell, m)) = single {
+        rows.push(vec![
+            format!("{} (fastest single process)", cell.cell.backend),
+            DASH.to_string(),
+            format::duration(m),
+            DASH.to_string(),
+            DASH.to_string(),
+            cell.cpu
+                .map_or_else(|| DASH.to_string(), |c| format::duration(c.median)),
+            cell.peak_rss_bytes
+                .map_or_else(|| DASH.to_string(), format::bytes),
+            format::ratio(1.0),
+            fetched_per_returned(cell),
+        ]);
+    }
+    let place = match group.place().as_str() {
+        "" => String::new(),
+        place => format!(", {place}"),
+    };
+    Table {
+        title: format!(
+            "{} · {}: scale-out (cache {}, {} thread(s) per executor{place})",
+            group.dataset, group.op, group.cache, group.threads
+        ),
+        legend: LEGEND,
+        headers: [
+            "backend",
+            "executors",
+            "median",
+            "speed-up",
+            "efficiency",
+            "CPU",
+            "peak memory",
+            "÷ single",
+            "bytes from S3 ÷ returned",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        text_columns: 1,
+        rows,
+    }
+}
+
+/// What the object store sent per byte of the result (as Arrow), where it counted the cell's
+/// traffic.
+fn fetched_per_returned(cell: &CellSummary) -> String {
+    match (&cell.object_traffic, cell.read_amplification) {
+        (Some(_), Some(amplification)) => format::ratio2(amplification),
+        _ => DASH.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{CellKey, Record, SampleRecord, VerificationRecord};
+
+    /// Verified `read` samples of (backend, executors, walls by round) on one dataset.
+    fn records(cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
+        let mut out = Vec::new();
+        for (backend, executors, walls) in cells {
+            let cell = CellKey {
+                dataset: "mixed-1000x7".into(),
+                dataset_fingerprint: "fp".into(),
+                backend: backend.to_string(),
+                profile: "default".into(),
+                layout: "wide".into(),
+                target: "arrow".into(),
+                op: "read".into(),
+                threads: 1,
+                cache: "warm".into(),
+                storage: "local".into(),
+                network: "n/a".into(),
+                row_group_rows: None,
+                sort_by: None,
+                executors: *executors,
+            };
+            out.push(Record::Verification(VerificationRecord {
+                run_id: "run-1".into(),
+                cell: cell.clone(),
+                status: SampleStatus::Ok,
+                reason: None,
+                digest: None,
+                rows: Some(1000),
+                representation: Vec::new(),
+                float_tolerance: None,
+                other_widths: false,
+                independent_check: None,
+            }));
+            for (round, wall) in (1..).zip(walls) {
+                let mut sample =
+                    SampleRecord::bare("run-1", cell.clone(), Some(round), SampleStatus::Ok, None);
+                sample.wall_s = Some(*wall);
+                out.push(Record::Sample(Box::new(sample)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn speed_up_and_efficiency_are_against_the_clusters_own_single_executor() {
+        let summary = crate::stats::summarize_run(&records(&[
+            ("py-dask-parquet", Some(1), [4.0, 4.0, 4.0]),
+            ("py-dask-parquet", Some(2), [2.5, 2.5, 2.5]),
+            ("py-dask-parquet", Some(4), [2.0, 2.0, 2.0]),
+            ("parquet", None, [1.0, 1.0, 1.0]),
+            ("py-pyarrow-parquet", None, [3.0, 3.0, 3.0]),
+        ]));
+        let tables = tables(&summary);
+        assert_eq!(tables.len(), 1);
+        let rows = &tables[0].rows;
+        let row = |backend: &str, executors: &str| {
+            rows.iter()
+                .find(|r| r[0] == backend && r[1] == executors)
+                .unwrap_or_else(|| panic!("no row {backend} {executors}: {rows:?}"))
+        };
+        // Speed-up 4.0 ÷ 2.5 at 2 executors: 80 % efficient; 4.0 ÷ 2.0 at 4: 50 %.
+        assert_eq!(row("py-dask-parquet", "1")[3..5], ["1.00×", "100 %"]);
+        assert_eq!(row("py-dask-parquet", "2")[3..5], ["1.60×", "80 %"]);
+        assert_eq!(row("py-dask-parquet", "4")[3..5], ["2.0×", "50 %"]);
+        // Against the fastest single process (parquet's 1.0 s), not any single process.
+        assert_eq!(row("py-dask-parquet", "4")[7], "2.0×");
+        let single = rows.last().unwrap_or_else(|| panic!("rows"));
+        assert_eq!(single[0], "parquet (fastest single process)");
+        assert!(!rows.iter().any(|r| r[0].starts_with("py-pyarrow-parquet")));
+    }
+
+    #[test]
+    fn no_table_without_a_cluster_peer() {
+        let summary = crate::stats::summarize_run(&records(&[("parquet", None, [1.0, 1.0, 1.0])]));
+        assert!(tables(&summary).is_empty());
+    }
+}
