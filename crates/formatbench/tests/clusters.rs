@@ -89,6 +89,12 @@ fn daft_on_ray_reads_are_verified_at_each_executor_count_with_the_cluster_accoun
     verified_at_each_executor_count("py-daft-ray");
 }
 
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn dask_csv_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
+    verified_at_each_executor_count("py-dask-csv");
+}
+
 /// `backend`'s write, read and range at 1 and 2 executors: every cell verified, every sample
 /// with the cluster's processes summed and its start apart, the count in the report.
 fn verified_at_each_executor_count(backend: &str) {

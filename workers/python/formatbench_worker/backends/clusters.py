@@ -85,6 +85,31 @@ class _Dask:
         self.cluster.close()
 
 
+def _files(directory, pattern, ctx):
+    """(the artifact's files as a glob, s3fs's storage options or None): local, or in the
+    bucket."""
+    if not ctx.storage:
+        return os.path.join(directory, pattern), None
+    from .. import storage
+
+    return storage.url(ctx.storage, pattern), storage.fsspec_options(ctx.storage)
+
+
+def _computed(frame, request, ctx, read):
+    """A Dask frame read by `read`, filtered to the request's index range, computed on the
+    cluster into pandas on the driver; (result, method)."""
+    method = f"{read}.compute()"
+    if request.kind == "range":
+        column, lo, hi = range_bounds(request)
+        if column is None:
+            raise Unsupported("Dask has no positional row access across partitions")
+        frame = frame[(frame[column] >= lo) & (frame[column] < hi)]
+        method = f"{read}[lo <= index < hi].compute()"
+    if os.environ.get(FAULT_ENV) == "kill-executor":
+        frame = frame.map_partitions(_kill_own_process, meta=frame._meta)
+    return frame.compute(scheduler=ctx.cluster.client), method
+
+
 def _kill_own_process(partition):
     import signal
 
@@ -129,26 +154,45 @@ class DaskParquet(ClusterBackend):
     def read(self, directory, request, ctx):
         import dask.dataframe as dd
 
-        from .. import storage
-
-        if ctx.storage:
-            path = storage.url(ctx.storage, "*.parquet")
-            options = storage.fsspec_options(ctx.storage)
-        else:
-            path, options = os.path.join(directory, "*.parquet"), None
+        path, options = _files(directory, "*.parquet", ctx)
         columns = request.columns if request.kind == "columns" else None
         frame = dd.read_parquet(path, columns=columns, storage_options=options,
                                 engine="pyarrow")
-        method = "read_parquet().compute()"
-        if request.kind == "range":
-            column, lo, hi = range_bounds(request)
-            if column is None:
-                raise Unsupported("Dask has no positional row access across partitions")
-            frame = frame[(frame[column] >= lo) & (frame[column] < hi)]
-            method = "read_parquet()[lo <= index < hi].compute()"
-        if os.environ.get(FAULT_ENV) == "kill-executor":
-            frame = frame.map_partitions(_kill_own_process, meta=frame._meta)
-        return frame.compute(scheduler=ctx.cluster.client), method
+        return _computed(frame, request, ctx, "read_parquet()")
+
+
+class DaskCsv(DaskParquet):
+    """The same cluster reading and writing CSV: one file per partition, the source's types
+    given to the parser, as py-pandas-csv gives them."""
+
+    name = "py-dask-csv"
+    about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
+             "dask.dataframe to_csv / read_csv (dtypes given), computed into pandas")
+    lossy = True
+
+    def can_store(self, schema):
+        from .frames import _no_nested
+
+        return _no_nested(schema)
+
+    def write(self, data, directory, ctx):
+        data.to_csv(os.path.join(directory, "part-*.csv"), index=False,
+                    compute_kwargs={"scheduler": ctx.cluster.client})
+
+    def read(self, directory, request, ctx):
+        import dask.dataframe as dd
+
+        from .frames import _pandas_csv_types
+
+        path, options = _files(directory, "*.csv", ctx)
+        dtypes, dates = _pandas_csv_types(ctx.schema)
+        columns = request.columns if request.kind == "columns" else None
+        if columns is not None:
+            dtypes = {k: v for k, v in dtypes.items() if k in columns}
+            dates = [d for d in dates if d in columns]
+        frame = dd.read_csv(path, usecols=columns, dtype=dtypes, parse_dates=dates,
+                            storage_options=options)
+        return _computed(frame, request, ctx, "read_csv()")
 
 
 class _Ray:
@@ -213,4 +257,4 @@ class DaftRay(ClusterBackend, Daft):
         return running.settings()
 
 
-BACKENDS = [DaskParquet(), DaftRay()]
+BACKENDS = [DaskParquet(), DaskCsv(), DaftRay()]
