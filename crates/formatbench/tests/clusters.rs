@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::process::processes_tagged;
 use common::{ready, run_dir, samples, stderr};
 use formatbench::results::{read_records, Record, SampleStatus};
 use std::collections::BTreeSet;
@@ -53,29 +54,6 @@ fn cluster_run(
         .envs(env.iter().copied())
         .output()
         .expect("formatbench starts")
-}
-
-/// The pids of living processes whose environment holds `tag` (a variable this test set on
-/// the run, which every process it started inherits, a cluster's executors included).
-fn processes_tagged(tag: &str) -> Vec<u32> {
-    let own = std::process::id();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| pid != own)
-        .filter(|pid| {
-            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let running = state
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']));
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            running
-                && environ
-                    .split(|&b| b == 0)
-                    .any(|entry| entry == tag.as_bytes())
-        })
-        .collect()
 }
 
 #[test]

@@ -3,24 +3,10 @@
 //! process group (as a Ray cluster's processes set groups of their own) and those orphaned
 //! before the worker exited.
 
-use std::process::Command;
+mod common;
 
-/// The pids of living processes whose environment holds `tag`.
-fn processes_tagged(tag: &str) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let running = stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']));
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            running && environ.split(|&b| b == 0).any(|e| e == tag.as_bytes())
-        })
-        .collect()
-}
+use common::process::processes_tagged;
+use std::process::Command;
 
 #[test]
 fn processes_that_leave_the_workers_group_end_with_the_sample() {

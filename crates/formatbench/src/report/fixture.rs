@@ -12,6 +12,34 @@ pub(super) use small::{feature_sweep, group_of, small, sweep, Competitor, COMPET
 
 pub(super) const DATASET: &str = "mixed-100000x61";
 
+/// Each cell verified, then one `ok` sample per wall time, its rounds in order: the records a
+/// run writes, for the summaries tests build from them.
+pub(super) fn verified_samples(cells: &[(CellKey, &[f64])]) -> Vec<crate::results::Record> {
+    use crate::results::{Record, SampleRecord, VerificationRecord};
+    let mut records = Vec::new();
+    for (cell, walls) in cells {
+        records.push(Record::Verification(VerificationRecord {
+            run_id: "run-1".into(),
+            cell: cell.clone(),
+            status: SampleStatus::Ok,
+            reason: None,
+            digest: None,
+            rows: Some(1000),
+            representation: Vec::new(),
+            float_tolerance: None,
+            other_widths: false,
+            independent_check: None,
+        }));
+        for (round, wall) in (1..).zip(walls.iter()) {
+            let mut sample =
+                SampleRecord::bare("run-1", cell.clone(), Some(round), SampleStatus::Ok, None);
+            sample.wall_s = Some(*wall);
+            records.push(Record::Sample(Box::new(sample)));
+        }
+    }
+    records
+}
+
 fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> CellKey {
     CellKey {
         dataset: DATASET.into(),

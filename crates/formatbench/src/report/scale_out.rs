@@ -142,48 +142,33 @@ fn fetched_per_returned(cell: &CellSummary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{CellKey, Record, SampleRecord, VerificationRecord};
+    use crate::results::{CellKey, Record};
 
     /// Verified `read` samples of (backend, executors, walls by round) on one dataset.
     fn records(cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
-        let mut out = Vec::new();
-        for (backend, executors, walls) in cells {
-            let cell = CellKey {
-                dataset: "mixed-1000x7".into(),
-                dataset_fingerprint: "fp".into(),
-                backend: backend.to_string(),
-                profile: "default".into(),
-                layout: "wide".into(),
-                target: "arrow".into(),
-                op: "read".into(),
-                threads: 1,
-                cache: "warm".into(),
-                storage: "local".into(),
-                network: "n/a".into(),
-                row_group_rows: None,
-                sort_by: None,
-                executors: *executors,
-            };
-            out.push(Record::Verification(VerificationRecord {
-                run_id: "run-1".into(),
-                cell: cell.clone(),
-                status: SampleStatus::Ok,
-                reason: None,
-                digest: None,
-                rows: Some(1000),
-                representation: Vec::new(),
-                float_tolerance: None,
-                other_widths: false,
-                independent_check: None,
-            }));
-            for (round, wall) in (1..).zip(walls) {
-                let mut sample =
-                    SampleRecord::bare("run-1", cell.clone(), Some(round), SampleStatus::Ok, None);
-                sample.wall_s = Some(*wall);
-                out.push(Record::Sample(Box::new(sample)));
-            }
-        }
-        out
+        let keyed: Vec<(CellKey, &[f64])> = cells
+            .iter()
+            .map(|(backend, executors, walls)| {
+                let key = CellKey {
+                    dataset: "mixed-1000x7".into(),
+                    dataset_fingerprint: "fp".into(),
+                    backend: backend.to_string(),
+                    profile: "default".into(),
+                    layout: "wide".into(),
+                    target: "arrow".into(),
+                    op: "read".into(),
+                    threads: 1,
+                    cache: "warm".into(),
+                    storage: "local".into(),
+                    network: "n/a".into(),
+                    row_group_rows: None,
+                    sort_by: None,
+                    executors: *executors,
+                };
+                (key, walls.as_slice())
+            })
+            .collect();
+        crate::report::fixture::verified_samples(&keyed)
     }
 
     #[test]

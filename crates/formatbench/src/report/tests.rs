@@ -268,7 +268,7 @@ fn paired_records() -> Vec<crate::results::Record> {
 
 /// Verified `matrix` samples of `(backend, layout, walls by round)` on one dataset.
 fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Record> {
-    use crate::results::{CellKey, Record, SampleRecord, VerificationRecord};
+    use crate::results::CellKey;
     let key = |backend: &str, layout: &str| CellKey {
         dataset: "matrix-1000x8".into(),
         dataset_fingerprint: "fp".into(),
@@ -285,28 +285,11 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
         sort_by: None,
         executors: None,
     };
-    let mut records = Vec::new();
-    for (cell, walls) in cells.iter().map(|(b, l, w)| (key(b, l), *w)) {
-        records.push(Record::Verification(VerificationRecord {
-            run_id: "run-1".into(),
-            cell: cell.clone(),
-            status: SampleStatus::Ok,
-            reason: None,
-            digest: None,
-            rows: Some(1000),
-            representation: Vec::new(),
-            float_tolerance: None,
-            other_widths: false,
-            independent_check: None,
-        }));
-        for (round, wall) in (1..).zip(walls) {
-            let mut sample =
-                SampleRecord::bare("run-1", cell.clone(), Some(round), SampleStatus::Ok, None);
-            sample.wall_s = Some(wall);
-            records.push(Record::Sample(Box::new(sample)));
-        }
-    }
-    records
+    let keyed: Vec<(CellKey, &[f64])> = cells
+        .iter()
+        .map(|(b, l, w)| (key(b, l), w.as_slice()))
+        .collect();
+    super::fixture::verified_samples(&keyed)
 }
 
 #[test]
