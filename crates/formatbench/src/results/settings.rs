@@ -115,6 +115,8 @@ pub struct RunSettings {
     pub threads: u32,
     pub timeout_s: f64,
     pub memory_limit_bytes: Option<u64>,
+    /// A cluster peer's memory cap per executor (`--executor-memory`), when set.
+    pub executor_memory_bytes: Option<u64>,
     pub seed: u64,
     /// The storage's key (`local`, `s3`) and its network profile's.
     pub storage: String,
@@ -135,14 +137,15 @@ pub struct RunSettings {
 
 /// The keys that change what a sample measures although its cell and data are the same: how
 /// long a sample repeats its operation, the untimed runs before it, the rows and columns
-/// operations choose, the queries a session runs, the worker's memory cap and whether a write
-/// syncs. A sample of a run that differed in any of them is not reused.
-const MEASUREMENT_KEYS: [&str; 6] = [
+/// operations choose, the queries a session runs, the worker's and an executor's memory caps
+/// and whether a write syncs. A sample of a run that differed in any of them is not reused.
+const MEASUREMENT_KEYS: [&str; 7] = [
     "min_sample_s",
     "warmup",
     "seed",
     "session_queries",
     "memory_limit_bytes",
+    "executor_memory_bytes",
     "write_fsync",
 ];
 
@@ -179,6 +182,10 @@ impl RunSettings {
             (
                 "memory_limit_bytes".into(),
                 text(self.memory_limit_bytes.map(|b| b.to_string())),
+            ),
+            (
+                "executor_memory_bytes".into(),
+                text(self.executor_memory_bytes.map(|b| b.to_string())),
             ),
             ("seed".into(), self.seed.to_string()),
             ("storage".into(), self.storage.clone()),
@@ -241,6 +248,7 @@ impl From<BTreeMap<String, String>> for RunSettings {
             threads: number(take("threads")).unwrap_or_default(),
             timeout_s: number(take("timeout_s")).unwrap_or_default(),
             memory_limit_bytes: number(take("memory_limit_bytes")),
+            executor_memory_bytes: number(take("executor_memory_bytes")),
             seed: number(take("seed")).unwrap_or_default(),
             storage: take("storage").unwrap_or_default(),
             network: take("network").unwrap_or_default(),

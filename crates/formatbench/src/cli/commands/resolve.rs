@@ -442,6 +442,7 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> RunSettings {
         threads: plan.threads,
         timeout_s: plan.timeout.as_secs_f64(),
         memory_limit_bytes: plan.memory_limit,
+        executor_memory_bytes: plan.executor_memory,
         seed: plan.seed,
         storage: plan.storage.key().into(),
         network: plan.storage.network_key().into(),
