@@ -61,8 +61,11 @@ class _Dask:
         from distributed import Client, LocalCluster
 
         # A task whose executor dies fails at once, as the sample must: no silent retry on
-        # another executor inside the timer.
+        # another executor inside the timer. Object columns stay as they are: Dask would
+        # otherwise turn every one into strings, and pandas holds Arrow dates as objects, so
+        # dates were written to Parquet as text.
         dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                         "dataframe.convert-string": False,
                          "distributed.worker.daemon": False,
                          "distributed.admin.system-monitor.gil.enabled": False})
         self.cluster = LocalCluster(n_workers=executors, threads_per_worker=ctx.threads,
@@ -78,7 +81,8 @@ class _Dask:
         return {"executors": str(self.executors),
                 "executor_threads": ",".join(sorted({str(w.get("nthreads")) for w in info})),
                 "executor_memory_limit": ",".join(str(m) for m in limits),
-                "cluster": "dask.distributed LocalCluster (processes, nanny) on 127.0.0.1"}
+                "cluster": "dask.distributed LocalCluster (processes, nanny) on 127.0.0.1",
+                "dask_config": "dataframe.convert-string off, scheduler allowed-failures 0"}
 
     def close(self):
         self.client.close()
@@ -144,7 +148,9 @@ class DaskParquet(ClusterBackend):
         return dd.from_pandas(data, npartitions=partitions(len(data)), sort=False)
 
     def write(self, data, directory, ctx):
-        data.to_parquet(directory, write_index=False, engine="pyarrow",
+        # The source's schema, as a user who knows the table's types passes it: Dask infers
+        # one from sample data otherwise, which fails on object columns (pandas' dates).
+        data.to_parquet(directory, write_index=False, engine="pyarrow", schema=ctx.schema,
                         compute_kwargs={"scheduler": ctx.cluster.client})
 
     def settings_for(self, ctx):
