@@ -34,24 +34,39 @@ def descendants(root=None):
     return sorted(out)
 
 
-def _read(path):
+def proc_fields(path, parse):
+    """`key: value` lines of a /proc file, parsed by `parse(key, value)` (None drops a line);
+    empty when the file cannot be read (the process has exited)."""
+    out = {}
     try:
         with open(path) as f:
-            return f.read()
+            for line in f:
+                key, _, value = line.partition(":")
+                parsed = parse(key.strip(), value)
+                if parsed is not None:
+                    out[key.strip()] = parsed
     except OSError:
-        return None
-
-
-def _fields(text, wanted, scale=1):
-    out = {}
-    for line in (text or "").splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in wanted:
-            out[key.strip()] = int(value.split()[0]) * scale
+        pass
     return out
 
 
-def reset_peak(pid):
+#: The memory figures of /proc/PID/status, in bytes.
+MEMORY = ("VmHWM", "VmRSS", "RssAnon", "RssFile")
+_SWITCHES = ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")
+
+
+def status(pid="self", keys=MEMORY):
+    """The `keys` of /proc/PID/status as integers, memory in bytes."""
+    return proc_fields(f"/proc/{pid}/status", lambda k, v: (
+        int(v.split()[0]) * (1024 if k in MEMORY else 1) if k in keys else None))
+
+
+def io(pid="self"):
+    """/proc/PID/io's byte counts."""
+    return proc_fields(f"/proc/{pid}/io", lambda k, v: int(v))
+
+
+def reset_peak(pid="self"):
     """Resets the process's peak resident memory (VmHWM) to its current RSS; False where the
     kernel refuses."""
     try:
@@ -65,19 +80,20 @@ def reset_peak(pid):
 def usage(pid):
     """What the kernel counts for one process: CPU seconds, faults, context switches, I/O
     bytes and memory (bytes); None when it has exited."""
-    stat = _read(f"/proc/{pid}/stat")
-    status = _read(f"/proc/{pid}/status")
-    if stat is None or status is None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
         return None
-    f = stat.rpartition(")")[2].split()
-    out = {"cpu_user_s": int(f[11]) * _TICK_S, "cpu_sys_s": int(f[12]) * _TICK_S,
-           "minflt": int(f[7]), "majflt": int(f[9])}
-    switches = _fields(status, ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
-    out["nvcsw"] = switches.get("voluntary_ctxt_switches", 0)
-    out["nivcsw"] = switches.get("nonvoluntary_ctxt_switches", 0)
-    out.update(_fields(status, ("VmHWM", "VmRSS", "RssAnon", "RssFile"), 1024))
-    out.update(_fields(_read(f"/proc/{pid}/io"), ("read_bytes", "write_bytes", "rchar",
-                                                  "wchar")))
+    counted = status(pid, MEMORY + _SWITCHES)
+    if not counted:
+        return None
+    out = {"cpu_user_s": int(fields[11]) * _TICK_S, "cpu_sys_s": int(fields[12]) * _TICK_S,
+           "minflt": int(fields[7]), "majflt": int(fields[9]),
+           "nvcsw": counted.pop("voluntary_ctxt_switches", 0),
+           "nivcsw": counted.pop("nonvoluntary_ctxt_switches", 0)}
+    out.update(counted)
+    out.update(io(pid))
     return out
 
 

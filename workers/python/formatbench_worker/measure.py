@@ -10,40 +10,6 @@ import time
 from . import cluster
 
 
-def _proc_fields(path, parse):
-    """`key: value` lines of a /proc file, parsed by `parse(key, value)` (None drops a line)."""
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                parsed = parse(key.strip(), value)
-                if parsed is not None:
-                    out[key.strip()] = parsed
-    except OSError:
-        pass
-    return out
-
-
-def _status():
-    memory = ("VmHWM", "VmRSS", "RssAnon", "RssFile")
-    return _proc_fields("/proc/self/status",
-                        lambda k, v: int(v.split()[0]) * 1024 if k in memory else None)
-
-
-def _io():
-    return _proc_fields("/proc/self/io", lambda k, v: int(v))
-
-
-def _reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 #: Named parts of the operation timed from inside it (a session's init, plan and execute),
 #: summed over a sample's calls, as the Rust protocol's `phases` module keeps them.
 _PHASES = {}
@@ -149,11 +115,11 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     """Runs `op` once, then again until the calls together last `min_seconds` and number at
     least `min_calls` (at most `max_calls`); the first call's wall and CPU time are kept apart.
     The last result stays alive until the clock stops, as a caller holds it."""
-    peak_reset = _reset_peak()
+    peak_reset = cluster.reset_peak()
     tree = cluster.TreeUsage()
     _PHASES.clear()
-    before = _status()
-    io_before = _io()
+    before = cluster.status()
+    io_before = cluster.io()
     usage_before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     _begin_call(start)
@@ -175,8 +141,8 @@ def measure(op, min_seconds, max_calls, min_calls=1):
     elapsed = time.perf_counter() - start
     _CALL["marked"] = True
     usage_after = resource.getrusage(resource.RUSAGE_SELF)
-    io_after = _io()
-    after = _status()
+    io_after = cluster.io()
+    after = cluster.status()
     counters = {
         "cpu_user_s": usage_after.ru_utime - usage_before.ru_utime,
         "cpu_sys_s": usage_after.ru_stime - usage_before.ru_stime,
