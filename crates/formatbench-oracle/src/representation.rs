@@ -73,6 +73,14 @@ pub fn common_type(
             note(notes, "binary offsets or view");
             Ok(T::Binary)
         }
+        // Spark has no unsigned integers: it reads a uint64 as decimal(20, 0).
+        (e, T::Decimal128(precision, 0)) if e.is_integer() && *precision <= 38 => {
+            if !leeway.other_widths {
+                return refused("an integer as a decimal, which this backend does not declare");
+            }
+            note(notes, "integer as a decimal of scale 0");
+            Ok(T::Decimal128(38, 0))
+        }
         (e, a) if e.is_integer() && a.is_integer() => {
             if !leeway.other_widths {
                 return refused("another integer type, which this backend does not declare");

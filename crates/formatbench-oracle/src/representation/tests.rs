@@ -105,6 +105,30 @@ fn declared_widths_widen_to_a_type_that_holds_both() {
     );
     assert_eq!(decide(&T::Float32, &T::Float64, widths), Ok(T::Float32));
     assert!(decide(&T::Float64, &T::Float32, widths).is_err());
+    // Spark's uint64: decimal(20, 0), compared in a decimal that holds every integer.
+    assert_eq!(
+        decide(&T::UInt64, &T::Decimal128(20, 0), widths),
+        Ok(T::Decimal128(38, 0))
+    );
+    assert!(decide(&T::UInt64, &T::Decimal128(20, 0), Leeway::EXACT).is_err());
+    // A decimal with a fraction is not an integer's representation.
+    assert!(decide(&T::Int64, &T::Decimal128(20, 2), widths).is_err());
+}
+
+#[test]
+fn an_integer_as_a_decimal_keeps_every_value_or_is_a_mismatch() {
+    use arrow::array::{Decimal128Array, UInt64Array};
+    let common = DataType::Decimal128(38, 0);
+    let source: ArrayRef = Arc::new(UInt64Array::from(vec![Some(u64::MAX), None, Some(0)]));
+    let spark: ArrayRef = Arc::new(
+        Decimal128Array::from(vec![Some(i128::from(u64::MAX)), None, Some(0)])
+            .with_precision_and_scale(20, 0)
+            .unwrap(),
+    );
+    assert_eq!(
+        to_common(&source, &common).unwrap().as_ref(),
+        to_common(&spark, &common).unwrap().as_ref()
+    );
 }
 
 #[test]
