@@ -9,7 +9,7 @@ use super::layouts::Table;
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 
-const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3";
+const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3";
 
 /// One table per operation group that has a cluster peer in it.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
@@ -83,6 +83,8 @@ fn table(group: &OpGroup) -> Table {
                     |(own, single)| format::ratio(own / single),
                 ),
                 fetched_per_returned(cell),
+                cell.cluster_start_s
+                    .map_or_else(|| DASH.to_string(), format::duration),
             ]
         })
         .collect();
@@ -99,6 +101,7 @@ fn table(group: &OpGroup) -> Table {
                 .map_or_else(|| DASH.to_string(), format::bytes),
             format::ratio(1.0),
             fetched_per_returned(cell),
+            DASH.to_string(),
         ]);
     }
     let place = match group.place().as_str() {
@@ -121,6 +124,7 @@ fn table(group: &OpGroup) -> Table {
             "peak memory",
             "÷ single",
             "bytes from S3 ÷ returned",
+            "start",
         ]
         .iter()
         .map(|h| h.to_string())
@@ -173,13 +177,20 @@ mod tests {
 
     #[test]
     fn speed_up_and_efficiency_are_against_the_clusters_own_single_executor() {
-        let summary = crate::stats::summarize_run(&records(&[
+        let mut records = records(&[
             ("py-dask-parquet", Some(1), [4.0, 4.0, 4.0]),
             ("py-dask-parquet", Some(2), [2.5, 2.5, 2.5]),
             ("py-dask-parquet", Some(4), [2.0, 2.0, 2.0]),
             ("parquet", None, [1.0, 1.0, 1.0]),
             ("py-pyarrow-parquet", None, [3.0, 3.0, 3.0]),
-        ]));
+        ]);
+        // Each cluster took longer to start the more executors it has.
+        for record in &mut records {
+            if let Record::Sample(s) = record {
+                s.cluster_start_s = s.cell.executors.map(|n| 0.25 * f64::from(n));
+            }
+        }
+        let summary = crate::stats::summarize_run(&records);
         let tables = tables(&summary);
         assert_eq!(tables.len(), 1);
         let rows = &tables[0].rows;
@@ -194,8 +205,11 @@ mod tests {
         assert_eq!(row("py-dask-parquet", "4")[3..5], ["2.0×", "50 %"]);
         // Against the fastest single process (parquet's 1.0 s), not any single process.
         assert_eq!(row("py-dask-parquet", "4")[7], "2.0×");
+        // The cluster's start, apart from its time.
+        assert_eq!(row("py-dask-parquet", "2")[9], "500 ms");
         let single = rows.last().unwrap_or_else(|| panic!("rows"));
         assert_eq!(single[0], "parquet (fastest single process)");
+        assert_eq!(single[9], DASH);
         assert!(!rows.iter().any(|r| r[0].starts_with("py-pyarrow-parquet")));
     }
 

@@ -79,6 +79,8 @@ pub struct CellSummary {
     pub phases: BTreeMap<String, f64>,
     /// A `session`'s queries, as its samples record them.
     pub session_queries: Option<u64>,
+    /// A cluster peer's cluster start (outside the timer), the median over the ok samples.
+    pub cluster_start_s: Option<f64>,
     pub calls: Option<u64>,
     pub method: Option<String>,
     pub failed_samples: usize,

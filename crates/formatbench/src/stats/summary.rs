@@ -346,6 +346,11 @@ fn summarize_cell(
         needed_ranges: median_u64(samples.iter().filter_map(|s| s.needed_ranges).collect()),
         phases,
         session_queries: ok.iter().find_map(|s| s.session_queries),
+        cluster_start_s: median_f64(
+            &ok.iter()
+                .filter_map(|s| s.cluster_start_s)
+                .collect::<Vec<_>>(),
+        ),
         calls: median_u64(ok.iter().filter_map(|s| s.calls).collect()),
         method: ok.first().and_then(|s| s.method.clone()),
         failed_samples: not_ok
