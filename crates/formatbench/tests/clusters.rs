@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Cluster peers through the real runner: each sample starts a real multi-process cluster
-//! (Dask's LocalCluster of executor processes, a Ray cluster of worker nodes for Daft), its
+//! (Dask's LocalCluster of executor processes, a Ray cluster of worker nodes for Daft, a Spark
+//! standalone master with a worker and an executor JVM per executor), its
 //! results are verified against the source at every executor count, its accounting sums the
 //! cluster's processes, and a killed executor fails its sample while the run goes on with no
 //! process of the cluster left behind. Needs
@@ -56,31 +57,56 @@ fn cluster_run(
         .expect("formatbench starts")
 }
 
+const WRITE_READ_RANGE: &[&str] = &["write", "read", "range"];
+
 #[test]
 fn dask_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
-    verified_at_each_executor_count(DASK);
+    verified_at_each_executor_count(DASK, &[1, 2], WRITE_READ_RANGE);
 }
 
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn daft_on_ray_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
-    verified_at_each_executor_count("py-daft-ray");
+    verified_at_each_executor_count("py-daft-ray", &[1, 2], WRITE_READ_RANGE);
 }
 
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn dask_csv_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
-    verified_at_each_executor_count("py-dask-csv");
+    verified_at_each_executor_count("py-dask-csv", &[1, 2], WRITE_READ_RANGE);
 }
 
-/// `backend`'s write, read and range at 1 and 2 executors: every cell verified, every sample
-/// with the cluster's processes summed and its start apart, the count in the report.
-fn verified_at_each_executor_count(backend: &str) {
+// Spark's JVMs start in ~15 s per sample here, so its tests take fewer cells: a write is
+// verified by reading it back in full (the read's path), and the peers' round trip leaves
+// Spark to these tests.
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn spark_parquet_is_verified_at_each_executor_count_with_the_cluster_accounted() {
+    verified_at_each_executor_count("py-spark-parquet", &[1, 2], &["write", "range"]);
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn spark_csv_is_verified_with_the_cluster_accounted() {
+    verified_at_each_executor_count("py-spark-csv", &[2], &["write", "project"]);
+}
+
+/// `backend`'s `ops` at each of `executors`: every cell verified, every sample with the
+/// cluster's processes summed and its start apart, the count in the report.
+fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str]) {
     if !ready("Python peer", backend) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let run = cluster_run(backend, "1,2", "write,read,range", out.path(), &[], &[]);
+    let counts: Vec<String> = executors.iter().map(u32::to_string).collect();
+    let run = cluster_run(
+        backend,
+        &counts.join(","),
+        &ops.join(","),
+        out.path(),
+        &[],
+        &[],
+    );
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let dir = run_dir(out.path());
     let verified: BTreeSet<(Option<u32>, String)> = read_records(&dir.join("results.jsonl"))
@@ -93,8 +119,8 @@ fn verified_at_each_executor_count(backend: &str) {
             _ => None,
         })
         .collect();
-    for executors in [1, 2] {
-        for op in ["write", "read", "range"] {
+    for &executors in executors {
+        for op in ops {
             assert!(
                 verified.contains(&(Some(executors), op.to_string())),
                 "{op} at {executors} executors not verified: {verified:?}"
@@ -118,10 +144,13 @@ fn verified_at_each_executor_count(backend: &str) {
     }
     // The executor count is the cell's own key, and the report names it.
     let report = common::report_md(&dir);
-    assert!(
-        report.contains("2 executors") && report.contains("1 executor"),
-        "{report}"
-    );
+    for &executors in executors {
+        let label = match executors {
+            1 => "1 executor".to_string(),
+            n => format!("{n} executors"),
+        };
+        assert!(report.contains(&label), "{label}: {report}");
+    }
 }
 
 #[test]

@@ -48,7 +48,8 @@ def describe():
                 versions[d] = _version(d)
         entry = {"name": backend.name, "profiles": list(backend.profiles),
                  "ops": list(backend.ops), "targets": list(backend.targets),
-                 "lossy": backend.lossy, "about": backend.about,
+                 "lossy": backend.lossy, "other_widths": backend.other_widths,
+                 "about": backend.about,
                  "version": _version(backend.dists[0]) if backend.dists else None,
                  "artifact_from": backend.artifact_from, "unordered": backend.unordered,
                  "deletion_profiles": list(backend.deletion_profiles),

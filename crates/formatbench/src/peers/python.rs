@@ -41,6 +41,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/backends/clusters.py"),
     ),
     (
+        "formatbench_worker/backends/spark.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/spark.py"),
+    ),
+    (
         "formatbench_worker/layouts.py",
         include_str!("../../../../workers/python/formatbench_worker/layouts.py"),
     ),

@@ -56,6 +56,9 @@ class Backend:
     #: The in-memory objects it reads into and writes from; the first is its own.
     targets = ("arrow",)
     lossy = False
+    #: Its format or engine keeps integers, or float32, at other widths than the source's (the
+    #: verifier then compares values, not widths: docs/protocol.md, Representation differences).
+    other_widths = False
 
     #: Whether it runs on a cluster of `executors` processes it starts for each sample
     #: (`clusters.ClusterBackend`).

@@ -219,3 +219,64 @@ class Daft(Backend):
 
 
 BACKENDS.append(Daft())
+
+
+class Datafusion(Backend):
+    """Apache DataFusion's Python bindings on one machine: its own Parquet writer and reader,
+    partitioned across the thread cap (`target_partitions`)."""
+
+    name = "py-datafusion"
+    about = ("DataFusion (Python bindings): DataFrame.write_parquet / SessionContext.read_parquet "
+             "into Arrow")
+    dists = ("datafusion",)
+    modules = ("datafusion", "datafusion.object_store")
+    ops = ("write", "read", "scan", "project", "range")
+    #: Partitions of a scan are collected as they come, in no promised order.
+    unordered = True
+
+    @staticmethod
+    def _context(ctx):
+        from datafusion import SessionConfig, SessionContext
+
+        return SessionContext(SessionConfig().with_target_partitions(max(int(ctx.threads), 1)))
+
+    def settings_for(self, ctx):
+        return {"target_partitions": str(ctx.threads),
+                "compression": "DataFusion's default (zstd)"}
+
+    def object_storage(self):
+        return None  # its object_store S3 client, registered for the bucket
+
+    def write(self, data, directory, ctx):
+        self._context(ctx).from_arrow(data).write_parquet(data_file(directory, "parquet"))
+
+    def read(self, directory, request, ctx):
+        from datafusion import col, lit
+
+        from .. import storage
+
+        session = self._context(ctx)
+        if ctx.storage:
+            from datafusion.object_store import AmazonS3
+
+            options = storage.object_store_options(ctx.storage)
+            session.register_object_store("s3://", AmazonS3(
+                bucket_name=ctx.storage["bucket"], region=options["aws_region"],
+                access_key_id=options["aws_access_key_id"],
+                secret_access_key=options["aws_secret_access_key"],
+                session_token=options.get("aws_session_token"),
+                endpoint=options["aws_endpoint"], allow_http=True), host=ctx.storage["bucket"])
+        frame = session.read_parquet(storage.located(directory, "data.parquet", ctx.storage))
+        method = "read_parquet().to_arrow_table()"
+        if request.kind == "columns":
+            frame = frame.select(*request.columns)
+        elif request.kind == "range":
+            column, lo, hi = range_bounds(request)
+            if column is None:
+                raise Unsupported("DataFusion has no positional row access")
+            frame = frame.filter((col(column) >= lit(lo)) & (col(column) < lit(hi)))
+            method = "read_parquet().filter(lo <= index < hi).to_arrow_table()"
+        return frame.to_arrow_table(), method
+
+
+BACKENDS.append(Datafusion())
