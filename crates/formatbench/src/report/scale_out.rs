@@ -11,14 +11,19 @@ use crate::stats::{CellSummary, OpGroup, RunSummary};
 
 const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3";
 
-/// One table per operation group that has a cluster peer in it.
+mod crossover;
+
+/// One table per operation group that has a cluster peer in it, then, over several sizes of the
+/// table, where each cluster overtakes one process (`crossover`).
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
-    summary
+    let mut tables: Vec<Table> = summary
         .groups
         .iter()
         .filter(|g| g.cells.iter().any(|c| c.cell.executors.is_some()))
         .map(table)
-        .collect()
+        .collect();
+    tables.extend(crossover::tables(summary));
+    tables
 }
 
 fn median(cell: &CellSummary) -> Option<f64> {
@@ -150,11 +155,15 @@ mod tests {
 
     /// Verified `read` samples of (backend, executors, walls by round) on one dataset.
     fn records(cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
+        records_of("mixed-1000x7", cells)
+    }
+
+    fn records_of(dataset: &str, cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
         let keyed: Vec<(CellKey, &[f64])> = cells
             .iter()
             .map(|(backend, executors, walls)| {
                 let key = CellKey {
-                    dataset: "mixed-1000x7".into(),
+                    dataset: dataset.into(),
                     dataset_fingerprint: "fp".into(),
                     backend: backend.to_string(),
                     profile: "default".into(),
@@ -211,6 +220,42 @@ mod tests {
         assert_eq!(single[0], "parquet (fastest single process)");
         assert_eq!(single[9], DASH);
         assert!(!rows.iter().any(|r| r[0].starts_with("py-pyarrow-parquet")));
+    }
+
+    #[test]
+    fn over_several_sizes_the_crossover_table_says_where_the_cluster_overtakes_one_process() {
+        // The cluster is 4× the single process at 10k rows and a quarter at 1M; with its
+        // 1 s start added, 14× and 0.35×.
+        let mut records = records_of(
+            "mixed-10000x7",
+            &[
+                ("py-dask-parquet", Some(2), [0.4; 3]),
+                ("parquet", None, [0.1; 3]),
+            ],
+        );
+        records.extend(records_of(
+            "mixed-1000000x7",
+            &[
+                ("py-dask-parquet", Some(2), [2.5; 3]),
+                ("parquet", None, [10.0; 3]),
+            ],
+        ));
+        for record in &mut records {
+            if let Record::Sample(s) = record {
+                s.cluster_start_s = s.cell.executors.map(|_| 1.0);
+            }
+        }
+        let tables = tables(&crate::stats::summarize_run(&records));
+        let crossover = tables
+            .iter()
+            .find(|t| t.title.contains("by size"))
+            .unwrap_or_else(|| panic!("no crossover table"));
+        assert_eq!(crossover.rows.len(), 1);
+        let row = &crossover.rows[0];
+        assert_eq!(row[..2], ["py-dask-parquet", "2"]);
+        assert_eq!(row[2..5], ["4.0×", "0.25×", "~100,000 rows"]);
+        assert_eq!(row[5..7], ["14×", "0.35×"]);
+        assert!(row[7].starts_with('~') && row[7] != row[4], "{row:?}");
     }
 
     #[test]
