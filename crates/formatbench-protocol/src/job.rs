@@ -241,6 +241,11 @@ pub struct Job {
     /// A cluster peer's memory cap per executor, in bytes; absent: the engine's own default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executor_memory_bytes: Option<u64>,
+    /// A cluster the user runs (`dask://HOST:PORT`, `ray://HOST:PORT`, `spark://HOST:PORT`):
+    /// a cluster peer attaches to it instead of starting one, checks that it has `executors`
+    /// executors, and accounts only its own process (docs/protocol.md, Cluster peers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
     /// Set on the untimed write that prepares the artifact every read reads; a backend that only
     /// reads (e.g. `ipc-mmap`) still writes its format then.
     #[serde(default)]

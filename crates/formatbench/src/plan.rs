@@ -75,6 +75,9 @@ pub struct Plan {
     /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executor_memory: Option<u64>,
+    /// The user's cluster the cluster peers attach to (`--cluster`), instead of starting one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
     pub timeout: Duration,
     /// Bytes of address space each worker may map (`--memory-limit`); none when uncapped.
     #[serde(default, skip_serializing_if = "Option::is_none")]

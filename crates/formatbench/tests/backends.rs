@@ -51,6 +51,7 @@ fn job(
         threads,
         executors: None,
         executor_memory_bytes: None,
+        cluster: None,
         prepare: false,
         verification: false,
         min_sample_s: 0.0,

@@ -91,6 +91,76 @@ fn spark_csv_is_verified_with_the_cluster_accounted() {
     verified_at_each_executor_count("py-spark-csv", &[2], &["write", "project"]);
 }
 
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out() {
+    if !ready("Delta backend", "delta-kernel") || !ready("Python peer", "py-daft-ray-delta") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    // The long table: Delta Lake stores no unsigned integers.
+    let run = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .args([
+            "run",
+            "--dataset",
+            "long",
+            "--rows",
+            "3000",
+            "--files",
+            "4",
+            "--backends",
+            "delta-kernel,py-daft-ray-delta",
+            "--profiles",
+            "default,dv",
+            "--executors",
+            "2",
+            "--ops",
+            "write,read,first_row",
+            "--threads",
+            "1",
+            "--rounds",
+            "1",
+            "--samples",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    for profile in ["default", "dv"] {
+        for op in ["read", "first_row"] {
+            // Verified with the deleted rows left out, or refused with a reason: never a
+            // table with its deleted rows counted as read.
+            let outcome = records.iter().find_map(|r| match r {
+                Record::Verification(v)
+                    if v.cell.backend == "py-daft-ray-delta"
+                        && v.cell.profile == profile
+                        && v.cell.op == op =>
+                {
+                    Some((v.status, v.reason.clone()))
+                }
+                Record::Sample(s)
+                    if s.cell.backend == "py-daft-ray-delta"
+                        && s.cell.profile == profile
+                        && s.cell.op == op
+                        && s.status == SampleStatus::Unsupported =>
+                {
+                    Some((s.status, s.reason.clone()))
+                }
+                _ => None,
+            });
+            let (status, reason) = outcome.unwrap_or_else(|| panic!("{profile} {op}: no record"));
+            match (profile, status) {
+                ("default", SampleStatus::Ok) | ("dv", SampleStatus::Ok) => {}
+                ("dv", SampleStatus::Unsupported) => assert!(reason.is_some()),
+                _ => panic!("{profile} {op}: {status:?} {reason:?}"),
+            }
+        }
+    }
+}
+
 /// `backend`'s `ops` at each of `executors`: every cell verified, every sample with the
 /// cluster's processes summed and its start apart, the count in the report.
 fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str]) {
@@ -230,4 +300,170 @@ fn dask_reads_and_writes_through_s3fs_counted_by_the_server() {
             _ => assert!(traffic.bytes_sent > 0, "{traffic:?}"),
         }
     }
+}
+
+#[test]
+fn a_cluster_url_of_no_known_engine_is_refused_in_one_line() {
+    for url in ["http://127.0.0.1:8786", "dask://127.0.0.1", "dask://:8786"] {
+        let run = Command::new(env!("CARGO_BIN_EXE_formatbench"))
+            .args(["run", "--backends", DASK, "--cluster", url])
+            .output()
+            .unwrap();
+        assert_ne!(run.status.code(), Some(0), "{url}");
+        assert!(
+            stderr(&run).contains("use dask://HOST:PORT, ray://HOST:PORT or spark://HOST:PORT"),
+            "{url}: {}",
+            stderr(&run)
+        );
+    }
+}
+
+/// A Dask scheduler and its workers, started as a user starts them (`dask scheduler`,
+/// `dask worker`), stopped when dropped.
+struct UserDaskCluster {
+    processes: Vec<std::process::Child>,
+    port: u16,
+}
+
+impl UserDaskCluster {
+    fn start(workers: u32) -> Self {
+        let python = formatbench::peers::python_command().unwrap().0;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let address = format!("tcp://127.0.0.1:{port}");
+        let dask = |args: &[&str]| {
+            Command::new(&python)
+                .args(["-m", "dask"])
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let port_text = port.to_string();
+        let mut processes = vec![dask(&[
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port_text,
+            "--no-dashboard",
+        ])];
+        let workers_text = workers.to_string();
+        processes.push(dask(&[
+            "worker",
+            &address,
+            "--host",
+            "127.0.0.1",
+            "--nworkers",
+            &workers_text,
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ]));
+        let cluster = UserDaskCluster { processes, port };
+        // Ready when every worker has registered with the scheduler.
+        let waited = Command::new(&python)
+            .args([
+                "-c",
+                &format!(
+                    "from distributed import Client; \
+                     Client('{address}', timeout=60).wait_for_workers({workers}, timeout=60)"
+                ),
+            ])
+            .output()
+            .unwrap();
+        assert!(waited.status.success(), "{}", stderr(&waited));
+        cluster
+    }
+
+    fn running(&mut self) -> bool {
+        self.processes
+            .iter_mut()
+            .all(|p| p.try_wait().unwrap().is_none())
+    }
+}
+
+impl Drop for UserDaskCluster {
+    fn drop(&mut self) {
+        for p in self.processes.iter_mut().rev() {
+            // SIGTERM: the workers' nannies stop their worker processes on it.
+            let _ = Command::new("kill")
+                .args(["-TERM", &p.id().to_string()])
+                .status();
+            let _ = p.wait();
+        }
+    }
+}
+
+#[test]
+fn a_run_attaches_to_the_users_dask_cluster_accounts_only_its_driver_and_leaves_it_running() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let mut cluster = UserDaskCluster::start(2);
+    let url = format!("dask://127.0.0.1:{}", cluster.port);
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        DASK,
+        "2",
+        "write,read",
+        out.path(),
+        &["--cluster", &url],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let environment = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Environment(e) => Some(e),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(environment.settings.cluster.as_deref(), Some(url.as_str()));
+    for op in ["write", "read"] {
+        assert!(
+            records.iter().any(|r| matches!(r,
+                Record::Verification(v) if v.cell.op == op && v.status == SampleStatus::Ok)),
+            "{op} not verified"
+        );
+    }
+    // The artifact the reads read was written on the user's cluster, and says so.
+    let artifact = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Artifact(a) => Some(a),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        artifact.settings["cluster"].starts_with(&format!("attached to {url}")),
+        "{:?}",
+        artifact.settings
+    );
+    for s in samples(&dir) {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);
+        // Only the driver: the user's processes are not the run's to read.
+        assert_eq!(s.accounted_processes, None);
+        assert!(s.cluster_start_s.is_some());
+    }
+    let report = common::report_md(&dir);
+    assert!(report.contains(&format!("attached to {url}")), "{report}");
+    // The user's cluster outlives the run.
+    assert!(cluster.running());
+    // A cluster with another count of executors fails the sample, saying why.
+    let other = tempfile::tempdir().unwrap();
+    let run = cluster_run(DASK, "3", "read", other.path(), &["--cluster", &url], &[]);
+    assert_ne!(run.status.code(), Some(0));
+    assert!(
+        stderr(&run).contains("has 2 executors; the run asked for 3"),
+        "{}",
+        stderr(&run)
+    );
+    assert!(cluster.running());
 }

@@ -214,21 +214,31 @@ def execute(job, cap):
 
 def _on_cluster(job, backend, ctx, perform):
     """Starts the backend's cluster (untimed: its `cluster_start` phase), performs the job with
-    the cluster's processes accounted in every measurement, and stops it."""
+    the cluster's processes accounted in every measurement, and stops it; or, given the user's
+    cluster (`cluster`), attaches to it, accounts only this process, and detaches."""
     from . import cluster
 
     executors = max(int(job.get("executors") or 1), 1)
     ctx.executor_memory = job.get("executor_memory_bytes")
+    address = job.get("cluster")
     started = time.perf_counter()
-    running = backend.start_cluster(ctx, executors)
+    if address:
+        running = backend.attach_cluster(ctx, address, executors)
+    else:
+        running = backend.start_cluster(ctx, executors)
     try:
         start_s = time.perf_counter() - started
         ctx.cluster = running
-        cluster.account(cluster.descendants())
+        # An attached cluster's processes are not this machine's to read, nor this run's.
+        cluster.account(() if address else cluster.descendants())
         answer = perform(start_s)
         if answer.get("status") == "ok":
             answer["phases"].insert(0, {"name": "cluster_start", "seconds": start_s})
             answer["settings"].update(backend.cluster_settings(running))
+            if address:
+                answer["settings"]["cluster"] = (
+                    f"attached to {address}: not started here; only the driver's process "
+                    "is accounted")
         return answer
     finally:
         cluster.account(())

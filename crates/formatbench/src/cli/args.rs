@@ -309,6 +309,13 @@ pub struct RunArgs {
     /// past it; recorded in the results). Default: the engine's own.
     #[arg(long, value_name = "SIZE")]
     pub executor_memory: Option<String>,
+    /// Cluster peers: attach to a cluster you run instead of starting one for each sample:
+    /// `dask://HOST:PORT` (a Dask scheduler), `ray://HOST:PORT` (a Ray cluster's head, which
+    /// this machine joins as a driver), `spark://HOST:PORT` (a Spark master). `--executors` must say how many executors
+    /// it has (a sample on a cluster with another count fails); only the driver's process is
+    /// accounted, and the results say so. Peers of the other engines skip their cells.
+    #[arg(long, value_name = "URL", value_parser = cluster_url)]
+    pub cluster: Option<String>,
     /// Seconds a sample may take before its worker is killed.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
@@ -392,6 +399,19 @@ fn shape(text: &str) -> Result<crate::datasets::Shape, String> {
 }
 
 /// `--executors`: a count of executor processes, at least 1.
+/// `--cluster`: an engine's scheme and a HOST:PORT address.
+fn cluster_url(text: &str) -> Result<String, String> {
+    let usage = "use dask://HOST:PORT, ray://HOST:PORT or spark://HOST:PORT";
+    let (scheme, address) = text.split_once("://").ok_or(usage)?;
+    let port = address
+        .rsplit_once(':')
+        .map(|(host, port)| (host, port.parse::<u16>()));
+    match (scheme, port) {
+        ("dask" | "ray" | "spark", Some((host, Ok(_)))) if !host.is_empty() => Ok(text.into()),
+        _ => Err(usage.into()),
+    }
+}
+
 fn executor_count(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),

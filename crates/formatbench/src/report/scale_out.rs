@@ -16,11 +16,16 @@ mod crossover;
 /// One table per operation group that has a cluster peer in it, then, over several sizes of the
 /// table, where each cluster overtakes one process (`crossover`).
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
+    // `--cluster`: the user's cluster, whose processes are not this run's to account.
+    let attached = summary
+        .environment
+        .as_ref()
+        .and_then(|e| e.settings.cluster.as_deref());
     let mut tables: Vec<Table> = summary
         .groups
         .iter()
         .filter(|g| g.cells.iter().any(|c| c.cell.executors.is_some()))
-        .map(table)
+        .map(|g| table(g, attached))
         .collect();
     tables.extend(crossover::tables(summary));
     tables
@@ -33,7 +38,7 @@ fn median(cell: &CellSummary) -> Option<f64> {
         .filter(|m| *m > 0.0)
 }
 
-fn table(group: &OpGroup) -> Table {
+fn table(group: &OpGroup, attached: Option<&str>) -> Table {
     let single = group
         .cells
         .iter()
@@ -109,10 +114,16 @@ fn table(group: &OpGroup) -> Table {
             DASH.to_string(),
         ]);
     }
-    let place = match group.place().as_str() {
+    let mut place = match group.place().as_str() {
         "" => String::new(),
         place => format!(", {place}"),
     };
+    if let Some(url) = attached {
+        place.push_str(&format!(
+            "; attached to {url}, not started here: CPU and memory are the driver's alone, \
+             start is the time to connect"
+        ));
+    }
     Table {
         title: format!(
             "{} · {}: scale-out (cache {}, {} thread(s) per executor{place})",

@@ -117,6 +117,8 @@ pub struct RunSettings {
     pub memory_limit_bytes: Option<u64>,
     /// A cluster peer's memory cap per executor (`--executor-memory`), when set.
     pub executor_memory_bytes: Option<u64>,
+    /// The user's cluster the cluster peers attached to (`--cluster`), when they started none.
+    pub cluster: Option<String>,
     pub seed: u64,
     /// The storage's key (`local`, `s3`) and its network profile's.
     pub storage: String,
@@ -139,13 +141,14 @@ pub struct RunSettings {
 /// long a sample repeats its operation, the untimed runs before it, the rows and columns
 /// operations choose, the queries a session runs, the worker's and an executor's memory caps
 /// and whether a write syncs. A sample of a run that differed in any of them is not reused.
-const MEASUREMENT_KEYS: [&str; 7] = [
+const MEASUREMENT_KEYS: [&str; 8] = [
     "min_sample_s",
     "warmup",
     "seed",
     "session_queries",
     "memory_limit_bytes",
     "executor_memory_bytes",
+    "cluster",
     "write_fsync",
 ];
 
@@ -187,6 +190,7 @@ impl RunSettings {
                 "executor_memory_bytes".into(),
                 text(self.executor_memory_bytes.map(|b| b.to_string())),
             ),
+            ("cluster".into(), text(self.cluster.clone())),
             ("seed".into(), self.seed.to_string()),
             ("storage".into(), self.storage.clone()),
             ("network".into(), self.network.clone()),
@@ -249,6 +253,7 @@ impl From<BTreeMap<String, String>> for RunSettings {
             timeout_s: number(take("timeout_s")).unwrap_or_default(),
             memory_limit_bytes: number(take("memory_limit_bytes")),
             executor_memory_bytes: number(take("executor_memory_bytes")),
+            cluster: take("cluster").filter(|c| !c.is_empty()),
             seed: number(take("seed")).unwrap_or_default(),
             storage: take("storage").unwrap_or_default(),
             network: take("network").unwrap_or_default(),

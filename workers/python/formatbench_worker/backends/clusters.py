@@ -11,7 +11,7 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 
 import os
 
-from .base import Backend, Unsupported, range_bounds
+from .base import Backend, DeltaReader, Unsupported, range_bounds
 from .engines import Daft
 
 # Read when ray and daft are imported (before the timer): Ray binds to loopback (the address
@@ -42,8 +42,22 @@ class ClusterBackend(Backend):
     #: Cluster reads return partitions in the order the engine finishes them.
     unordered = True
 
+    #: The scheme of the user's clusters it attaches to (`--cluster dask://…`).
+    engine = ""
+
     def start_cluster(self, ctx, executors):
         raise NotImplementedError
+
+    def attach_cluster(self, ctx, address, executors):
+        """The user's running cluster at `address` (scheme://HOST:PORT), which must have
+        `executors` executors; stop_cluster then detaches from it and stops nothing."""
+        scheme, _, _ = address.partition("://")
+        if scheme != self.engine:
+            raise Unsupported(f"{address} is not a {self.engine} cluster")
+        return self.attach(ctx, address, executors)
+
+    def attach(self, ctx, address, executors):
+        raise Unsupported(f"{self.name} does not attach to a running cluster")
 
     def stop_cluster(self, running):
         raise NotImplementedError
@@ -53,26 +67,40 @@ class ClusterBackend(Backend):
         return {}
 
 
-class _Dask:
-    """A LocalCluster and its client."""
+def executors_found(address, found, wanted):
+    """Fails a sample on an attached cluster whose executors are not the run's count."""
+    if found != wanted:
+        raise RuntimeError(f"the cluster at {address} has {found} executors; the run asked "
+                           f"for {wanted} (--executors)")
 
-    def __init__(self, ctx, executors):
+
+class _Dask:
+    """A LocalCluster and its client, or a client of the user's scheduler at `address`."""
+
+    def __init__(self, ctx, executors, address=None):
         import dask
         from distributed import Client, LocalCluster
 
         # A task whose executor dies fails at once, as the sample must: no silent retry on
         # another executor inside the timer. Object columns stay as they are: Dask would
         # otherwise turn every one into strings, and pandas holds Arrow dates as objects, so
-        # dates were written to Parquet as text.
+        # dates were written to Parquet as text. (A user's scheduler keeps its own retries.)
         dask.config.set({"distributed.scheduler.allowed-failures": 0,
                          "dataframe.convert-string": False,
                          "distributed.worker.daemon": False,
                          "distributed.admin.system-monitor.gil.enabled": False})
-        self.cluster = LocalCluster(n_workers=executors, threads_per_worker=ctx.threads,
-                                    processes=True, host="127.0.0.1", dashboard_address=None,
-                                    memory_limit=ctx.executor_memory or "auto")
-        self.client = Client(self.cluster)
-        self.client.wait_for_workers(executors)
+        self.cluster = None
+        if address:
+            self.client = Client("tcp://" + address.partition("://")[2])
+            workers = self.client.scheduler_info()["workers"]
+            executors_found(address, len(workers), executors)
+        else:
+            self.cluster = LocalCluster(n_workers=executors, threads_per_worker=ctx.threads,
+                                        processes=True, host="127.0.0.1",
+                                        dashboard_address=None,
+                                        memory_limit=ctx.executor_memory or "auto")
+            self.client = Client(self.cluster)
+            self.client.wait_for_workers(executors)
         self.executors = executors
 
     def settings(self):
@@ -86,7 +114,8 @@ class _Dask:
 
     def close(self):
         self.client.close()
-        self.cluster.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _files(directory, pattern, ctx):
@@ -130,8 +159,13 @@ class DaskParquet(ClusterBackend):
     targets = ("pandas",)
     ops = ("write", "read", "scan", "project", "range")
 
+    engine = "dask"
+
     def start_cluster(self, ctx, executors):
         return _Dask(ctx, executors)
+
+    def attach(self, ctx, address, executors):
+        return _Dask(ctx, executors, address)
 
     def stop_cluster(self, running):
         running.close()
@@ -203,15 +237,27 @@ class DaskCsv(DaskParquet):
 
 class _Ray:
     """A Ray cluster on loopback: a head that runs no tasks, `executors` worker nodes of
-    `threads` CPUs each, and this process connected as its driver."""
+    `threads` CPUs each, and this process connected as its driver; or this process joined as
+    a driver to the user's cluster whose head is at `address` (`ray://HOST:PORT`, the address
+    `ray start --head` prints; Ray's client mode needs grpcio, which the peers do not pin)."""
 
     #: Each node's object store: Ray's floor is 75 MiB; tables here are far smaller.
     OBJECT_STORE_BYTES = 256 << 20
 
-    def __init__(self, ctx, executors):
+    def __init__(self, ctx, executors, address=None):
         import ray
         from ray.cluster_utils import Cluster
 
+        self.executors, self.threads = executors, ctx.threads
+        self.memory = ctx.executor_memory
+        self.cluster = None
+        if address:
+            ray.init(address=address.partition("://")[2], log_to_driver=False,
+                     logging_level="ERROR")
+            # The nodes that run tasks: a head without CPUs runs none.
+            nodes = [n for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU", 0) > 0]
+            executors_found(address, len(nodes), executors)
+            return
         node = {"object_store_memory": self.OBJECT_STORE_BYTES}
         if ctx.executor_memory:
             node["memory"] = ctx.executor_memory
@@ -222,8 +268,6 @@ class _Ray:
             self.cluster.add_node(num_cpus=ctx.threads, **node)
         self.cluster.wait_for_nodes()
         ray.init(address=self.cluster.address, log_to_driver=False, logging_level="ERROR")
-        self.executors, self.threads = executors, ctx.threads
-        self.memory = ctx.executor_memory
 
     def settings(self):
         return {"executors": str(self.executors), "executor_threads": str(self.threads),
@@ -237,7 +281,8 @@ class _Ray:
         import ray
 
         ray.shutdown()
-        self.cluster.shutdown()
+        if self.cluster is not None:
+            self.cluster.shutdown()
 
 
 class DaftRay(ClusterBackend, Daft):
@@ -248,12 +293,17 @@ class DaftRay(ClusterBackend, Daft):
              "read_parquet into Arrow")
     dists = ("daft", "ray")
     modules = ("daft", "ray", "ray.cluster_utils")
+    engine = "ray"
 
     def start_cluster(self, ctx, executors):
+        return self.attach(ctx, None, executors)
+
+    def attach(self, ctx, address, executors):
         import daft
 
-        running = _Ray(ctx, executors)
-        daft.set_runner_ray(address=running.cluster.address, noop_if_initialized=True)
+        running = _Ray(ctx, executors, address)
+        # Daft's runner uses the Ray connection this process holds.
+        daft.set_runner_ray(noop_if_initialized=True)
         return running
 
     def stop_cluster(self, running):
@@ -263,4 +313,45 @@ class DaftRay(ClusterBackend, Daft):
         return running.settings()
 
 
-BACKENDS = [DaskParquet(), DaskCsv(), DaftRay()]
+class DaftRayDelta(ClusterBackend, DeltaReader):
+    """Daft's Delta Lake reader on its Ray runner, reading the tables delta-kernel writes."""
+
+    name = "py-daft-ray-delta"
+    about = ("Daft on a local Ray cluster of N worker nodes reading the tables delta-kernel "
+             "writes: read_deltalake into Arrow")
+    dists = ("daft", "ray", "deltalake")
+    modules = ("daft", "ray", "ray.cluster_utils", "deltalake")
+    ops = ("read", "scan", "project", "first_row")
+
+    engine = "ray"
+    start_cluster = DaftRay.start_cluster
+    attach = DaftRay.attach
+    stop_cluster = DaftRay.stop_cluster
+    cluster_settings = DaftRay.cluster_settings
+
+    def object_storage(self):
+        return None  # read_deltalake takes an IOConfig (Daft's own S3 client)
+
+    def read(self, directory, request, ctx):
+        import daft
+
+        from .. import storage
+
+        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
+        # Deleted rows stay deleted: a table with deletion vectors, which Daft does not apply,
+        # is refused (Daft says so when the query runs), never read with its deleted rows.
+        frame = daft.read_deltalake(storage.located(directory, "", ctx.storage),
+                                    io_config=io_config, ignore_deletion_vectors=False)
+        method = "read_deltalake().to_arrow()"
+        if request.kind == "first_row":
+            frame, method = frame.limit(1), "read_deltalake().limit(1).to_arrow()"
+        elif request.kind == "columns":
+            frame, method = frame.select(*request.columns), "read_deltalake().select(…).to_arrow()"
+        try:
+            return frame.to_arrow(), method
+        except NotImplementedError as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise Unsupported(f"Daft cannot read this Delta table: {first}") from e
+
+
+BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta()]

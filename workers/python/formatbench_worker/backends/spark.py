@@ -80,9 +80,10 @@ def _jars():
 
 
 class _Spark:
-    """A standalone cluster on loopback and this process's session on it."""
+    """A standalone cluster on loopback and this process's session on it; or a session on the
+    user's master at `address` (`spark://HOST:PORT`), which starts nothing."""
 
-    def __init__(self, ctx, executors):
+    def __init__(self, ctx, executors, address=None):
         from pyspark.sql import SparkSession
 
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -92,34 +93,29 @@ class _Spark:
         os.makedirs(conf)
         with open(os.path.join(conf, "log4j2.properties"), "w") as f:
             f.write(_LOG4J)
-        env = dict(os.environ, SPARK_HOME=home, SPARK_CONF_DIR=conf, SPARK_LOCAL_IP="127.0.0.1",
+        env = dict(os.environ, SPARK_HOME=home, SPARK_CONF_DIR=conf,
                    SPARK_LOG_DIR=self.scratch, SPARK_WORKER_DIR=os.path.join(self.scratch, "work"),
                    SPARK_LOCAL_DIRS=os.path.join(self.scratch, "local"))
+        if not address:
+            # Loopback only; the user's cluster reaches the driver at this machine's address.
+            env["SPARK_LOCAL_IP"] = "127.0.0.1"
         # The driver's JVM reads these from this process's environment.
-        os.environ.update({k: env[k] for k in ("SPARK_HOME", "SPARK_CONF_DIR", "SPARK_LOCAL_IP")})
+        os.environ.update({k: v for k, v in env.items()
+                           if k in ("SPARK_HOME", "SPARK_CONF_DIR", "SPARK_LOCAL_IP")})
         self.memory = ctx.executor_memory or DEFAULT_EXECUTOR_MEMORY
         memory = f"{max(self.memory >> 20, 1)}m"
         self.executors, self.threads = executors, ctx.threads
         self.processes = []
-        port = _free_port()
-        self.url = f"spark://127.0.0.1:{port}"
-        spark_class = os.path.join(home, "bin", "spark-class")
-        log = open(os.path.join(self.scratch, "daemons.log"), "w")
-        master = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", "0"], env=env, stdout=log, stderr=log)
-        self.processes.append(master)
-        # A worker that finds no master retries only after seconds: start them once it listens.
-        _wait_for_port(port, master, deadline)
-        for _ in range(executors):
-            self.processes.append(subprocess.Popen(
-                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                 "--cores", str(ctx.threads), "--memory", memory, "--webui-port", "0",
-                 self.url], env=env, stdout=log, stderr=log))
-        builder = (SparkSession.builder.master(self.url).appName("formatbench")
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.driver.memory", DRIVER_MEMORY)
+        self.attached = address
+        if address:
+            self.url = address
+        else:
+            self._start_daemons(env, executors, ctx.threads, memory, deadline)
+        builder = SparkSession.builder.master(self.url).appName("formatbench")
+        if not address:
+            builder = (builder.config("spark.driver.host", "127.0.0.1")
+                       .config("spark.driver.bindAddress", "127.0.0.1"))
+        builder = (builder.config("spark.driver.memory", DRIVER_MEMORY)
                    .config("spark.driver.maxResultSize", "0")
                    .config("spark.ui.enabled", "false")
                    .config("spark.ui.showConsoleProgress", "false")
@@ -147,8 +143,26 @@ class _Spark:
         while status().size() < executors + 1:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{status().size() - 1} of {executors} Spark executors "
-                                   f"registered within {START_TIMEOUT_S} s")
+                                   f"registered at {self.url} within {START_TIMEOUT_S} s")
             time.sleep(0.05)
+
+    def _start_daemons(self, env, executors, threads, memory, deadline):
+        """The master, then a worker per executor, each through pyspark's bin/spark-class."""
+        port = _free_port()
+        self.url = f"spark://127.0.0.1:{port}"
+        spark_class = os.path.join(env["SPARK_HOME"], "bin", "spark-class")
+        log = open(os.path.join(self.scratch, "daemons.log"), "w")
+        master = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+             "--port", str(port), "--webui-port", "0"], env=env, stdout=log, stderr=log)
+        self.processes.append(master)
+        # A worker that finds no master retries only after seconds: start them once it listens.
+        _wait_for_port(port, master, deadline)
+        for _ in range(executors):
+            self.processes.append(subprocess.Popen(
+                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                 "--cores", str(threads), "--memory", memory, "--webui-port", "0",
+                 self.url], env=env, stdout=log, stderr=log))
 
     @staticmethod
     def _s3(builder, target):
@@ -239,8 +253,13 @@ class SparkParquet(ClusterBackend):
                 return f"'{field.name}' is {field.type}: {reason}"
         return None
 
+    engine = "spark"
+
     def start_cluster(self, ctx, executors):
         return _Spark(ctx, executors)
+
+    def attach(self, ctx, address, executors):
+        return _Spark(ctx, executors, address)
 
     def stop_cluster(self, running):
         running.close()

@@ -262,6 +262,7 @@ pub fn plan(suite: Option<&Suite>, args: &RunArgs) -> Result<Plan, Error> {
             .as_deref()
             .map(|text| size_at_least_16_mib("--executor-memory", text))
             .transpose()?,
+        cluster: args.cluster.clone(),
         timeout: Duration::from_secs_f64(args.timeout),
         memory_limit: args.memory_limit.as_deref().map(memory_limit).transpose()?,
         seed: args.seed,
@@ -443,6 +444,7 @@ pub fn settings(plan: &Plan, args: &RunArgs) -> RunSettings {
         timeout_s: plan.timeout.as_secs_f64(),
         memory_limit_bytes: plan.memory_limit,
         executor_memory_bytes: plan.executor_memory,
+        cluster: plan.cluster.clone(),
         seed: plan.seed,
         storage: plan.storage.key().into(),
         network: plan.storage.network_key().into(),

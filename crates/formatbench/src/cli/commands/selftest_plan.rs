@@ -39,6 +39,7 @@ pub fn selftest_plan(suite: &str, datasets: Vec<DatasetSpec>) -> Plan {
         threads: 1,
         executors: vec![crate::plan::DEFAULT_EXECUTORS],
         executor_memory: None,
+        cluster: None,
         timeout: Duration::from_secs(120),
         memory_limit: None,
         seed: 42,

@@ -100,6 +100,10 @@ impl Runner<'_> {
             threads: self.plan.threads,
             executors: cell.competitor.executors,
             executor_memory_bytes: cell.competitor.executors.and(self.plan.executor_memory),
+            cluster: cell
+                .competitor
+                .executors
+                .and_then(|_| self.plan.cluster.clone()),
             prepare,
             min_sample_s,
             min_calls,
