@@ -17,6 +17,9 @@ use std::process::Command;
 
 const DASK: &str = "py-dask-parquet";
 
+/// A small mixed table (timestamps, uint64, strings).
+const MIXED: &[&str] = &["--dataset", "mixed", "--rows", "4000", "--per-type", "1"];
+
 /// `formatbench run` of a small mixed table at `executors`, into `out`, with `extra` arguments
 /// and `env` set.
 fn cluster_run(
@@ -27,15 +30,23 @@ fn cluster_run(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> std::process::Output {
+    run_of(MIXED, backends, executors, ops, out, extra, env)
+}
+
+/// [`cluster_run`] of the table `table` names.
+fn run_of(
+    table: &[&str],
+    backends: &str,
+    executors: &str,
+    ops: &str,
+    out: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_formatbench"))
+        .arg("run")
+        .args(table)
         .args([
-            "run",
-            "--dataset",
-            "mixed",
-            "--rows",
-            "4000",
-            "--per-type",
-            "1",
             "--backends",
             backends,
             "--executors",
@@ -99,34 +110,15 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
     }
     let out = tempfile::tempdir().unwrap();
     // The long table: Delta Lake stores no unsigned integers.
-    let run = Command::new(env!("CARGO_BIN_EXE_formatbench"))
-        .args([
-            "run",
-            "--dataset",
-            "long",
-            "--rows",
-            "3000",
-            "--files",
-            "4",
-            "--backends",
-            "delta-kernel,py-daft-ray-delta",
-            "--profiles",
-            "default,dv",
-            "--executors",
-            "2",
-            "--ops",
-            "write,read,first_row",
-            "--threads",
-            "1",
-            "--rounds",
-            "1",
-            "--samples",
-            "1",
-            "--out",
-        ])
-        .arg(out.path())
-        .output()
-        .unwrap();
+    let run = run_of(
+        &["--dataset", "long", "--rows", "3000", "--files", "4"],
+        "delta-kernel,py-daft-ray-delta",
+        "2",
+        "write,read,first_row",
+        out.path(),
+        &["--profiles", "default,dv"],
+        &[],
+    );
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
     for profile in ["default", "dv"] {

@@ -174,6 +174,20 @@ def range_bounds(request):
     return None, int(spec["start"]), int(spec["end"])
 
 
+def narrowed(frame, request, engine, select, between):
+    """A lazy data frame (Daft's, DataFusion's, Spark's) narrowed to the request: its columns
+    through `select(frame, columns)`, its index range through `between(frame, column, lo, hi)`
+    (lo ≤ column < hi); a range by position is refused, as these engines have no row order."""
+    if request.kind == "columns":
+        return select(frame, request.columns)
+    if request.kind == "range":
+        column, lo, hi = range_bounds(request)
+        if column is None:
+            raise Unsupported(f"{engine} has no positional row access")
+        return between(frame, column, lo, hi)
+    return frame
+
+
 def reorder(sorted_rows, rows):
     """Positions into the result of a selection made in file order that give request order."""
     import numpy as np

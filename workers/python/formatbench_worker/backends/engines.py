@@ -9,7 +9,7 @@ except ImportError:
 import os
 
 from ..layouts import ARRAY, FEATURES
-from .base import Backend, Unsupported, data_file, range_bounds, reorder
+from .base import Backend, data_file, narrowed, range_bounds
 
 
 def _connect(path, ctx, read_only):
@@ -208,13 +208,8 @@ class Daft(Backend):
         io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
         frame = daft.read_parquet(storage.located(directory, "daft/*.parquet", ctx.storage),
                                   io_config=io_config)
-        if request.kind == "columns":
-            frame = frame.select(*request.columns)
-        elif request.kind == "range":
-            column, lo, hi = range_bounds(request)
-            if column is None:
-                raise Unsupported("Daft has no positional row access")
-            frame = frame.where((daft.col(column) >= lo) & (daft.col(column) < hi))
+        frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
+                         lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
         return frame.to_arrow(), "DataFrame.to_arrow()"
 
 
@@ -267,15 +262,10 @@ class Datafusion(Backend):
                 session_token=options.get("aws_session_token"),
                 endpoint=options["aws_endpoint"], allow_http=True), host=ctx.storage["bucket"])
         frame = session.read_parquet(storage.located(directory, "data.parquet", ctx.storage))
-        method = "read_parquet().to_arrow_table()"
-        if request.kind == "columns":
-            frame = frame.select(*request.columns)
-        elif request.kind == "range":
-            column, lo, hi = range_bounds(request)
-            if column is None:
-                raise Unsupported("DataFusion has no positional row access")
-            frame = frame.filter((col(column) >= lit(lo)) & (col(column) < lit(hi)))
-            method = "read_parquet().filter(lo <= index < hi).to_arrow_table()"
+        frame = narrowed(frame, request, "DataFusion", lambda f, names: f.select(*names),
+                         lambda f, c, lo, hi: f.filter((col(c) >= lit(lo)) & (col(c) < lit(hi))))
+        method = ("read_parquet().filter(lo <= index < hi).to_arrow_table()"
+                  if request.kind == "range" else "read_parquet().to_arrow_table()")
         return frame.to_arrow_table(), method
 
 

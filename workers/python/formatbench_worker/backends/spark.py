@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 
-from .base import Unsupported, range_bounds
+from .base import Unsupported, narrowed
 from .clusters import ClusterBackend, partitions
 
 #: Comma-separated jars of Spark's S3 connector from the user's installation.
@@ -300,16 +300,10 @@ class SparkParquet(ClusterBackend):
 
             path = "s3a://" + storage.path(ctx.storage)
         frame = self.frame(path, ctx)
-        method = f"spark.read.{self.spark_format}().toArrow()"
-        if request.kind == "columns":
-            frame = frame.select(*request.columns)
-        elif request.kind == "range":
-            column, lo, hi = range_bounds(request)
-            if column is None:
-                raise Unsupported("Spark has no positional row access across partitions")
-            frame = frame.where((F.col(column) >= lo) & (F.col(column) < hi))
-            method = f"spark.read.{self.spark_format}().where(lo <= index < hi).toArrow()"
-        return frame.toArrow(), method
+        frame = narrowed(frame, request, "Spark", lambda f, names: f.select(*names),
+                         lambda f, c, lo, hi: f.where((F.col(c) >= lo) & (F.col(c) < hi)))
+        where = ".where(lo <= index < hi)" if request.kind == "range" else ""
+        return frame.toArrow(), f"spark.read.{self.spark_format}(){where}.toArrow()"
 
 
 class SparkCsv(SparkParquet):
