@@ -106,7 +106,6 @@ class _Spark:
         memory = f"{max(self.memory >> 20, 1)}m"
         self.executors, self.threads = executors, ctx.threads
         self.processes = []
-        self.attached = address
         if address:
             self.url = address
         else:
