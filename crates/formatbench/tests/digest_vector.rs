@@ -35,6 +35,10 @@ fn verified(
         "write,read",
         "--rounds",
         "1",
+        // The verification is what is checked: one measured sample a cell, not a balanced
+        // round of every competitor in every position.
+        "--samples",
+        "1",
         "--min-sample-ms",
         "0",
         "--out",

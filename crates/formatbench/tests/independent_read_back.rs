@@ -23,6 +23,10 @@ fn write_verifications(backends: &str, dir: &std::path::Path) -> Vec<Verificatio
         "write",
         "--rounds",
         "1",
+        // The verification is what is checked: one measured sample a cell, not a balanced
+        // round of every competitor in every position.
+        "--samples",
+        "1",
         "--min-sample-ms",
         "0",
         "--out",
