@@ -189,14 +189,12 @@ mod tests {
         read_through(std::fs::File::open(&path).unwrap(), &path).unwrap();
         let read = faults_to_map(&path);
         eprintln!("16 MiB mapped: {settled} faults settled, {read} read in by 1 MiB reads");
-        assert!(settled <= read, "{settled} > {read}");
         // Where the kernel makes 2 MiB folios of this file, a settled file takes one or two
-        // faults per folio (two where the mapping does not start on a 2 MiB boundary; 14 for
-        // these 8 here, to 235 read in); elsewhere (no huge pages, a file system without large
-        // folios) the two ways read the file in alike.
-        if settled < read {
-            assert!(settled <= 2 * (len >> 21) as i64 + 4, "{settled} faults");
-        }
+        // faults per folio (14 for these 8 on a quiet machine, to 235 read in); how many it
+        // gets depends on the memory free and unfragmented at that moment (102 beside CI's
+        // heavy build), and without huge pages the two ways read the file in alike. What holds
+        // whatever the kernel's state: settling never costs more faults than reading in.
+        assert!(settled <= read, "{settled} > {read}");
     }
 
     #[test]
