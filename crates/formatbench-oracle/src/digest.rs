@@ -47,10 +47,7 @@ pub fn digest(
     batches: impl Iterator<Item = Result<RecordBatch, Error>>,
     rows: Rows,
 ) -> Result<String, Error> {
-    for field in schema.fields() {
-        encode::check_supported(field.data_type())
-            .map_err(|t| Error::Input(format!("cannot digest column '{}': {t}", field.name())))?;
-    }
+    check_schema(schema)?;
     let mut columns: Vec<Xxh3> = schema.fields().iter().map(|_| Xxh3::new()).collect();
     let mut row_sum: u128 = 0;
     let mut count: u64 = 0;
@@ -58,11 +55,7 @@ pub fn digest(
     for batch in batches {
         let batch = batch?;
         count += batch.num_rows() as u64;
-        let plain = batch
-            .columns()
-            .iter()
-            .map(encode::without_dictionaries)
-            .collect::<Result<Vec<_>, _>>()?;
+        let plain = plain_columns(&batch)?;
         match rows {
             Rows::Ordered => {
                 for (hasher, column) in columns.iter_mut().zip(&plain) {
@@ -72,34 +65,93 @@ pub fn digest(
                 }
             }
             Rows::AnyOrder => {
-                for row in 0..batch.num_rows() {
-                    buffer.clear();
-                    for column in &plain {
-                        encode::values(column.as_ref(), row..row + 1, &mut buffer)?;
-                    }
-                    row_sum = row_sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(&buffer));
-                }
+                row_sum = row_sum.wrapping_add(row_hash_sum(&plain, batch.num_rows())?);
             }
         }
     }
+    let named = named_columns(schema);
+    Ok(match rows {
+        Rows::Ordered => {
+            let hashes: Vec<u128> = columns.iter().map(Xxh3::digest128).collect();
+            finish(&named, Some(&hashes), 0, count)
+        }
+        Rows::AnyOrder => any_order_digest(&named, row_sum, count),
+    })
+}
+
+/// Fails, naming the column, when a column's type has no digest.
+pub(crate) fn check_schema(schema: &Schema) -> Result<(), Error> {
+    for field in schema.fields() {
+        encode::check_supported(field.data_type())
+            .map_err(|t| Error::Input(format!("cannot digest column '{}': {t}", field.name())))?;
+    }
+    Ok(())
+}
+
+/// Each column's name and logical type, as the digest hashes them.
+pub(crate) fn named_columns(schema: &Schema) -> Vec<(String, String)> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), logical_type(f)))
+        .collect()
+}
+
+/// A batch's columns with dictionaries decoded: what values are encoded from.
+pub(crate) fn plain_columns(batch: &RecordBatch) -> Result<Vec<arrow::array::ArrayRef>, Error> {
+    batch
+        .columns()
+        .iter()
+        .map(encode::without_dictionaries)
+        .collect()
+}
+
+/// The sum (mod 2^128) of each row's own hash over `plain`'s columns: the multiset of rows,
+/// which partitions of a result may each sum apart and add up.
+pub(crate) fn row_hash_sum(plain: &[arrow::array::ArrayRef], rows: usize) -> Result<u128, Error> {
+    let mut sum: u128 = 0;
+    let mut buffer = Vec::new();
+    for row in 0..rows {
+        buffer.clear();
+        for column in plain {
+            encode::values(column.as_ref(), row..row + 1, &mut buffer)?;
+        }
+        sum = sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(&buffer));
+    }
+    Ok(sum)
+}
+
+/// The digest of a multiset of `count` rows of `columns` whose hashes sum to `row_sum`.
+pub(crate) fn any_order_digest(columns: &[(String, String)], row_sum: u128, count: u64) -> String {
+    finish(columns, None, row_sum, count)
+}
+
+/// The digest from its parts: the domain, each column's name and type (and, in order, its own
+/// hash), the rows' hash sum without order, the row count.
+fn finish(
+    columns: &[(String, String)],
+    ordered: Option<&[u128]>,
+    row_sum: u128,
+    count: u64,
+) -> String {
     let mut whole = Xxh3::new();
     whole.update(DOMAIN);
-    whole.update(match rows {
-        Rows::Ordered => b"ordered\n",
-        Rows::AnyOrder => b"any order",
+    whole.update(match ordered {
+        Some(_) => b"ordered\n",
+        None => b"any order",
     });
-    for (field, column) in schema.fields().iter().zip(&columns) {
-        length_prefixed(&mut whole, field.name().as_bytes());
-        length_prefixed(&mut whole, logical_type(field).as_bytes());
-        if rows == Rows::Ordered {
-            whole.update(&column.digest128().to_le_bytes());
+    for (i, (name, logical)) in columns.iter().enumerate() {
+        length_prefixed(&mut whole, name.as_bytes());
+        length_prefixed(&mut whole, logical.as_bytes());
+        if let Some(hash) = ordered.and_then(|hashes| hashes.get(i)) {
+            whole.update(&hash.to_le_bytes());
         }
     }
-    if rows == Rows::AnyOrder {
+    if ordered.is_none() {
         whole.update(&row_sum.to_le_bytes());
     }
     whole.update(&count.to_le_bytes());
-    Ok(format!("{PREFIX}{:032x}", whole.digest128()))
+    format!("{PREFIX}{:032x}", whole.digest128())
 }
 
 fn length_prefixed(hasher: &mut Xxh3, bytes: &[u8]) {

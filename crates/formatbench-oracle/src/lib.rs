@@ -16,6 +16,7 @@ pub mod digest;
 mod error;
 mod expected;
 mod oracle;
+pub mod partitions;
 mod representation;
 mod unordered;
 

@@ -100,6 +100,11 @@ pub struct Answer {
     /// the worker cannot count them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_traffic: Option<crate::ObjectTraffic>,
+    /// A cluster peer's answer to a job's `partition_digest`: the oracle program's output for
+    /// each partition of the result, computed inside the engine (docs/protocol.md,
+    /// "Partition digests").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_digests: Option<Vec<crate::PartialDigest>>,
 }
 
 fn one() -> u64 {
@@ -136,6 +141,7 @@ impl Answer {
             result_bytes: None,
             settings: BTreeMap::new(),
             client_traffic: None,
+            partition_digests: None,
         }
     }
 

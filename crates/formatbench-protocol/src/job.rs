@@ -246,6 +246,12 @@ pub struct Job {
     /// executors, and accounts only its own process (docs/protocol.md, Cluster peers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    /// On a cluster peer's verification run: the command (program and arguments) that digests
+    /// one partition of the result, run by the engine where each partition lies with the
+    /// partition's Arrow IPC file appended; the worker answers `partition_digests` with what it
+    /// printed for each (docs/protocol.md, "Partition digests").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition_digest: Option<Vec<String>>,
     /// Set on the untimed write that prepares the artifact every read reads; a backend that only
     /// reads (e.g. `ipc-mmap`) still writes its format then.
     #[serde(default)]

@@ -18,6 +18,9 @@ pub fn main() -> i32 {
         Some(LAUNCH_ARG) => return formatbench_launcher::launch(&args[2..]),
         Some(WORKER_ARG) => return crate::catalog::builtin::worker_main(&args[2..]),
         Some(S3_SERVER_ARG) => return formatbench_s3::main_with_args(&args[2..]),
+        Some(crate::verify::partitions::PARTITION_DIGEST_ARG) => {
+            return crate::verify::partitions::main(&args[2..])
+        }
         _ => {}
     }
     let cli = match Cli::try_parse() {

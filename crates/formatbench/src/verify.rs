@@ -8,6 +8,8 @@ pub use formatbench_oracle::{
     compare, expected_batches, BatchStream, Leeway, RowOrder, Verification, BUCKET_BYTES,
 };
 
+pub mod partitions;
+
 use crate::Error;
 use formatbench_protocol::{Op, OpParams};
 use std::path::Path;

@@ -52,6 +52,7 @@ fn job(
         executors: None,
         executor_memory_bytes: None,
         cluster: None,
+        partition_digest: None,
         prepare: false,
         verification: false,
         min_sample_s: 0.0,

@@ -154,6 +154,16 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
                 }
                 _ => None,
             });
+            if (profile, op) == ("default", "read") {
+                // Digested partition by partition on the Ray workers too.
+                let digested = records.iter().any(|r| {
+                    matches!(r, Record::Verification(v)
+                        if v.cell.backend == "py-daft-ray-delta" && v.cell.op == op
+                            && v.cell.profile == profile
+                            && v.engine_digest.as_deref().is_some_and(|d| d.ends_with("the source's")))
+                });
+                assert!(digested, "{profile} {op}: no partition digests");
+            }
             let (status, reason) = outcome.unwrap_or_else(|| panic!("{profile} {op}: no record"));
             match (profile, status) {
                 ("default", SampleStatus::Ok) | ("dv", SampleStatus::Ok) => {}
@@ -182,16 +192,29 @@ fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str
     );
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let dir = run_dir(out.path());
-    let verified: BTreeSet<(Option<u32>, String)> = read_records(&dir.join("results.jsonl"))
+    let verifications: Vec<_> = read_records(&dir.join("results.jsonl"))
         .unwrap()
         .into_iter()
         .filter_map(|r| match r {
-            Record::Verification(v) if v.status == SampleStatus::Ok => {
-                Some((v.cell.executors, v.cell.op))
-            }
+            Record::Verification(v) if v.status == SampleStatus::Ok => Some(v),
             _ => None,
         })
         .collect();
+    let verified: BTreeSet<(Option<u32>, String)> = verifications
+        .iter()
+        .map(|v| (v.cell.executors, v.cell.op.clone()))
+        .collect();
+    // Every read was also digested partition by partition in the engine and added up to the
+    // source's digest; CSV's floats, compared within a tolerance, are not asked to.
+    for v in verifications.iter().filter(|v| v.cell.op != "write") {
+        let said = v.engine_digest.as_deref().unwrap_or_default();
+        let ok = if backend.ends_with("-csv") {
+            said.starts_with("not asked")
+        } else {
+            said.contains("digested in the engine") && said.ends_with("the source's")
+        };
+        assert!(ok, "{} at {:?}: {said:?}", v.cell.op, v.cell.executors);
+    }
     for &executors in executors {
         for op in ops {
             assert!(
@@ -224,6 +247,39 @@ fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str
         };
         assert!(report.contains(&label), "{label}: {report}");
     }
+}
+
+#[test]
+fn partition_digests_that_miss_a_row_fail_the_cell_whose_collected_result_is_right() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    // Each partition's digest leaves its first row out; the result the driver collects keeps
+    // every row.
+    let run = cluster_run(
+        DASK,
+        "2",
+        "read",
+        out.path(),
+        &[],
+        &[("FORMATBENCH_FAULT", "drop-row-in-digest")],
+    );
+    assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
+    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    let verification = records
+        .iter()
+        .find_map(|r| match r {
+            Record::Verification(v) => Some(v),
+            _ => None,
+        })
+        .expect("a verification record");
+    assert_eq!(verification.status, SampleStatus::Failed);
+    let reason = verification.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("do not add up to the source") && reason.contains("rows"),
+        "{reason}"
+    );
 }
 
 #[test]

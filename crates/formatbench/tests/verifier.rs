@@ -469,3 +469,92 @@ fn first_row_must_be_a_row_that_survives() {
     );
     assert!(!verdict.ok);
 }
+
+/// `formatbench __partition-digest` on each of `parts`, as an engine runs it per partition.
+fn partition_digests(
+    schema_file: &Path,
+    parts: &[RecordBatch],
+    dir: &Path,
+) -> Vec<formatbench_protocol::PartialDigest> {
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let file = dir.join(format!("part-{i}.arrow"));
+            write_ipc(&file, &part.schema(), std::slice::from_ref(part)).unwrap();
+            let out = common::formatbench(&[
+                "__partition-digest",
+                "--expected",
+                schema_file.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+            serde_json::from_str(&common::stdout(&out)).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn partition_digests_add_up_to_the_sources_digest_and_a_missing_row_does_not() {
+    use formatbench::verify::partitions::{check, write_expected_schema};
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::mixed_source(&dir.path().join("s"), 300);
+    let params = OpParams::default();
+    let schema_file = dir.path().join("expected.arrow");
+    write_expected_schema(&src.path, Op::Read, &params, &schema_file).unwrap();
+    let all = whole(&src.path);
+    // Three partitions, out of order; the result file the driver would have collected.
+    let parts = [all.slice(200, 100), all.slice(0, 120), all.slice(120, 80)];
+    let result = dir.path().join("result.arrow");
+    write_ipc(&result, &all.schema(), std::slice::from_ref(&all)).unwrap();
+    let digests = partition_digests(&schema_file, &parts, dir.path());
+    assert_eq!(digests.iter().map(|d| d.rows).sum::<u64>(), 300);
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &params,
+        &result,
+        &digests,
+        Leeway::EXACT,
+    )
+    .unwrap();
+    let said = verdict.unwrap();
+    assert!(said.starts_with("3 partitions, 300 rows"), "{said}");
+    // A partition that lost its first row.
+    let short = [all.slice(200, 100), all.slice(1, 119), all.slice(120, 80)];
+    let digests = partition_digests(&schema_file, &short, dir.path());
+    let verdict = check(
+        &src.path,
+        Op::Read,
+        &params,
+        &result,
+        &digests,
+        Leeway::EXACT,
+    )
+    .unwrap();
+    assert!(verdict.unwrap_err().contains("the source's is rd1:"));
+}
+
+#[test]
+fn the_partition_digest_program_refuses_bad_input_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.arrow");
+    std::fs::write(&garbage, b"ARROW1\0\0not an arrow file at all").unwrap();
+    let g = garbage.to_str().unwrap();
+    for args in [
+        vec!["__partition-digest"],
+        vec!["__partition-digest", "--expected", g],
+        vec!["__partition-digest", "--expected", g, g],
+        vec!["__partition-digest", "--expected", g, "--bogus", g],
+    ] {
+        let out = common::formatbench(&args);
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("formatbench __partition-digest: error: "),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

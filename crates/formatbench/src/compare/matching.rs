@@ -283,6 +283,7 @@ mod tests {
                 float_tolerance: None,
                 other_widths: false,
                 independent_check: None,
+                engine_digest: None,
             }));
             for round in 1..=6u32 {
                 let mut s = SampleRecord::bare("r", key(backend), Some(round), *status, None);

@@ -37,6 +37,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/cluster.py"),
     ),
     (
+        "formatbench_worker/partitions.py",
+        include_str!("../../../../workers/python/formatbench_worker/partitions.py"),
+    ),
+    (
         "formatbench_worker/backends/clusters.py",
         include_str!("../../../../workers/python/formatbench_worker/backends/clusters.py"),
     ),

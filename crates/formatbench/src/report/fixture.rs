@@ -29,6 +29,7 @@ pub(super) fn verified_samples(cells: &[(CellKey, &[f64])]) -> Vec<crate::result
             float_tolerance: None,
             other_widths: false,
             independent_check: None,
+            engine_digest: None,
         }));
         for (round, wall) in (1..).zip(walls.iter()) {
             let mut sample =

@@ -257,6 +257,11 @@ pub struct VerificationRecord {
     /// found ("read back by py-pyarrow-parquet 25.0.1"), or why there was no such check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub independent_check: Option<String>,
+    /// A cluster peer's read: its result digested partition by partition inside the engine and
+    /// added up ("16 partitions, 4000 rows, digested in the engine: rd1:…, the source's"), or
+    /// why that check was not made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 
 mod cell;
 mod cells;
+mod engine_digest;
 mod forecast;
 mod given;
 mod identity;

@@ -44,6 +44,9 @@ class Context:
     cluster: object = None
     #: A cluster peer's memory cap per executor, in bytes (None: the engine's own).
     executor_memory: int = None
+    #: A cluster peer's read as the engine holds it before collecting (a lazy frame), kept for
+    #: the partition digests its verification run computes after the timer.
+    lazy: object = None
 
 
 class Backend:

@@ -22,7 +22,9 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("DAFT_PROGRESS_BAR", "0")
 
 #: Set to `kill-executor` (tests only) to have the read's first task kill the executor that runs
-#: it: the sample must fail, and the run go on with no process left behind.
+#: it: the sample must fail, and the run go on with no process left behind. Set to
+#: `drop-row-in-digest` to have each partition's digest leave its first row out: the cell must
+#: fail although the collected result is right.
 FAULT_ENV = "FORMATBENCH_FAULT"
 #: A partition per this many rows at least, and at most this many partitions: the files a
 #: cluster reads in parallel, independent of the executors, so every executor count reads the
@@ -65,6 +67,12 @@ class ClusterBackend(Backend):
     def cluster_settings(self, running):
         """What the results record of the cluster (executors, threads, memory caps)."""
         return {}
+
+    def partition_digests(self, lazy, ctx, command):
+        """The partial digest of each partition of the read `lazy` (what the read left in
+        `ctx.lazy`), computed on the executors by `command` (partitions.py); None where the
+        engine has no way to it."""
+        return None
 
 
 def executors_found(address, found, wanted):
@@ -140,7 +148,20 @@ def _computed(frame, request, ctx, read):
         method = f"{read}[lo <= index < hi].compute()"
     if os.environ.get(FAULT_ENV) == "kill-executor":
         frame = frame.map_partitions(_kill_own_process, meta=frame._meta)
+    columns = request.columns if request.kind == "columns" else None
+    ctx.lazy = (frame, columns)
     return frame.compute(scheduler=ctx.cluster.client), method
+
+
+def _dask_partition_digest(partition, columns, command):
+    """One pandas partition, on the executor that holds it, converted to Arrow as the driver
+    converts the whole result (tables.to_arrow) and digested."""
+    from .. import partitions, tables
+
+    table = tables.to_arrow(partition, columns)
+    if os.environ.get(FAULT_ENV) == "drop-row-in-digest" and table.num_rows:
+        table = table.slice(1)
+    return partitions.digest_table(table, command)
 
 
 def _kill_own_process(partition):
@@ -190,6 +211,14 @@ class DaskParquet(ClusterBackend):
     def settings_for(self, ctx):
         return {"partitions": f"one file per partition, {MAX_PARTITIONS} at most, "
                               f"≥ {ROWS_PER_PARTITION} rows each"}
+
+    def partition_digests(self, lazy, ctx, command):
+        import dask
+
+        frame, columns = lazy
+        parts = [dask.delayed(_dask_partition_digest)(p, columns, command)
+                 for p in frame.to_delayed()]
+        return list(ctx.cluster.client.compute(parts, sync=True))
 
     def read(self, directory, request, ctx):
         import dask.dataframe as dd
@@ -312,6 +341,17 @@ class DaftRay(ClusterBackend, Daft):
     def cluster_settings(self, running):
         return running.settings()
 
+    def partition_digests(self, lazy, ctx, command):
+        import ray
+        import ray.cloudpickle
+
+        from .. import partitions
+
+        # Ray's workers start from their own Python path: the digest travels by value.
+        partitions.shipped(ray.cloudpickle)
+        digest = ray.remote(partitions.of_daft_partition)
+        return ray.get([digest.remote(part, command) for part in lazy.iter_partitions()])
+
 
 class DaftRayDelta(ClusterBackend, DeltaReader):
     """Daft's Delta Lake reader on its Ray runner, reading the tables delta-kernel writes."""
@@ -328,6 +368,7 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
     attach = DaftRay.attach
     stop_cluster = DaftRay.stop_cluster
     cluster_settings = DaftRay.cluster_settings
+    partition_digests = DaftRay.partition_digests
 
     def object_storage(self):
         return None  # read_deltalake takes an IOConfig (Daft's own S3 client)
@@ -347,6 +388,7 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
             frame, method = frame.limit(1), "read_deltalake().limit(1).to_arrow()"
         elif request.kind == "columns":
             frame, method = frame.select(*request.columns), "read_deltalake().select(…).to_arrow()"
+        ctx.lazy = frame
         try:
             return frame.to_arrow(), method
         except NotImplementedError as e:

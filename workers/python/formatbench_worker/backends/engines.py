@@ -210,6 +210,7 @@ class Daft(Backend):
                                   io_config=io_config)
         frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
                          lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
+        ctx.lazy = frame
         return frame.to_arrow(), "DataFrame.to_arrow()"
 
 

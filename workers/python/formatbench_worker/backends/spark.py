@@ -15,6 +15,7 @@ names the jars of a user's own installation (comma-separated), and the cluster t
 `s3a://` through them."""
 
 import os
+import sys
 import shutil
 import socket
 import subprocess
@@ -112,6 +113,10 @@ class _Spark:
             self._start_daemons(env, executors, ctx.threads, memory, deadline)
         builder = SparkSession.builder.master(self.url).appName("formatbench")
         if not address:
+            # The executors' Python workers (the partition digests' mapInArrow) run this
+            # interpreter, which has pyarrow, not the first python3 on the PATH; PySpark's
+            # context reads it from the environment alone.
+            os.environ["PYSPARK_PYTHON"] = sys.executable
             builder = (builder.config("spark.driver.host", "127.0.0.1")
                        .config("spark.driver.bindAddress", "127.0.0.1"))
         builder = (builder.config("spark.driver.memory", DRIVER_MEMORY)
@@ -302,7 +307,20 @@ class SparkParquet(ClusterBackend):
         frame = narrowed(frame, request, "Spark", lambda f, names: f.select(*names),
                          lambda f, c, lo, hi: f.where((F.col(c) >= lo) & (F.col(c) < hi)))
         where = ".where(lo <= index < hi)" if request.kind == "range" else ""
+        ctx.lazy = frame
         return frame.toArrow(), f"spark.read.{self.spark_format}(){where}.toArrow()"
+
+    def partition_digests(self, lazy, ctx, command):
+        import json
+
+        from pyspark import cloudpickle
+
+        from .. import partitions
+
+        # Spark's Python workers start from their own path: the digest travels by value.
+        partitions.shipped(cloudpickle)
+        rows = lazy.mapInArrow(partitions.spark_digester(command), "partial string").collect()
+        return [json.loads(row.partial) for row in rows]
 
 
 class SparkCsv(SparkParquet):

@@ -36,6 +36,7 @@ fn verified(column: &str, backend: &str, status: SampleStatus, notes: &[&str]) -
         float_tolerance: None,
         other_widths: false,
         independent_check: None,
+        engine_digest: None,
     })
 }
 

@@ -284,6 +284,7 @@ pub fn verification_record(
         float_tolerance: leeway.float_tolerance,
         other_widths: leeway.other_widths,
         independent_check: None,
+        engine_digest: None,
     };
     match &outcome.answer {
         Err(reason) => record.reason = Some(reason.clone()),

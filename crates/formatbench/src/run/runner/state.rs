@@ -104,6 +104,7 @@ impl Runner<'_> {
                 .competitor
                 .executors
                 .and_then(|_| self.plan.cluster.clone()),
+            partition_digest: None,
             prepare,
             min_sample_s,
             min_calls,

@@ -15,11 +15,14 @@ impl Runner<'_> {
         let name = format!("{}", self.jobs_started + 1);
         let (returned, verify_out) = self.result_paths(cell, &name);
         let artifact = self.artifact_for(cell, 0);
-        let job = self.job(cell, &artifact, Some(returned.clone()), false, cell.op);
+        let mut job = self.job(cell, &artifact, Some(returned.clone()), false, cell.op);
+        let leeway = cells::leeway(cell);
+        let engine = self.ask_engine_digest(cell, &name, leeway, &mut job)?;
         let mut outcome = self.spawn(cell.info.worker, job)?;
         super::state::collect_returned(&mut outcome, &returned, &verify_out);
-        let leeway = cells::leeway(cell);
         let mut record = cells::verification_record(self, cell, &outcome, &verify_out, leeway)?;
+        let answer = outcome.answer.as_ref().ok();
+        self.check_engine_digest(cell, engine, answer, &verify_out, leeway, &mut record)?;
         let _ = std::fs::remove_file(&verify_out);
         if record.status == SampleStatus::Ok && cell.op == formatbench_protocol::Op::Write {
             match self.read_back_independently(cell, &artifact)? {

@@ -18,6 +18,7 @@ fn records(cells: &[(&str, &[(f64, f64)])]) -> Vec<Record> {
             float_tolerance: None,
             other_widths: false,
             independent_check: None,
+            engine_digest: None,
         }));
         for (round, (wall, cpu)) in (1..).zip(rounds.iter()) {
             let mut s =
