@@ -284,19 +284,32 @@ fn partition_digests_that_miss_a_row_fail_the_cell_whose_collected_result_is_rig
 
 #[test]
 fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
-    if !ready("Python peer", DASK) {
+    killed_executor_fails_its_sample(DASK, "2", "KilledWorker");
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn a_killed_spark_executor_fails_its_sample_and_leaves_no_process_behind() {
+    // Spark retries no task (`task.maxFailures` 1): the executor's loss fails the job.
+    killed_executor_fails_its_sample("py-spark-parquet", "1", "ExecutorLostFailure");
+}
+
+/// A read of `backend` at `executors` whose first task kills the executor running it
+/// (clusters.py, FAULT_ENV) fails with `said` in its reason; `parquet` beside it is measured;
+/// no process the run started is left, not the driver nor any of the cluster's.
+fn killed_executor_fails_its_sample(backend: &str, executors: &str, said: &str) {
+    if !ready("Python peer", backend) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
     let tag = format!(
-        "FORMATBENCH_TEST_TAG=killed-executor-{}",
+        "FORMATBENCH_TEST_TAG=killed-executor-{}-{backend}",
         std::process::id()
     );
     let (key, value) = tag.split_once('=').unwrap();
-    // The read's first task kills the executor running it (clusters.py, FAULT_ENV).
     let run = cluster_run(
-        &format!("{DASK},parquet"),
-        "2",
+        &format!("{backend},parquet"),
+        executors,
         "read",
         out.path(),
         &[],
@@ -306,25 +319,24 @@ fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
     assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
     let dir = run_dir(out.path());
     let records = read_records(&dir.join("results.jsonl")).unwrap();
-    let dask_failure = records.iter().find_map(|r| match r {
-        Record::Verification(v) if v.cell.backend == DASK && v.cell.op == "read" => {
+    let failure = records.iter().find_map(|r| match r {
+        Record::Verification(v) if v.cell.backend == backend && v.cell.op == "read" => {
             Some((v.status, v.reason.clone().unwrap_or_default()))
         }
-        Record::Sample(s) if s.cell.backend == DASK && s.cell.op == "read" => {
+        Record::Sample(s) if s.cell.backend == backend && s.cell.op == "read" => {
             Some((s.status, s.reason.clone().unwrap_or_default()))
         }
         _ => None,
     });
-    let (status, reason) = dask_failure.expect("a record of the cluster's read");
+    let (status, reason) = failure.expect("a record of the cluster's read");
     assert_eq!(status, SampleStatus::Failed, "{reason}");
-    assert!(reason.contains("KilledWorker"), "{reason}");
+    assert!(reason.contains(said), "{reason}");
     let parquet: Vec<_> = samples(&dir)
         .into_iter()
         .filter(|s| s.cell.backend == "parquet" && s.cell.op == "read")
         .collect();
     assert!(!parquet.is_empty());
     assert!(parquet.iter().all(|s| s.status == SampleStatus::Ok));
-    // No process the run started is left: not the driver, the nannies nor the executors.
     let left = processes_tagged(&tag);
     assert!(left.is_empty(), "processes left behind: {left:?}");
 }

@@ -22,7 +22,8 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("DAFT_PROGRESS_BAR", "0")
 
 #: Set to `kill-executor` (tests only) to have the read's first task kill the executor that runs
-#: it: the sample must fail, and the run go on with no process left behind. Set to
+#: it (Spark: the executor JVM above the task's Python worker): the sample must fail, and the
+#: run go on with no process left behind. Set to
 #: `drop-row-in-digest` to have each partition's digest leave its first row out: the cell must
 #: fail although the collected result is right.
 FAULT_ENV = "FORMATBENCH_FAULT"

@@ -23,7 +23,7 @@ import tempfile
 import time
 
 from .base import Unsupported, narrowed
-from .clusters import ClusterBackend, partitions
+from .clusters import FAULT_ENV, ClusterBackend, partitions
 
 #: Comma-separated jars of Spark's S3 connector from the user's installation.
 JARS_ENV = "FORMATBENCH_SPARK_JARS"
@@ -307,6 +307,8 @@ class SparkParquet(ClusterBackend):
         frame = narrowed(frame, request, "Spark", lambda f, names: f.select(*names),
                          lambda f, c, lo, hi: f.where((F.col(c) >= lo) & (F.col(c) < hi)))
         where = ".where(lo <= index < hi)" if request.kind == "range" else ""
+        if os.environ.get(FAULT_ENV) == "kill-executor":
+            frame = frame.mapInArrow(_executor_killer(), frame.schema)
         ctx.lazy = frame
         return frame.toArrow(), f"spark.read.{self.spark_format}(){where}.toArrow()"
 
@@ -321,6 +323,27 @@ class SparkParquet(ClusterBackend):
         partitions.shipped(cloudpickle)
         rows = lazy.mapInArrow(partitions.spark_digester(command), "partial string").collect()
         return [json.loads(row.partial) for row in rows]
+
+
+def _executor_killer():
+    """A function for mapInArrow (tests only, FAULT_ENV) that kills the executor JVM above the
+    Python worker running it: the sample must fail and leave no process behind."""
+
+    def kill(batches):
+        import os
+        import signal
+
+        pid = os.getppid()
+        while pid > 1:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"CoarseGrainedExecutorBackend" in f.read():
+                    os.kill(pid, signal.SIGKILL)
+                    break
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        yield from batches
+
+    return kill
 
 
 class SparkCsv(SparkParquet):
