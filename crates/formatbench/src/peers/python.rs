@@ -37,8 +37,8 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/cluster.py"),
     ),
     (
-        "formatbench_worker/partitions.py",
-        include_str!("../../../../workers/python/formatbench_worker/partitions.py"),
+        "formatbench_worker/partition_digest.py",
+        include_str!("../../../../workers/python/formatbench_worker/partition_digest.py"),
     ),
     (
         "formatbench_worker/backends/clusters.py",

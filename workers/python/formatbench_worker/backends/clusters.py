@@ -71,7 +71,7 @@ class ClusterBackend(Backend):
 
     def partition_digests(self, lazy, ctx, command):
         """The partial digest of each partition of the read `lazy` (what the read left in
-        `ctx.lazy`), computed on the executors by `command` (partitions.py); None where the
+        `ctx.lazy`), computed on the executors by `command` (partition_digest.py); None where the
         engine has no way to it."""
         return None
 
@@ -157,12 +157,12 @@ def _computed(frame, request, ctx, read):
 def _dask_partition_digest(partition, columns, command):
     """One pandas partition, on the executor that holds it, converted to Arrow as the driver
     converts the whole result (tables.to_arrow) and digested."""
-    from .. import partitions, tables
+    from .. import partition_digest, tables
 
     table = tables.to_arrow(partition, columns)
     if os.environ.get(FAULT_ENV) == "drop-row-in-digest" and table.num_rows:
         table = table.slice(1)
-    return partitions.digest_table(table, command)
+    return partition_digest.digest_table(table, command)
 
 
 def _kill_own_process(partition):
@@ -346,11 +346,11 @@ class DaftRay(ClusterBackend, Daft):
         import ray
         import ray.cloudpickle
 
-        from .. import partitions
+        from .. import partition_digest
 
         # Ray's workers start from their own Python path: the digest travels by value.
-        partitions.shipped(ray.cloudpickle)
-        digest = ray.remote(partitions.of_daft_partition)
+        partition_digest.shipped(ray.cloudpickle)
+        digest = ray.remote(partition_digest.of_daft_partition)
         return ray.get([digest.remote(part, command) for part in lazy.iter_partitions()])
 
 

@@ -317,11 +317,12 @@ class SparkParquet(ClusterBackend):
 
         from pyspark import cloudpickle
 
-        from .. import partitions
+        from .. import partition_digest
 
         # Spark's Python workers start from their own path: the digest travels by value.
-        partitions.shipped(cloudpickle)
-        rows = lazy.mapInArrow(partitions.spark_digester(command), "partial string").collect()
+        partition_digest.shipped(cloudpickle)
+        rows = lazy.mapInArrow(partition_digest.spark_digester(command),
+                               "partial string").collect()
         return [json.loads(row.partial) for row in rows]
 
 
