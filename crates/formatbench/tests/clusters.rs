@@ -284,20 +284,28 @@ fn partition_digests_that_miss_a_row_fail_the_cell_whose_collected_result_is_rig
 
 #[test]
 fn a_killed_executor_fails_its_sample_and_leaves_no_process_behind() {
-    killed_executor_fails_its_sample(DASK, "2", "KilledWorker");
+    killed_executor_fails_its_sample(DASK, "2", "KilledWorker", &[]);
 }
 
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn a_killed_spark_executor_fails_its_sample_and_leaves_no_process_behind() {
     // Spark retries no task (`task.maxFailures` 1): the executor's loss fails the job.
-    killed_executor_fails_its_sample("py-spark-parquet", "1", "ExecutorLostFailure");
+    killed_executor_fails_its_sample("py-spark-parquet", "1", "ExecutorLostFailure", &[]);
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn a_killed_ray_executor_fails_its_sample_and_leaves_no_process_behind() {
+    // Daft reruns a task whose executor died, without a limit, and every run of this task
+    // kills its executor again: the run's timeout ends the sample (cluster start included).
+    killed_executor_fails_its_sample("py-daft-ray", "2", "timed out", &["--timeout", "60"]);
 }
 
 /// A read of `backend` at `executors` whose first task kills the executor running it
 /// (clusters.py, FAULT_ENV) fails with `said` in its reason; `parquet` beside it is measured;
 /// no process the run started is left, not the driver nor any of the cluster's.
-fn killed_executor_fails_its_sample(backend: &str, executors: &str, said: &str) {
+fn killed_executor_fails_its_sample(backend: &str, executors: &str, said: &str, extra: &[&str]) {
     if !ready("Python peer", backend) {
         return;
     }
@@ -312,7 +320,7 @@ fn killed_executor_fails_its_sample(backend: &str, executors: &str, said: &str) 
         executors,
         "read",
         out.path(),
-        &[],
+        extra,
         &[("FORMATBENCH_FAULT", "kill-executor"), (key, value)],
     );
     // Cells failed: the run says so in its exit code, and still measured the others.

@@ -22,7 +22,8 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 os.environ.setdefault("DAFT_PROGRESS_BAR", "0")
 
 #: Set to `kill-executor` (tests only) to have the read's first task kill the executor that runs
-#: it (Spark: the executor JVM above the task's Python worker): the sample must fail, and the
+#: it (Spark: the executor JVM above the task's Python worker; Daft on Ray: every task kills
+#: its executor, as Daft reruns a task whose executor died): the sample must fail, and the
 #: run go on with no process left behind. Set to
 #: `drop-row-in-digest` to have each partition's digest leave its first row out: the cell must
 #: fail although the collected result is right.
@@ -342,6 +343,12 @@ class DaftRay(ClusterBackend, Daft):
     def cluster_settings(self, running):
         return running.settings()
 
+    def frame(self, directory, request, ctx):
+        frame = super().frame(directory, request, ctx)
+        if os.environ.get(FAULT_ENV) == "kill-executor":
+            frame = _killing_daft_executors(frame)
+        return frame
+
     def partition_digests(self, lazy, ctx, command):
         import ray
         import ray.cloudpickle
@@ -352,6 +359,27 @@ class DaftRay(ClusterBackend, Daft):
         partition_digest.shipped(ray.cloudpickle)
         digest = ray.remote(partition_digest.of_daft_partition)
         return ray.get([digest.remote(part, command) for part in lazy.iter_partitions()])
+
+
+def _killing_daft_executors(frame):
+    """`frame` with a step whose every task kills the process that runs it: Daft's executor
+    on the Ray node (its swordfish actor, a Ray worker process). The first column passes
+    through it unchanged, so no optimisation drops the step."""
+    import daft
+
+    first = frame.schema().column_names()[0]
+
+    # Nested, so that Ray's cloudpickle ships it by value: its workers cannot import the
+    # formatbench worker's modules.
+    def kill(column):
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+        return column
+
+    killing = daft.func.batch(return_dtype=frame.schema()[first].dtype)(kill)
+    return frame.with_column(first, killing(frame[first]))
 
 
 class DaftRayDelta(ClusterBackend, DeltaReader):

@@ -201,6 +201,12 @@ class Daft(Backend):
         return None  # read_parquet takes an IOConfig (Daft's own S3 client)
 
     def read(self, directory, request, ctx):
+        frame = self.frame(directory, request, ctx)
+        ctx.lazy = frame
+        return frame.to_arrow(), "DataFrame.to_arrow()"
+
+    def frame(self, directory, request, ctx):
+        """The lazy frame of the request's read, which `read` then runs."""
         import daft
 
         from .. import storage
@@ -208,10 +214,8 @@ class Daft(Backend):
         io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
         frame = daft.read_parquet(storage.located(directory, "daft/*.parquet", ctx.storage),
                                   io_config=io_config)
-        frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
-                         lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
-        ctx.lazy = frame
-        return frame.to_arrow(), "DataFrame.to_arrow()"
+        return narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
+                        lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
 
 
 BACKENDS.append(Daft())
