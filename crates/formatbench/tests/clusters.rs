@@ -90,6 +90,18 @@ fn daft_on_ray_reads_are_verified_at_each_executor_count_with_the_cluster_accoun
 
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn daft_on_ray_reads_the_lance_datasets_pylance_writes_verified_in_the_engine() {
+    // Two executors only: the executor counts' keys and accounting are the Parquet tests'.
+    verified_beside_its_writer(
+        "py-daft-ray-lance",
+        Some("py-lance"),
+        &[2],
+        &["read", "project", "range"],
+    );
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn dask_csv_reads_are_verified_at_each_executor_count_with_the_cluster_accounted() {
     verified_at_each_executor_count("py-dask-csv", &[1, 2], WRITE_READ_RANGE);
 }
@@ -177,13 +189,28 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
 /// `backend`'s `ops` at each of `executors`: every cell verified, every sample with the
 /// cluster's processes summed and its start apart, the count in the report.
 fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str]) {
-    if !ready("Python peer", backend) {
+    verified_beside_its_writer(backend, None, executors, ops);
+}
+
+/// [`verified_at_each_executor_count`] of a reader of what `writer` (a single-process
+/// backend, in the same run) writes.
+fn verified_beside_its_writer(
+    backend: &str,
+    writer: Option<&str>,
+    executors: &[u32],
+    ops: &[&str],
+) {
+    if !ready("Python peer", backend) || writer.is_some_and(|w| !ready("Python peer", w)) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
     let counts: Vec<String> = executors.iter().map(u32::to_string).collect();
+    let backends = match writer {
+        Some(writer) => format!("{writer},{backend}"),
+        None => backend.to_string(),
+    };
     let run = cluster_run(
-        backend,
+        &backends,
         &counts.join(","),
         &ops.join(","),
         out.path(),
@@ -196,7 +223,11 @@ fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str
         .unwrap()
         .into_iter()
         .filter_map(|r| match r {
-            Record::Verification(v) if v.status == SampleStatus::Ok => Some(v),
+            Record::Verification(v)
+                if v.status == SampleStatus::Ok && v.cell.backend == backend =>
+            {
+                Some(v)
+            }
             _ => None,
         })
         .collect();
@@ -223,7 +254,10 @@ fn verified_at_each_executor_count(backend: &str, executors: &[u32], ops: &[&str
             );
         }
     }
-    let measured = samples(&dir);
+    let measured: Vec<_> = samples(&dir)
+        .into_iter()
+        .filter(|s| s.cell.backend == backend)
+        .collect();
     assert!(!measured.is_empty());
     for s in &measured {
         assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);

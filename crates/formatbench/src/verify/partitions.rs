@@ -81,8 +81,13 @@ pub fn check(
         };
         let want = partitions::expected_digest(source, op, params, &common)?;
         let rows: u64 = parts.iter().map(|p| p.rows).sum();
+        let noun = if parts.len() == 1 {
+            "partition"
+        } else {
+            "partitions"
+        };
         let described = format!(
-            "{} partitions, {rows} rows, digested in the engine: {got}",
+            "{} {noun}, {rows} rows, digested in the engine: {got}",
             parts.len()
         );
         Ok(if got == want {

@@ -11,7 +11,7 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 
 import os
 
-from .base import Backend, DeltaReader, Unsupported, range_bounds
+from .base import Backend, DeltaReader, Unsupported, narrowed, range_bounds
 from .engines import Daft
 
 # Read when ray and daft are imported (before the timer): Ray binds to loopback (the address
@@ -425,4 +425,40 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
             raise Unsupported(f"Daft cannot read this Delta table: {first}") from e
 
 
-BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta()]
+class DaftRayLance(ClusterBackend):
+    """Daft's Lance reader on its Ray runner, reading the datasets pylance writes (py-lance's:
+    Lance 14, as the native `lance` backend writes them), a fragment group per task."""
+
+    name = "py-daft-ray-lance"
+    about = ("Daft on a local Ray cluster of N worker nodes reading the Lance datasets pylance "
+             "writes: read_lance into Arrow")
+    dists = ("daft", "ray", "pylance")
+    modules = ("daft", "ray", "ray.cluster_utils", "lance")
+    ops = ("read", "scan", "project", "range")
+    artifact_from = "py-lance"
+
+    engine = "ray"
+    start_cluster = DaftRay.start_cluster
+    attach = DaftRay.attach
+    stop_cluster = DaftRay.stop_cluster
+    cluster_settings = DaftRay.cluster_settings
+    partition_digests = DaftRay.partition_digests
+
+    def object_storage(self):
+        return None  # read_lance takes an IOConfig (Daft's own S3 client)
+
+    def read(self, directory, request, ctx):
+        import daft
+
+        from .. import storage
+
+        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
+        frame = daft.read_lance(storage.located(directory, "data.lance", ctx.storage),
+                                io_config=io_config)
+        frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
+                         lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
+        ctx.lazy = frame
+        return frame.to_arrow(), "read_lance().to_arrow()"
+
+
+BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta(), DaftRayLance()]
