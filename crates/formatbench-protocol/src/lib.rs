@@ -32,7 +32,7 @@ pub use measure::{
 };
 pub use object_storage::{NetworkShape, ObjectTarget, ObjectTraffic, RequestKind, SplitTraffic};
 pub use operations::{Family, OpSpec, Order, Param, Selection, OPERATIONS};
-pub use partition_digest::PartialDigest;
+pub use partition_digest::{PartialDigest, CLUSTER_TARGET};
 pub use residency::{files_under, resident_fraction, write_back_everything};
 pub use worker::{describe_or_run, WorkerError};
 

@@ -4,6 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The target of a cluster peer's read whose result is materialized in the executors' memory
+/// and left there, never collected into the driver: its partition digests are its only check.
+pub const CLUSTER_TARGET: &str = "cluster";
+
 /// What the oracle's partition-digest program prints for one partition: its row count, the sum
 /// (mod 2^128) of its rows' hashes, and the columns it digested, each as its name and the
 /// logical type it was digested in. A partition without rows digests no columns.

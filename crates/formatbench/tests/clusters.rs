@@ -284,6 +284,84 @@ fn verified_beside_its_writer(
 }
 
 #[test]
+fn results_kept_in_the_cluster_are_verified_by_their_partition_digests_alone() {
+    kept_in_the_cluster_are_verified(DASK, "read,project,range");
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    // Nothing else checks a kept result: partitions that miss a row fail the cell.
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        DASK,
+        "2",
+        "read",
+        out.path(),
+        &["--targets", "cluster"],
+        &[("FORMATBENCH_FAULT", "drop-row-in-digest")],
+    );
+    assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
+    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    let failed = records.iter().any(|r| {
+        matches!(r, Record::Verification(v) if v.status == SampleStatus::Failed
+            && v.reason.as_deref().is_some_and(|r| r.contains("do not add up to the source")))
+    });
+    assert!(failed, "{records:?}");
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn daft_on_ray_results_kept_in_the_cluster_are_verified_by_their_partition_digests() {
+    kept_in_the_cluster_are_verified("py-daft-ray", "read");
+}
+
+#[test]
+#[ignore = "Spark's kept results, beyond CI's budget: `cargo test --test clusters -- --ignored beyond_ci`"]
+fn spark_results_kept_in_the_cluster_are_verified_beyond_ci() {
+    kept_in_the_cluster_are_verified("py-spark-parquet", "read");
+}
+
+/// `backend`'s `ops` at two executors on the cluster target: each verified by its partition
+/// digests alone (no result file of rows exists), and each sample's partitions add up to the
+/// verified digest.
+fn kept_in_the_cluster_are_verified(backend: &str, ops: &str) {
+    if !ready("Python peer", backend) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        backend,
+        "2",
+        ops,
+        out.path(),
+        &["--targets", "cluster"],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    for op in ops.split(',') {
+        let verified = records.iter().find_map(|r| match r {
+            Record::Verification(v) if v.cell.op == op && v.cell.target == "cluster" => Some(v),
+            _ => None,
+        });
+        let v = verified.unwrap_or_else(|| panic!("{op}: no verification"));
+        assert_eq!(v.status, SampleStatus::Ok, "{op}: {:?}", v.reason);
+        let said = v.engine_digest.as_deref().unwrap_or_default();
+        assert!(
+            said.contains("the source's") && said.contains("stayed in the cluster"),
+            "{op}: {said}"
+        );
+        assert!(v.rows.is_some_and(|rows| rows > 0), "{op}");
+    }
+    let measured = samples(&dir);
+    assert!(!measured.is_empty());
+    for s in &measured {
+        assert_eq!(s.cell.target, "cluster");
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);
+    }
+}
+
+#[test]
 fn partition_digests_that_miss_a_row_fail_the_cell_whose_collected_result_is_right() {
     if !ready("Python peer", DASK) {
         return;

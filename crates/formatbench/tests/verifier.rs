@@ -496,7 +496,7 @@ fn partition_digests(
 
 #[test]
 fn partition_digests_add_up_to_the_sources_digest_and_a_missing_row_does_not() {
-    use formatbench::verify::partitions::{check, write_expected_schema};
+    use formatbench::verify::partitions::{check, sum, write_expected_schema};
     let dir = tempfile::tempdir().unwrap();
     let src = common::mixed_source(&dir.path().join("s"), 300);
     let params = OpParams::default();
@@ -513,14 +513,24 @@ fn partition_digests_add_up_to_the_sources_digest_and_a_missing_row_does_not() {
             &src.path,
             Op::Read,
             &params,
-            &result,
+            Some(&result),
             &digests,
             Leeway::EXACT,
         )
         .unwrap()
     };
-    let said = verdict(&parts).unwrap();
-    assert!(said.starts_with("3 partitions, 300 rows"), "{said}");
+    let summed = verdict(&parts).unwrap();
+    assert!(
+        summed.described.starts_with("3 partitions, 300 rows") && summed.rows == 300,
+        "{summed:?}"
+    );
+    // A result kept in the cluster has no result file: the expected types stand in, and the
+    // parts add up alike.
+    let digests = partition_digests(&schema_file, &parts, dir.path());
+    let kept = sum(&src.path, Op::Read, &params, None, &digests, Leeway::EXACT)
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.digest, summed.digest);
     // A partition that lost its first row.
     let short = [all.slice(200, 100), all.slice(1, 119), all.slice(120, 80)];
     assert!(verdict(&short)

@@ -167,6 +167,15 @@ def execute(job, cap):
         raise Unsupported(f"{backend.name} does not do '{op}' natively on the {layout} layout")
     if target not in backend.targets:
         raise Unsupported(f"{backend.name} does not read into or write from '{target}'")
+    from .tables import CLUSTER, CLUSTER_OPS
+
+    if target == CLUSTER and op not in CLUSTER_OPS:
+        if not (op == "write" and job.get("prepare")):
+            raise Unsupported(f"the cluster target keeps a read's result in the cluster "
+                              f"({', '.join(CLUSTER_OPS)}); '{op}' is measured on "
+                              f"{backend.targets[0]}")
+        # The table its reads read is written from the driver, as its own target writes it.
+        target = backend.targets[0]
     as_given = job["profile"] == AS_GIVEN and backend.given is not None
     if as_given and op == "write":
         raise Unsupported(f"{backend.name} does not write the as-given file: it is the user's, "
@@ -216,7 +225,7 @@ def _on_cluster(job, backend, ctx, perform):
     """Starts the backend's cluster (untimed: its `cluster_start` phase), performs the job with
     the cluster's processes accounted in every measurement, and stops it; or, given the user's
     cluster (`cluster`), attaches to it, accounts only this process, and detaches."""
-    from . import cluster
+    from . import cluster, tables
 
     executors = max(int(job.get("executors") or 1), 1)
     ctx.executor_memory = job.get("executor_memory_bytes")
@@ -234,11 +243,15 @@ def _on_cluster(job, backend, ctx, perform):
         answer = perform(start_s)
         if answer.get("status") == "ok":
             command = job.get("partition_digest")
+            parts = None
             if command and ctx.lazy is not None:
                 # After the timer: the verification run's check inside the engine.
                 parts = backend.partition_digests(ctx.lazy, ctx, command)
-                if parts is not None:
-                    answer["partition_digests"] = parts
+            schemas = [p.pop("arrow_schema", None) for p in parts or ()]
+            if parts is not None:
+                answer["partition_digests"] = parts
+            if ctx.target == tables.CLUSTER:
+                _kept_in_cluster(job, answer, parts, schemas)
             answer["phases"].insert(0, {"name": "cluster_start", "seconds": start_s})
             answer["settings"].update(backend.cluster_settings(running))
             if address:
@@ -249,6 +262,28 @@ def _on_cluster(job, backend, ctx, perform):
     finally:
         cluster.account(())
         backend.stop_cluster(running)
+
+
+def _kept_in_cluster(job, answer, parts, schemas):
+    """A result the cluster target left in the cluster: its rows are the partitions' as their
+    digests count them, and the file the runner reads is the result's schema without rows (the
+    types the partitions were digested in), never the rows themselves."""
+    import base64
+
+    import pyarrow as pa
+
+    from . import tables
+
+    if parts is None:
+        raise RuntimeError("the cluster target is verified by partition digests, and the job "
+                           "asked for none (partition_digest)")
+    answer["rows"] = sum(int(p["rows"]) for p in parts)
+    schema = next((pa.ipc.read_schema(pa.py_buffer(base64.b64decode(s)))
+                   for s in schemas if s), None)
+    if schema is not None:
+        answer["columns"] = len(schema)
+        if job.get("verify_out"):
+            tables.write_ipc(job["verify_out"], schema.empty_table())
 
 
 def _perform(job, backend, ctx, source_table, layout_ops, load_start):
@@ -316,6 +351,9 @@ def _perform(job, backend, ctx, source_table, layout_ops, load_start):
     request = _request(job, backend, ctx, source_table)
     del source_table
     resident = None if storage else resident_fraction(files_under(artifact))
+    if ctx.target == tables.CLUSTER:
+        return _read_kept(backend, artifact, request, ctx, min_s, max_calls, min_calls,
+                          resident)
     scan = op == "scan"
 
     def read(call):
@@ -338,6 +376,31 @@ def _perform(job, backend, ctx, source_table, layout_ops, load_start):
     if job.get("verify_out"):
         # An array layout's read is verified in the source's wide shape.
         tables.write_ipc(job["verify_out"], layouts.to_wide(table, ctx.schema))
+    return answer
+
+
+def _read_kept(backend, artifact, request, ctx, min_s, max_calls, min_calls, resident):
+    """A read whose result the cluster keeps (the cluster target), timed up to the moment every
+    partition is in the executors' memory. The previous call's result is freed before the next
+    call, untimed: an engine would otherwise find the same query's result already there."""
+    from .measure import measure_each
+
+    held = []
+
+    def setup(_call):
+        while held:
+            backend.release(held.pop(), ctx)
+
+    def read(_state):
+        result, method = backend.read(artifact, request, ctx)
+        held.append(result)
+        return method
+
+    gc.collect()
+    method, measured = measure_each(setup, read, min_s, max_calls, min_calls)
+    # Rows, columns and the result's schema come from the partition digests (_on_cluster).
+    answer = {"status": "ok", **measured.answer_fields(), "resident_fraction": resident}
+    answer["settings"] = _settings(backend, ctx, method)
     return answer
 
 

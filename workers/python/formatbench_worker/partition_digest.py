@@ -14,7 +14,11 @@ import tempfile
 
 
 def digest_table(table, command):
-    """The oracle program's partial digest (a dict) of one partition, a pyarrow Table."""
+    """The oracle program's partial digest (a dict) of one partition, a pyarrow Table, with
+    the partition's Arrow schema (base64 of its IPC form) under `arrow_schema` where it has
+    rows: the driver writes a result it never collects as that schema (job.py)."""
+    import base64
+
     import pyarrow as pa
 
     fd, path = tempfile.mkstemp(prefix="formatbench-partition-", suffix=".arrow")
@@ -26,7 +30,11 @@ def digest_table(table, command):
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise RuntimeError(f"the partition digest failed: {last}")
-        return json.loads(done.stdout)
+        partial = json.loads(done.stdout)
+        if table.num_rows:
+            partial["arrow_schema"] = base64.b64encode(
+                table.schema.serialize().to_pybytes()).decode("ascii")
+        return partial
     finally:
         os.unlink(path)
 

@@ -72,8 +72,13 @@ fn table(group: &OpGroup, attached: Option<&str>) -> Table {
                 .and_then(|c| median(c));
             let own = median(cell);
             let speed_up = one.zip(own).map(|(one, own)| one / own);
+            let label = if cell.cell.target == formatbench_protocol::CLUSTER_TARGET {
+                format!("{} (kept in the cluster)", cell.cell.backend)
+            } else {
+                cell.cell.backend.clone()
+            };
             vec![
-                cell.cell.backend.clone(),
+                label,
                 executors.to_string(),
                 match own {
                     Some(m) => format::duration(m),

@@ -8,6 +8,7 @@ mod forecast;
 mod given;
 mod identity;
 mod independent;
+mod kept;
 mod measure;
 mod resume;
 mod sample;

@@ -6,6 +6,7 @@
 
 use super::Leeway;
 use crate::Error;
+use arrow::datatypes::SchemaRef;
 use arrow::ipc::reader::FileReader;
 use formatbench_oracle::partitions;
 use formatbench_protocol::{Op, OpParams, PartialDigest};
@@ -56,30 +57,60 @@ fn open(path: &Path, what: &str) -> Result<FileReader<std::io::BufReader<std::fs
     })
 }
 
-/// The partition digests checked against the source: `Ok(Ok(what))` when they add up to the
-/// source's digest (what says how many partitions and rows), `Ok(Err(why))` when they do not.
-/// The result's column types are those of the file the verification run wrote (`result`).
-pub fn check(
+/// What the partitions add up to: the digest of the result they make together (in the same
+/// form as the runner's digest of a result file without row order), its rows, and a line
+/// saying so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summed {
+    pub digest: String,
+    pub rows: u64,
+    /// "16 partitions, 4000 rows, digested in the engine: rd1:…".
+    pub described: String,
+}
+
+/// The partitions added up, in the common types of the source's expected columns and the
+/// result's: those of the file at `result` (its schema; a result kept in the cluster writes
+/// one without rows), or, where there is none (a result without rows anywhere), the expected
+/// types. `Ok(Err(why))` when the parts cannot stand for the result (other columns, a value
+/// that does not survive the common type).
+pub fn sum(
     source: &Path,
     op: Op,
     params: &OpParams,
-    result: &Path,
+    result: Option<&Path>,
     parts: &[PartialDigest],
     leeway: Leeway,
-) -> Result<Result<String, String>, Error> {
-    let what = format!("verification output {}", result.display());
+) -> Result<Result<Summed, String>, Error> {
+    Ok(summed_in_common(source, op, params, result, parts, leeway)?.map(|(summed, _)| summed))
+}
+
+/// [`sum`], and the common types it added the parts up in.
+fn summed_in_common(
+    source: &Path,
+    op: Op,
+    params: &OpParams,
+    result: Option<&Path>,
+    parts: &[PartialDigest],
+    leeway: Leeway,
+) -> Result<Result<(Summed, SchemaRef), String>, Error> {
+    let what = match result {
+        Some(result) => format!("verification output {}", result.display()),
+        None => "the expected result's schema".to_string(),
+    };
     crate::error::reading(&what, || {
-        let actual = open(result, "verification output")?.schema();
         let expected = partitions::expected_schema(source, op, params)?;
+        let actual = match result {
+            Some(result) => open(result, "verification output")?.schema(),
+            None => expected.clone(),
+        };
         let common = match partitions::common_schema(&expected, &actual, &leeway) {
             Ok(common) => common,
             Err(e) => return Ok(Err(e.to_string())),
         };
-        let got = match partitions::combine(parts, &common) {
+        let digest = match partitions::combine(parts, &common) {
             Ok(digest) => digest,
             Err(e) => return Ok(Err(e.to_string())),
         };
-        let want = partitions::expected_digest(source, op, params, &common)?;
         let rows: u64 = parts.iter().map(|p| p.rows).sum();
         let noun = if parts.len() == 1 {
             "partition"
@@ -87,14 +118,39 @@ pub fn check(
             "partitions"
         };
         let described = format!(
-            "{} {noun}, {rows} rows, digested in the engine: {got}",
+            "{} {noun}, {rows} rows, digested in the engine: {digest}",
             parts.len()
         );
-        Ok(if got == want {
-            Ok(format!("{described}, the source's"))
-        } else {
-            Err(format!("{described}; the source's is {want}"))
-        })
+        let summed = Summed {
+            digest,
+            rows,
+            described,
+        };
+        Ok(Ok((summed, common)))
+    })
+}
+
+/// The partition digests checked against the source: `Ok(Ok(summed))` when they add up to the
+/// source's digest (its `described` then ends "the source's"), `Ok(Err(why))` when they do
+/// not. The result's column types are those of `result`, as in [`sum`].
+pub fn check(
+    source: &Path,
+    op: Op,
+    params: &OpParams,
+    result: Option<&Path>,
+    parts: &[PartialDigest],
+    leeway: Leeway,
+) -> Result<Result<Summed, String>, Error> {
+    let (mut summed, common) = match summed_in_common(source, op, params, result, parts, leeway)? {
+        Ok(done) => done,
+        Err(why) => return Ok(Err(why)),
+    };
+    let want = partitions::expected_digest(source, op, params, &common)?;
+    Ok(if summed.digest == want {
+        summed.described.push_str(", the source's");
+        Ok(summed)
+    } else {
+        Err(format!("{}; the source's is {want}", summed.described))
     })
 }
 

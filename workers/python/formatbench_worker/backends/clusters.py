@@ -11,6 +11,7 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 
 import os
 
+from ..tables import CLUSTER
 from .base import Backend, DeltaReader, Unsupported, narrowed, range_bounds
 from .engines import Daft
 
@@ -69,6 +70,9 @@ class ClusterBackend(Backend):
     def cluster_settings(self, running):
         """What the results record of the cluster (executors, threads, memory caps)."""
         return {}
+
+    def release(self, kept, ctx):
+        """Frees a result the cluster target kept in the cluster (untimed, between calls)."""
 
     def partition_digests(self, lazy, ctx, command):
         """The partial digest of each partition of the read `lazy` (what the read left in
@@ -151,8 +155,15 @@ def _computed(frame, request, ctx, read):
     if os.environ.get(FAULT_ENV) == "kill-executor":
         frame = frame.map_partitions(_kill_own_process, meta=frame._meta)
     columns = request.columns if request.kind == "columns" else None
-    ctx.lazy = (frame, columns)
-    return frame.compute(scheduler=ctx.cluster.client), method
+    if ctx.target != CLUSTER:
+        ctx.lazy = (frame, columns)
+        return frame.compute(scheduler=ctx.cluster.client), method
+    from distributed import wait
+
+    kept = ctx.cluster.client.persist(frame)
+    wait(kept)
+    ctx.lazy = (kept, columns)
+    return kept, method.replace(".compute()", ".persist()")
 
 
 def _dask_partition_digest(partition, columns, command):
@@ -179,7 +190,7 @@ class DaskParquet(ClusterBackend):
              "dask.dataframe to_parquet / read_parquet (pyarrow), computed into pandas")
     dists = ("dask", "distributed")
     modules = ("dask", "dask.dataframe", "distributed", "pandas")
-    targets = ("pandas",)
+    targets = ("pandas", CLUSTER)
     ops = ("write", "read", "scan", "project", "range")
 
     engine = "dask"
@@ -214,13 +225,25 @@ class DaskParquet(ClusterBackend):
         return {"partitions": f"one file per partition, {MAX_PARTITIONS} at most, "
                               f"≥ {ROWS_PER_PARTITION} rows each"}
 
+    def release(self, kept, ctx):
+        ctx.cluster.client.cancel(kept)
+
     def partition_digests(self, lazy, ctx, command):
         import dask
 
+        from distributed import futures_of
+
         frame, columns = lazy
+        client = ctx.cluster.client
+        kept = futures_of(frame)
+        if kept:
+            # A result the cluster target persisted: a task on each partition where it lies,
+            # holding its future (a graph of the frame's keys alone may find them released).
+            return client.gather(client.map(_dask_partition_digest, kept, columns=columns,
+                                            command=command, pure=False))
         parts = [dask.delayed(_dask_partition_digest)(p, columns, command)
                  for p in frame.to_delayed()]
-        return list(ctx.cluster.client.compute(parts, sync=True))
+        return list(client.compute(parts, sync=True))
 
     def read(self, directory, request, ctx):
         import dask.dataframe as dd
@@ -240,6 +263,9 @@ class DaskCsv(DaskParquet):
     about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
              "dask.dataframe to_csv / read_csv (dtypes given), computed into pandas")
     lossy = True
+    #: Its floats are compared within a tolerance, which partition digests of exact values
+    #: cannot do: its results come back to the driver.
+    targets = ("pandas",)
 
     def can_store(self, schema):
         from .frames import _no_nested
@@ -343,11 +369,16 @@ class DaftRay(ClusterBackend, Daft):
     def cluster_settings(self, running):
         return running.settings()
 
+    targets = ("arrow", CLUSTER)
+
     def frame(self, directory, request, ctx):
         frame = super().frame(directory, request, ctx)
         if os.environ.get(FAULT_ENV) == "kill-executor":
             frame = _killing_daft_executors(frame)
         return frame
+
+    def read(self, directory, request, ctx):
+        return _daft_result(self.frame(directory, request, ctx), ctx, "DataFrame.to_arrow()")
 
     def partition_digests(self, lazy, ctx, command):
         import ray
@@ -359,6 +390,17 @@ class DaftRay(ClusterBackend, Daft):
         partition_digest.shipped(ray.cloudpickle)
         digest = ray.remote(partition_digest.of_daft_partition)
         return ray.get([digest.remote(part, command) for part in lazy.iter_partitions()])
+
+
+def _daft_result(frame, ctx, method):
+    """(result, method) of a Daft read on Ray: collected into Arrow on the driver, or with the
+    cluster target, materialized and left in Ray's object store on the nodes (`collect`)."""
+    if ctx.target != CLUSTER:
+        ctx.lazy = frame
+        return frame.to_arrow(), method
+    kept = frame.collect()
+    ctx.lazy = kept
+    return kept, method.replace(".to_arrow()", ".collect()")
 
 
 def _killing_daft_executors(frame):
@@ -391,6 +433,7 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
     dists = ("daft", "ray", "deltalake")
     modules = ("daft", "ray", "ray.cluster_utils", "deltalake")
     ops = ("read", "scan", "project", "first_row")
+    targets = ("arrow", CLUSTER)
 
     engine = "ray"
     start_cluster = DaftRay.start_cluster
@@ -417,9 +460,8 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
             frame, method = frame.limit(1), "read_deltalake().limit(1).to_arrow()"
         elif request.kind == "columns":
             frame, method = frame.select(*request.columns), "read_deltalake().select(…).to_arrow()"
-        ctx.lazy = frame
         try:
-            return frame.to_arrow(), method
+            return _daft_result(frame, ctx, method)
         except NotImplementedError as e:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise Unsupported(f"Daft cannot read this Delta table: {first}") from e
@@ -435,6 +477,7 @@ class DaftRayLance(ClusterBackend):
     dists = ("daft", "ray", "pylance")
     modules = ("daft", "ray", "ray.cluster_utils", "lance")
     ops = ("read", "scan", "project", "range")
+    targets = ("arrow", CLUSTER)
     artifact_from = "py-lance"
 
     engine = "ray"
@@ -457,8 +500,7 @@ class DaftRayLance(ClusterBackend):
                                 io_config=io_config)
         frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
                          lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
-        ctx.lazy = frame
-        return frame.to_arrow(), "read_lance().to_arrow()"
+        return _daft_result(frame, ctx, "read_lance().to_arrow()")
 
 
 BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta(), DaftRayLance()]

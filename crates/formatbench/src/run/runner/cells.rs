@@ -265,15 +265,9 @@ pub fn leeway(cell: &Cell) -> Leeway {
     }
 }
 
-/// Checks a verification run's output against the source.
-pub fn verification_record(
-    runner: &Runner,
-    cell: &Cell,
-    outcome: &SampleOutcome,
-    verify_out: &Path,
-    leeway: Leeway,
-) -> Result<VerificationRecord, Error> {
-    let mut record = VerificationRecord {
+/// A verification record of `cell` that says nothing yet but that it failed.
+pub fn failed_verification(runner: &Runner, cell: &Cell, leeway: Leeway) -> VerificationRecord {
+    VerificationRecord {
         run_id: runner.run_id.clone(),
         cell: cell.key.clone(),
         status: SampleStatus::Failed,
@@ -285,50 +279,68 @@ pub fn verification_record(
         other_widths: leeway.other_widths,
         independent_check: None,
         engine_digest: None,
-    };
+    }
+}
+
+/// Whether the worker answered ok; if not, `record` says what it answered instead.
+pub fn answered_ok(outcome: &SampleOutcome, record: &mut VerificationRecord) -> bool {
     match &outcome.answer {
         Err(reason) => record.reason = Some(reason.clone()),
         Ok(answer) if answer.status != AnswerStatus::Ok => {
             record.status = answer_status(answer);
             record.reason = answer.reason.clone();
         }
-        Ok(_) => {
-            // A layout that keeps only the matrix (the .npy floor) cannot give the table back:
-            // its write is checked on the matrix it holds.
-            let holds_only_matrix = cell.op == Op::Write
-                && !cell
-                    .info
-                    .ops_on(&cell.competitor.layout)
-                    .contains(&Op::Read);
-            let verdict = verify_output(
-                &cell.source_path,
-                if holds_only_matrix {
-                    Op::Matrix
-                } else {
-                    cell.op
-                },
-                &cell.params,
-                verify_out,
-                leeway,
-                row_order(cell),
-            )
-            .or_else(unreadable_fails)?;
-            record.rows = Some(verdict.rows);
-            record.representation = verdict.representation;
-            if verdict.ok {
-                // The runner's own digest of what was verified: every later sample's result
-                // must digest alike.
-                match file_digest(verify_out, digest_rows(cell)) {
-                    Ok(digest) => {
-                        record.status = SampleStatus::Ok;
-                        record.digest = Some(digest);
-                    }
-                    Err(e) => record.reason = Some(format!("verification failed: {e}")),
-                }
-            } else {
-                record.reason = verdict.reason.map(|r| format!("verification failed: {r}"));
+        Ok(_) => return true,
+    }
+    false
+}
+
+/// Checks a verification run's output against the source.
+pub fn verification_record(
+    runner: &Runner,
+    cell: &Cell,
+    outcome: &SampleOutcome,
+    verify_out: &Path,
+    leeway: Leeway,
+) -> Result<VerificationRecord, Error> {
+    let mut record = failed_verification(runner, cell, leeway);
+    if !answered_ok(outcome, &mut record) {
+        return Ok(record);
+    }
+    // A layout that keeps only the matrix (the .npy floor) cannot give the table back:
+    // its write is checked on the matrix it holds.
+    let holds_only_matrix = cell.op == Op::Write
+        && !cell
+            .info
+            .ops_on(&cell.competitor.layout)
+            .contains(&Op::Read);
+    let verdict = verify_output(
+        &cell.source_path,
+        if holds_only_matrix {
+            Op::Matrix
+        } else {
+            cell.op
+        },
+        &cell.params,
+        verify_out,
+        leeway,
+        row_order(cell),
+    )
+    .or_else(unreadable_fails)?;
+    record.rows = Some(verdict.rows);
+    record.representation = verdict.representation;
+    if verdict.ok {
+        // The runner's own digest of what was verified: every later sample's result
+        // must digest alike.
+        match file_digest(verify_out, digest_rows(cell)) {
+            Ok(digest) => {
+                record.status = SampleStatus::Ok;
+                record.digest = Some(digest);
             }
+            Err(e) => record.reason = Some(format!("verification failed: {e}")),
         }
+    } else {
+        record.reason = verdict.reason.map(|r| format!("verification failed: {r}"));
     }
     Ok(record)
 }

@@ -50,13 +50,27 @@ impl Runner<'_> {
                     .into(),
             )));
         }
+        Ok(EngineDigest::Asked(
+            self.ask_partitions(cell, name, leeway, job)?,
+        ))
+    }
+
+    /// Sets `job` (the run `name`) to digest its result's partitions in the engine; returns the
+    /// file holding the expected result's schema, which the program reads (remove it after).
+    pub(super) fn ask_partitions(
+        &self,
+        cell: &Cell,
+        name: &str,
+        leeway: Leeway,
+        job: &mut Job,
+    ) -> Result<PathBuf, Error> {
         let schema = self
             .scratch
             .join("verify")
             .join(format!("{name}.expected-schema.arrow"));
         partitions::write_expected_schema(&cell.source_path, cell.op, &cell.params, &schema)?;
         job.partition_digest = Some(partitions::command(&schema, leeway)?);
-        Ok(EngineDigest::Asked(schema))
+        Ok(schema)
     }
 
     /// Checks the partition digests a verified run answered against the source's digest, in
@@ -90,12 +104,12 @@ impl Runner<'_> {
             &cell.source_path,
             cell.op,
             &cell.params,
-            verify_out,
+            Some(verify_out),
             parts,
             leeway,
         )?;
         match checked {
-            Ok(what) => record.engine_digest = Some(what),
+            Ok(summed) => record.engine_digest = Some(summed.described),
             Err(why) => {
                 record.status = SampleStatus::Failed;
                 record.reason = Some(format!(

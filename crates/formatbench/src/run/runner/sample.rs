@@ -6,10 +6,11 @@ use super::state::Runner;
 use super::Cell;
 use crate::progress::{detail, say};
 use crate::results::{Record, SampleRecord, SampleStatus};
-use crate::run::prepare_cache;
 use crate::run::storage::SampleTraffic;
+use crate::run::{prepare_cache, SampleOutcome};
 use crate::Error;
 use formatbench_protocol::Op;
+use std::path::Path;
 
 impl Runner<'_> {
     /// Takes cell `index`'s sample of `round` at `position` with the machine's load and any
@@ -76,15 +77,12 @@ impl Runner<'_> {
         if let Some(note) = restarted {
             say(&format!("{} round {round}: {note}", cell.label()));
         }
-        let mut job = self.job(cell, &artifact, None, false, cell.op);
-        // Every sample writes what it returned after its timer: the runner checks it (a
-        // worker's word for its result is not a check). A reader that keeps no row order may
-        // return another valid first row each time: such a sample's row is verified against
-        // the source; every other result must digest as the verified one did.
-        let (returned, verify_out) = self.result_paths(cell, &format!("{}-r{round}", cell.slug()));
-        job.verify_out = Some(returned.clone());
-        let mut outcome = self.spawn(cell.info.worker, job)?;
-        super::state::collect_returned(&mut outcome, &returned, &verify_out);
+        let name = format!("{}-r{round}", cell.slug());
+        let (outcome, checked) = if super::kept::is_kept(cell) {
+            self.sample_kept(cell, &name, &artifact)?
+        } else {
+            self.sample_returned(cell, &name, &artifact)?
+        };
         let first_call_ended = outcome
             .answer
             .as_ref()
@@ -95,11 +93,6 @@ impl Runner<'_> {
             .as_mut()
             .map(|s| s.end_sample(first_call_ended));
         self.cleanup_write(cell, &artifact);
-        let checked = if cell.op == Op::FirstRow && cell.info.table.unordered {
-            cells::check_returned(cell, &outcome, &verify_out)?
-        } else {
-            cells::check_digest(cell, &outcome, &verify_out)
-        };
         let mut record = cells::sample_record(&self.run_id, cell, round, &outcome, checked);
         let server_counted = matches!(traffic, Some(Ok(Some(_))) | Some(Err(_)));
         let counted_here = match &outcome.answer {
@@ -119,6 +112,29 @@ impl Runner<'_> {
         };
         cells::add_traffic(&mut record, traffic);
         Ok(record)
+    }
+
+    /// A measured sample whose result the worker writes after its timer, and its check: the
+    /// runner checks the file (a worker's word for its result is not a check). A reader that
+    /// keeps no row order may return another valid first row each time: such a sample's row
+    /// is verified against the source; every other result must digest as the verified one did.
+    fn sample_returned(
+        &mut self,
+        cell: &Cell,
+        name: &str,
+        artifact: &Path,
+    ) -> Result<(SampleOutcome, Result<Option<String>, String>), Error> {
+        let mut job = self.job(cell, artifact, None, false, cell.op);
+        let (returned, verify_out) = self.result_paths(cell, name);
+        job.verify_out = Some(returned.clone());
+        let mut outcome = self.spawn(cell.info.worker, job)?;
+        super::state::collect_returned(&mut outcome, &returned, &verify_out);
+        let checked = if cell.op == Op::FirstRow && cell.info.table.unordered {
+            cells::check_returned(cell, &outcome, &verify_out)?
+        } else {
+            cells::check_digest(cell, &outcome, &verify_out)
+        };
+        Ok((outcome, checked))
     }
 
     /// After a failure (a sample, a verification, an artifact): the error that stops the run

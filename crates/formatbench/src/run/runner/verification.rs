@@ -4,6 +4,7 @@
 use super::cell::Cell;
 use super::cells;
 use super::independent::ReadBack;
+use super::kept;
 use super::state::Runner;
 use crate::progress::say;
 use crate::results::{Record, SampleRecord, SampleStatus};
@@ -13,17 +14,12 @@ impl Runner<'_> {
     /// The first warmup: run the cell, check its result against the source, remember the digest.
     pub(super) fn verify(&mut self, cell: &mut Cell) -> Result<bool, Error> {
         let name = format!("{}", self.jobs_started + 1);
-        let (returned, verify_out) = self.result_paths(cell, &name);
         let artifact = self.artifact_for(cell, 0);
-        let mut job = self.job(cell, &artifact, Some(returned.clone()), false, cell.op);
-        let leeway = cells::leeway(cell);
-        let engine = self.ask_engine_digest(cell, &name, leeway, &mut job)?;
-        let mut outcome = self.spawn(cell.info.worker, job)?;
-        super::state::collect_returned(&mut outcome, &returned, &verify_out);
-        let mut record = cells::verification_record(self, cell, &outcome, &verify_out, leeway)?;
-        let answer = outcome.answer.as_ref().ok();
-        self.check_engine_digest(cell, engine, answer, &verify_out, leeway, &mut record)?;
-        let _ = std::fs::remove_file(&verify_out);
+        let mut record = if kept::is_kept(cell) {
+            self.verify_kept(cell, &name)?
+        } else {
+            self.verify_returned(cell, &name, &artifact)?
+        };
         if record.status == SampleStatus::Ok && cell.op == formatbench_protocol::Op::Write {
             match self.read_back_independently(cell, &artifact)? {
                 ReadBack::Verified(what) | ReadBack::NotChecked(what) => {
@@ -68,5 +64,26 @@ impl Runner<'_> {
             self.cleanup_write(cell, &artifact);
         }
         Ok(true)
+    }
+
+    /// The verification record of a run whose result the worker returns as a file: checked
+    /// against the source value by value (and, on a cluster, partition by partition too).
+    fn verify_returned(
+        &mut self,
+        cell: &Cell,
+        name: &str,
+        artifact: &std::path::Path,
+    ) -> Result<crate::results::VerificationRecord, Error> {
+        let (returned, verify_out) = self.result_paths(cell, name);
+        let mut job = self.job(cell, artifact, Some(returned.clone()), false, cell.op);
+        let leeway = cells::leeway(cell);
+        let engine = self.ask_engine_digest(cell, name, leeway, &mut job)?;
+        let mut outcome = self.spawn(cell.info.worker, job)?;
+        super::state::collect_returned(&mut outcome, &returned, &verify_out);
+        let mut record = cells::verification_record(self, cell, &outcome, &verify_out, leeway)?;
+        let answer = outcome.answer.as_ref().ok();
+        self.check_engine_digest(cell, engine, answer, &verify_out, leeway, &mut record)?;
+        let _ = std::fs::remove_file(&verify_out);
+        Ok(record)
     }
 }
