@@ -286,26 +286,8 @@ fn verified_beside_its_writer(
 #[test]
 fn results_kept_in_the_cluster_are_verified_by_their_partition_digests_alone() {
     kept_in_the_cluster_are_verified(DASK, "read,project,range");
-    if !ready("Python peer", DASK) {
-        return;
-    }
     // Nothing else checks a kept result: partitions that miss a row fail the cell.
-    let out = tempfile::tempdir().unwrap();
-    let run = cluster_run(
-        DASK,
-        "2",
-        "read",
-        out.path(),
-        &["--targets", "cluster"],
-        &[("FORMATBENCH_FAULT", "drop-row-in-digest")],
-    );
-    assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
-    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
-    let failed = records.iter().any(|r| {
-        matches!(r, Record::Verification(v) if v.status == SampleStatus::Failed
-            && v.reason.as_deref().is_some_and(|r| r.contains("do not add up to the source")))
-    });
-    assert!(failed, "{records:?}");
+    digests_that_miss_a_row_fail_the_cell(&["--targets", "cluster"]);
 }
 
 #[test]
@@ -363,18 +345,23 @@ fn kept_in_the_cluster_are_verified(backend: &str, ops: &str) {
 
 #[test]
 fn partition_digests_that_miss_a_row_fail_the_cell_whose_collected_result_is_right() {
+    // The result the driver collects keeps every row.
+    digests_that_miss_a_row_fail_the_cell(&[]);
+}
+
+/// A Dask read (with `extra` arguments) whose partitions' digests each leave their first row
+/// out fails its cell, saying the parts do not add up to the source.
+fn digests_that_miss_a_row_fail_the_cell(extra: &[&str]) {
     if !ready("Python peer", DASK) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    // Each partition's digest leaves its first row out; the result the driver collects keeps
-    // every row.
     let run = cluster_run(
         DASK,
         "2",
         "read",
         out.path(),
-        &[],
+        extra,
         &[("FORMATBENCH_FAULT", "drop-row-in-digest")],
     );
     assert_ne!(run.status.code(), Some(0), "{}", stderr(&run));
@@ -588,6 +575,138 @@ impl Drop for UserDaskCluster {
             let _ = p.wait();
         }
     }
+}
+
+/// A Ray cluster started as a user starts one (`ray start --head`, `ray start --address` per
+/// worker node, on loopback, each `--block`ing in the foreground), stopped when dropped.
+struct UserRayCluster {
+    processes: Vec<std::process::Child>,
+    port: u16,
+}
+
+impl UserRayCluster {
+    fn start(workers: u32) -> Self {
+        let python = formatbench::peers::python_command().unwrap().0;
+        let ray = std::path::Path::new(&python).with_file_name("ray");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let start = |args: &[&str]| {
+            Command::new(&ray)
+                .arg("start")
+                .args(["--node-ip-address", "127.0.0.1", "--block"])
+                .args(args)
+                .env("RAY_USAGE_STATS_ENABLED", "0")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let port_text = port.to_string();
+        let mut processes = vec![start(&[
+            "--head",
+            "--port",
+            &port_text,
+            "--num-cpus",
+            "0",
+            "--include-dashboard",
+            "false",
+        ])];
+        // The worker nodes join once the head answers.
+        let joined = |nodes: u32| {
+            Command::new(&python)
+                .args([
+                    "-c",
+                    &format!(
+                        "import time, ray\n\
+                         for _ in range(120):\n\
+                         \ttry:\n\
+                         \t\tray.init(address='{address}', logging_level='ERROR')\n\
+                         \t\tbreak\n\
+                         \texcept Exception:\n\
+                         \t\ttime.sleep(0.5)\n\
+                         for _ in range(240):\n\
+                         \tif sum(1 for n in ray.nodes() if n['Alive'] and n['Resources'].get('CPU', 0) > 0) >= {nodes}: break\n\
+                         \ttime.sleep(0.5)\n\
+                         else: raise SystemExit('the worker nodes did not join')"
+                    ),
+                ])
+                .output()
+                .unwrap()
+        };
+        let head = joined(0);
+        assert!(head.status.success(), "{}", stderr(&head));
+        let mut cluster = UserRayCluster {
+            processes: Vec::new(),
+            port,
+        };
+        cluster.processes.append(&mut processes);
+        // One node at a time: started at once here, they did not all join.
+        for node in 1..=workers {
+            cluster
+                .processes
+                .push(start(&["--address", &address, "--num-cpus", "1"]));
+            let waited = joined(node);
+            assert!(waited.status.success(), "{}", stderr(&waited));
+        }
+        cluster
+    }
+
+    fn running(&mut self) -> bool {
+        self.processes
+            .iter_mut()
+            .all(|p| p.try_wait().unwrap().is_none())
+    }
+}
+
+impl Drop for UserRayCluster {
+    fn drop(&mut self) {
+        for p in self.processes.iter_mut().rev() {
+            // SIGTERM: `ray start --block` stops the node's processes as it exits.
+            let _ = Command::new("kill")
+                .args(["-TERM", &p.id().to_string()])
+                .status();
+            let _ = p.wait();
+        }
+    }
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn a_run_attaches_to_the_users_ray_cluster_and_leaves_it_running() {
+    if !ready("Python peer", "py-daft-ray") {
+        return;
+    }
+    let mut cluster = UserRayCluster::start(2);
+    let url = format!("ray://127.0.0.1:{}", cluster.port);
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        "py-daft-ray",
+        "2",
+        "write,read",
+        out.path(),
+        &["--cluster", &url],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    for op in ["write", "read"] {
+        let verified = records.iter().find_map(|r| match r {
+            Record::Verification(v) if v.cell.op == op => Some(v),
+            _ => None,
+        });
+        let v = verified.unwrap_or_else(|| panic!("{op}: no verification"));
+        assert_eq!(v.status, SampleStatus::Ok, "{op}: {:?}", v.reason);
+    }
+    for s in samples(&dir) {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);
+        assert_eq!(s.accounted_processes, None);
+    }
+    assert!(cluster.running());
 }
 
 #[test]

@@ -167,7 +167,7 @@ def execute(job, cap):
         raise Unsupported(f"{backend.name} does not do '{op}' natively on the {layout} layout")
     if target not in backend.targets:
         raise Unsupported(f"{backend.name} does not read into or write from '{target}'")
-    from .tables import CLUSTER, CLUSTER_OPS
+    from .backends.base import CLUSTER, CLUSTER_OPS
 
     if target == CLUSTER and op not in CLUSTER_OPS:
         if not (op == "write" and job.get("prepare")):
@@ -225,7 +225,8 @@ def _on_cluster(job, backend, ctx, perform):
     """Starts the backend's cluster (untimed: its `cluster_start` phase), performs the job with
     the cluster's processes accounted in every measurement, and stops it; or, given the user's
     cluster (`cluster`), attaches to it, accounts only this process, and detaches."""
-    from . import cluster, tables
+    from . import cluster
+    from .backends.base import CLUSTER
 
     executors = max(int(job.get("executors") or 1), 1)
     ctx.executor_memory = job.get("executor_memory_bytes")
@@ -250,7 +251,7 @@ def _on_cluster(job, backend, ctx, perform):
             schemas = [p.pop("arrow_schema", None) for p in parts or ()]
             if parts is not None:
                 answer["partition_digests"] = parts
-            if ctx.target == tables.CLUSTER:
+            if ctx.target == CLUSTER:
                 _kept_in_cluster(job, answer, parts, schemas)
             answer["phases"].insert(0, {"name": "cluster_start", "seconds": start_s})
             answer["settings"].update(backend.cluster_settings(running))
@@ -289,6 +290,7 @@ def _kept_in_cluster(job, answer, parts, schemas):
 def _perform(job, backend, ctx, source_table, layout_ops, load_start):
     """The job's operation, timed, and its answer."""
     from . import tables
+    from .backends.base import CLUSTER
     from .measure import files_under, measure, resident_fraction
 
     op, layout, storage, schema = job["op"], ctx.layout, ctx.storage, ctx.schema
@@ -351,7 +353,7 @@ def _perform(job, backend, ctx, source_table, layout_ops, load_start):
     request = _request(job, backend, ctx, source_table)
     del source_table
     resident = None if storage else resident_fraction(files_under(artifact))
-    if ctx.target == tables.CLUSTER:
+    if ctx.target == CLUSTER:
         return _read_kept(backend, artifact, request, ctx, min_s, max_calls, min_calls,
                           resident)
     scan = op == "scan"

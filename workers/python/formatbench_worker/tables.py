@@ -6,12 +6,6 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 TARGETS = ("arrow", "pandas", "polars")
-#: A cluster peer's target that leaves a read's result in the cluster's memory, partition by
-#: partition, instead of collecting it into the driver: the result of a table larger than one
-#: process. It is verified by its partition digests alone (job.py, _kept_in_cluster).
-CLUSTER = "cluster"
-#: The operations whose result the cluster target keeps.
-CLUSTER_OPS = ("read", "project", "range")
 
 
 def load_source(path):

@@ -11,8 +11,7 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 
 import os
 
-from ..tables import CLUSTER
-from .base import Backend, DeltaReader, Unsupported, narrowed, range_bounds
+from .base import CLUSTER, Backend, DeltaReader, Unsupported, narrowed, range_bounds
 from .engines import Daft
 
 # Read when ray and daft are imported (before the timer): Ray binds to loopback (the address
@@ -342,15 +341,12 @@ class _Ray:
             self.cluster.shutdown()
 
 
-class DaftRay(ClusterBackend, Daft):
-    """Daft's reads and writes (py-daft's) on its Ray runner."""
+class _OnRay(ClusterBackend):
+    """A Daft reader on its Ray runner, on the Ray cluster of `_Ray`: how it starts, attaches,
+    stops and digests the partitions of a read (Ray tasks where they lie)."""
 
-    name = "py-daft-ray"
-    about = ("Daft on a local Ray cluster of N worker nodes (its Ray runner): write_parquet / "
-             "read_parquet into Arrow")
-    dists = ("daft", "ray")
-    modules = ("daft", "ray", "ray.cluster_utils")
     engine = "ray"
+    targets = ("arrow", CLUSTER)
 
     def start_cluster(self, ctx, executors):
         return self.attach(ctx, None, executors)
@@ -369,17 +365,6 @@ class DaftRay(ClusterBackend, Daft):
     def cluster_settings(self, running):
         return running.settings()
 
-    targets = ("arrow", CLUSTER)
-
-    def frame(self, directory, request, ctx):
-        frame = super().frame(directory, request, ctx)
-        if os.environ.get(FAULT_ENV) == "kill-executor":
-            frame = _killing_daft_executors(frame)
-        return frame
-
-    def read(self, directory, request, ctx):
-        return _daft_result(self.frame(directory, request, ctx), ctx, "DataFrame.to_arrow()")
-
     def partition_digests(self, lazy, ctx, command):
         import ray
         import ray.cloudpickle
@@ -390,6 +375,25 @@ class DaftRay(ClusterBackend, Daft):
         partition_digest.shipped(ray.cloudpickle)
         digest = ray.remote(partition_digest.of_daft_partition)
         return ray.get([digest.remote(part, command) for part in lazy.iter_partitions()])
+
+
+class DaftRay(_OnRay, Daft):
+    """Daft's reads and writes (py-daft's) on its Ray runner."""
+
+    name = "py-daft-ray"
+    about = ("Daft on a local Ray cluster of N worker nodes (its Ray runner): write_parquet / "
+             "read_parquet into Arrow")
+    dists = ("daft", "ray")
+    modules = ("daft", "ray", "ray.cluster_utils")
+
+    def frame(self, directory, request, ctx):
+        frame = super().frame(directory, request, ctx)
+        if os.environ.get(FAULT_ENV) == "kill-executor":
+            frame = _killing_daft_executors(frame)
+        return frame
+
+    def read(self, directory, request, ctx):
+        return _daft_result(self.frame(directory, request, ctx), ctx, "DataFrame.to_arrow()")
 
 
 def _daft_result(frame, ctx, method):
@@ -424,7 +428,7 @@ def _killing_daft_executors(frame):
     return frame.with_column(first, killing(frame[first]))
 
 
-class DaftRayDelta(ClusterBackend, DeltaReader):
+class DaftRayDelta(_OnRay, DeltaReader):
     """Daft's Delta Lake reader on its Ray runner, reading the tables delta-kernel writes."""
 
     name = "py-daft-ray-delta"
@@ -433,14 +437,6 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
     dists = ("daft", "ray", "deltalake")
     modules = ("daft", "ray", "ray.cluster_utils", "deltalake")
     ops = ("read", "scan", "project", "first_row")
-    targets = ("arrow", CLUSTER)
-
-    engine = "ray"
-    start_cluster = DaftRay.start_cluster
-    attach = DaftRay.attach
-    stop_cluster = DaftRay.stop_cluster
-    cluster_settings = DaftRay.cluster_settings
-    partition_digests = DaftRay.partition_digests
 
     def object_storage(self):
         return None  # read_deltalake takes an IOConfig (Daft's own S3 client)
@@ -467,7 +463,7 @@ class DaftRayDelta(ClusterBackend, DeltaReader):
             raise Unsupported(f"Daft cannot read this Delta table: {first}") from e
 
 
-class DaftRayLance(ClusterBackend):
+class DaftRayLance(_OnRay):
     """Daft's Lance reader on its Ray runner, reading the datasets pylance writes (py-lance's:
     Lance 14, as the native `lance` backend writes them), a fragment group per task."""
 
@@ -477,15 +473,7 @@ class DaftRayLance(ClusterBackend):
     dists = ("daft", "ray", "pylance")
     modules = ("daft", "ray", "ray.cluster_utils", "lance")
     ops = ("read", "scan", "project", "range")
-    targets = ("arrow", CLUSTER)
     artifact_from = "py-lance"
-
-    engine = "ray"
-    start_cluster = DaftRay.start_cluster
-    attach = DaftRay.attach
-    stop_cluster = DaftRay.stop_cluster
-    cluster_settings = DaftRay.cluster_settings
-    partition_digests = DaftRay.partition_digests
 
     def object_storage(self):
         return None  # read_lance takes an IOConfig (Daft's own S3 client)

@@ -22,8 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from ..tables import CLUSTER
-from .base import Unsupported, narrowed
+from .base import CLUSTER, Unsupported, narrowed
 from .clusters import FAULT_ENV, ClusterBackend, partitions
 
 #: Comma-separated jars of Spark's S3 connector from the user's installation.
