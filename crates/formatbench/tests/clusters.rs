@@ -496,21 +496,48 @@ fn a_cluster_url_of_no_known_engine_is_refused_in_one_line() {
     }
 }
 
-/// A Dask scheduler and its workers, started as a user starts them (`dask scheduler`,
-/// `dask worker`), stopped when dropped.
-struct UserDaskCluster {
+/// A cluster started as a user starts one, its processes stopped (SIGTERM, the last started
+/// first) when dropped.
+struct UserCluster {
     processes: Vec<std::process::Child>,
     port: u16,
 }
 
-impl UserDaskCluster {
-    fn start(workers: u32) -> Self {
+/// A free port on loopback.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl UserCluster {
+    fn running(&mut self) -> bool {
+        self.processes
+            .iter_mut()
+            .all(|p| p.try_wait().unwrap().is_none())
+    }
+}
+
+impl Drop for UserCluster {
+    fn drop(&mut self) {
+        for p in self.processes.iter_mut().rev() {
+            // SIGTERM: Dask's nannies stop their worker processes on it, and `ray start
+            // --block` the node's processes.
+            let _ = Command::new("kill")
+                .args(["-TERM", &p.id().to_string()])
+                .status();
+            let _ = p.wait();
+        }
+    }
+}
+
+impl UserCluster {
+    /// A Dask scheduler and its workers (`dask scheduler`, `dask worker`).
+    fn dask(workers: u32) -> Self {
         let python = formatbench::peers::python_command().unwrap().0;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let address = format!("tcp://127.0.0.1:{port}");
         let dask = |args: &[&str]| {
             Command::new(&python)
@@ -542,7 +569,7 @@ impl UserDaskCluster {
             "1",
             "--no-dashboard",
         ]));
-        let cluster = UserDaskCluster { processes, port };
+        let cluster = UserCluster { processes, port };
         // Ready when every worker has registered with the scheduler.
         let waited = Command::new(&python)
             .args([
@@ -558,41 +585,12 @@ impl UserDaskCluster {
         cluster
     }
 
-    fn running(&mut self) -> bool {
-        self.processes
-            .iter_mut()
-            .all(|p| p.try_wait().unwrap().is_none())
-    }
-}
-
-impl Drop for UserDaskCluster {
-    fn drop(&mut self) {
-        for p in self.processes.iter_mut().rev() {
-            // SIGTERM: the workers' nannies stop their worker processes on it.
-            let _ = Command::new("kill")
-                .args(["-TERM", &p.id().to_string()])
-                .status();
-            let _ = p.wait();
-        }
-    }
-}
-
-/// A Ray cluster started as a user starts one (`ray start --head`, `ray start --address` per
-/// worker node, on loopback, each `--block`ing in the foreground), stopped when dropped.
-struct UserRayCluster {
-    processes: Vec<std::process::Child>,
-    port: u16,
-}
-
-impl UserRayCluster {
-    fn start(workers: u32) -> Self {
+    /// A Ray head and its worker nodes (`ray start --head`, `ray start --address` per node,
+    /// on loopback, each `--block`ing in the foreground).
+    fn ray(workers: u32) -> Self {
         let python = formatbench::peers::python_command().unwrap().0;
         let ray = std::path::Path::new(&python).with_file_name("ray");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let address = format!("127.0.0.1:{port}");
         let start = |args: &[&str]| {
             Command::new(&ray)
@@ -639,7 +637,7 @@ impl UserRayCluster {
         };
         let head = joined(0);
         assert!(head.status.success(), "{}", stderr(&head));
-        let mut cluster = UserRayCluster {
+        let mut cluster = UserCluster {
             processes: Vec::new(),
             port,
         };
@@ -654,24 +652,6 @@ impl UserRayCluster {
         }
         cluster
     }
-
-    fn running(&mut self) -> bool {
-        self.processes
-            .iter_mut()
-            .all(|p| p.try_wait().unwrap().is_none())
-    }
-}
-
-impl Drop for UserRayCluster {
-    fn drop(&mut self) {
-        for p in self.processes.iter_mut().rev() {
-            // SIGTERM: `ray start --block` stops the node's processes as it exits.
-            let _ = Command::new("kill")
-                .args(["-TERM", &p.id().to_string()])
-                .status();
-            let _ = p.wait();
-        }
-    }
 }
 
 #[test]
@@ -680,7 +660,7 @@ fn a_run_attaches_to_the_users_ray_cluster_and_leaves_it_running() {
     if !ready("Python peer", "py-daft-ray") {
         return;
     }
-    let mut cluster = UserRayCluster::start(2);
+    let mut cluster = UserCluster::ray(2);
     let url = format!("ray://127.0.0.1:{}", cluster.port);
     let out = tempfile::tempdir().unwrap();
     let run = cluster_run(
@@ -714,7 +694,7 @@ fn a_run_attaches_to_the_users_dask_cluster_accounts_only_its_driver_and_leaves_
     if !ready("Python peer", DASK) {
         return;
     }
-    let mut cluster = UserDaskCluster::start(2);
+    let mut cluster = UserCluster::dask(2);
     let url = format!("dask://127.0.0.1:{}", cluster.port);
     let out = tempfile::tempdir().unwrap();
     let run = cluster_run(
