@@ -162,7 +162,9 @@ def tiledb_context(target):
 
 
 def daft_io_config(target):
-    """Daft's IOConfig (its own S3 client) for the target."""
+    """Daft's IOConfig (its own S3 client) for the target; None for local files."""
+    if not target:
+        return None
     from daft.io import IOConfig, S3Config
 
     scheme, _, _ = target["endpoint"].partition("://")

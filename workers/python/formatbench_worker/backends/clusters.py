@@ -11,8 +11,8 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 
 import os
 
-from .base import CLUSTER, Backend, DeltaReader, Unsupported, narrowed, range_bounds
-from .engines import Daft
+from .base import CLUSTER, Backend, DeltaReader, Unsupported, range_bounds
+from .engines import Daft, daft_narrowed
 
 # Read when ray and daft are imported (before the timer): Ray binds to loopback (the address
 # it uses where it runs no multi-machine clusters) instead of the machine's outward address,
@@ -446,7 +446,7 @@ class DaftRayDelta(_OnRay, DeltaReader):
 
         from .. import storage
 
-        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
+        io_config = storage.daft_io_config(ctx.storage)
         # Deleted rows stay deleted: a table with deletion vectors, which Daft does not apply,
         # is refused (Daft says so when the query runs), never read with its deleted rows.
         frame = daft.read_deltalake(storage.located(directory, "", ctx.storage),
@@ -483,12 +483,9 @@ class DaftRayLance(_OnRay):
 
         from .. import storage
 
-        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
         frame = daft.read_lance(storage.located(directory, "data.lance", ctx.storage),
-                                io_config=io_config)
-        frame = narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
-                         lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
-        return _daft_result(frame, ctx, "read_lance().to_arrow()")
+                                io_config=storage.daft_io_config(ctx.storage))
+        return _daft_result(daft_narrowed(frame, request), ctx, "read_lance().to_arrow()")
 
 
 BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta(), DaftRayLance()]

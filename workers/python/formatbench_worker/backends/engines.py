@@ -211,11 +211,17 @@ class Daft(Backend):
 
         from .. import storage
 
-        io_config = storage.daft_io_config(ctx.storage) if ctx.storage else None
         frame = daft.read_parquet(storage.located(directory, "daft/*.parquet", ctx.storage),
-                                  io_config=io_config)
-        return narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
-                        lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
+                                  io_config=storage.daft_io_config(ctx.storage))
+        return daft_narrowed(frame, request)
+
+
+def daft_narrowed(frame, request):
+    """A lazy Daft frame narrowed to the request (narrowed, with Daft's select and where)."""
+    import daft
+
+    return narrowed(frame, request, "Daft", lambda f, names: f.select(*names),
+                    lambda f, c, lo, hi: f.where((daft.col(c) >= lo) & (daft.col(c) < hi)))
 
 
 BACKENDS.append(Daft())

@@ -13,7 +13,7 @@ use crate::run::SampleOutcome;
 use crate::verify::partitions;
 use crate::verify::Leeway;
 use crate::Error;
-use formatbench_protocol::{Job, CLUSTER_TARGET};
+use formatbench_protocol::{Job, PartialDigest, CLUSTER_TARGET};
 use std::path::{Path, PathBuf};
 
 /// Whether `cell`'s result stays in the cluster.
@@ -46,6 +46,7 @@ impl Runner<'_> {
         &mut self,
         cell: &Cell,
         name: &str,
+        artifact: &Path,
     ) -> Result<VerificationRecord, Error> {
         let leeway = cells::leeway(cell);
         let mut record = cells::failed_verification(self, cell, leeway);
@@ -54,19 +55,10 @@ impl Runner<'_> {
             record.reason = Some(why);
             return Ok(record);
         }
-        let artifact = self.artifact_for(cell, 0);
-        let (outcome, schema, result) = self.run_kept(cell, name, &artifact, true)?;
+        let (outcome, schema, result) = self.run_kept(cell, name, artifact, true)?;
         if cells::answered_ok(&outcome, &mut record) {
-            let checked = parts_of(&outcome).map(|parts| {
-                partitions::check(
-                    &cell.source_path,
-                    cell.op,
-                    &cell.params,
-                    result.exists().then_some(result.as_path()),
-                    parts,
-                    leeway,
-                )
-            });
+            let checked = parts_of(&outcome)
+                .map(|parts| added_up(partitions::check, cell, &result, parts, leeway));
             match checked {
                 None => record.reason = Some(no_digests()),
                 Some(checked) => match checked? {
@@ -112,14 +104,7 @@ impl Runner<'_> {
             _ if !answered => Ok(None),
             None => Err(no_digests()),
             Some(parts) => {
-                let summed = partitions::sum(
-                    &cell.source_path,
-                    cell.op,
-                    &cell.params,
-                    result.exists().then_some(result.as_path()),
-                    parts,
-                    leeway,
-                )?;
+                let summed = added_up(partitions::sum, cell, &result, parts, leeway)?;
                 match (summed, cell.digest.as_deref()) {
                     (Err(why), _) => Err(why),
                     (Ok(summed), Some(verified)) if summed.digest == verified => {
@@ -165,7 +150,38 @@ impl Runner<'_> {
     }
 }
 
-fn parts_of(outcome: &SampleOutcome) -> Option<&[formatbench_protocol::PartialDigest]> {
+/// The partitions of `cell`'s result added up by `how` (the oracle's `check` against the
+/// source, or its `sum`), in the types of the schema file the worker wrote at `result`, if
+/// it wrote one.
+fn added_up(
+    how: AddUp,
+    cell: &Cell,
+    result: &Path,
+    parts: &[PartialDigest],
+    leeway: Leeway,
+) -> Result<Result<partitions::Summed, String>, Error> {
+    let written = result.exists().then_some(result);
+    how(
+        &cell.source_path,
+        cell.op,
+        &cell.params,
+        written,
+        parts,
+        leeway,
+    )
+}
+
+/// The signature `partitions::check` and `partitions::sum` share.
+type AddUp = fn(
+    &Path,
+    formatbench_protocol::Op,
+    &formatbench_protocol::OpParams,
+    Option<&Path>,
+    &[PartialDigest],
+    Leeway,
+) -> Result<Result<partitions::Summed, String>, Error>;
+
+fn parts_of(outcome: &SampleOutcome) -> Option<&[PartialDigest]> {
     outcome
         .answer
         .as_ref()

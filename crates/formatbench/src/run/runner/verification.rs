@@ -16,7 +16,7 @@ impl Runner<'_> {
         let name = format!("{}", self.jobs_started + 1);
         let artifact = self.artifact_for(cell, 0);
         let mut record = if kept::is_kept(cell) {
-            self.verify_kept(cell, &name)?
+            self.verify_kept(cell, &name, &artifact)?
         } else {
             self.verify_returned(cell, &name, &artifact)?
         };
