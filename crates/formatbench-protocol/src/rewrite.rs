@@ -22,3 +22,15 @@ pub fn row_group_rows(params: &OpParams) -> Option<usize> {
 pub fn sort_by(params: &OpParams) -> Option<&str> {
     params.options.get(SORT_BY).map(String::as_str)
 }
+
+/// Option on every job of a reader of a sweep point's shared files: read every `*.parquet`
+/// file in the artifact directory, in name order (the native writer's one `data.parquet`, or
+/// the `part-NNNNN.parquet` files of a table cut into files by the job's
+/// [`crate::FileSplit`]), instead of the reader's own writes.
+pub const FILE_SET: &str = "file_set";
+
+/// The name of the `index`-th file of a Parquet table cut into files (`part-00000.parquet`):
+/// names sort in row order.
+pub fn part_file(index: usize) -> String {
+    format!("part-{index:05}.parquet")
+}

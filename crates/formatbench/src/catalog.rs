@@ -99,6 +99,9 @@ pub struct BackendInfo {
     /// The format whose files from any writer it reads as they are (an `as-given` competitor
     /// for a user's file of that format), and where in its artifact directory.
     pub given: Option<formatbench_protocol::GivenFile>,
+    /// It reads the sweep's shared Parquet files (every `*.parquet` in its artifact directory,
+    /// in name order, from the native writer), beside the native `parquet` backend.
+    pub file_sets: bool,
     /// A cluster peer: it runs on a cluster of `executors` processes it starts for each sample,
     /// one competitor per executor count (`run --executors`).
     pub executors: bool,

@@ -32,6 +32,14 @@ pub struct Competitor {
     /// file was re-written with; absent for every other competitor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_group_rows: Option<u64>,
+    /// A point of the sweep cut into this many Parquet files of consecutive rows (`run
+    /// --parquet-files`); absent for a file written the backend's own way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parquet_files: Option<u64>,
+    /// A point of the sweep whose row groups hold about this many bytes of the source's Arrow
+    /// data (`run --row-group-bytes`): the runner turns it into `row_group_rows` per dataset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_group_bytes: Option<u64>,
     /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
     /// the file keeps the source's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,7 @@ mod settings;
 mod store;
 
 pub use load::{MachineLoad, BUSY_FLAG, MIN_CAPACITY_TICKS};
-pub use point::{executors_label, point_label, rows_text};
+pub use point::{executors_label, files_label, point_label, rows_text};
 pub use record::{
     ArtifactRecord, CappedCell, CellKey, DatasetRecord, EnvironmentRecord, Record, SampleRecord,
     SampleStatus, ScheduleRecord, ScheduleSlot, StopRecord, VerificationRecord,

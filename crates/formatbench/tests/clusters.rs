@@ -284,6 +284,81 @@ fn verified_beside_its_writer(
 }
 
 #[test]
+fn a_cluster_and_single_processes_read_the_same_shared_parquet_files_each_partitioning_verified() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        &format!("parquet,py-pyarrow-parquet,{DASK}"),
+        "1",
+        "read,range",
+        out.path(),
+        &["--parquet-files", "1,3", "--row-group-bytes", "64KiB"],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let shared: Vec<_> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Artifact(a) if a.parquet_files.is_some() => Some(a),
+            _ => None,
+        })
+        .collect();
+    // The native writer wrote each partitioning once; every reader records the same files.
+    for files in [1, 3] {
+        let of: Vec<_> = shared
+            .iter()
+            .filter(|a| a.parquet_files == Some(files) && a.profile == "default")
+            .collect();
+        let readers: BTreeSet<&str> = of.iter().map(|a| a.backend.as_str()).collect();
+        assert_eq!(
+            readers,
+            BTreeSet::from(["parquet", "py-pyarrow-parquet", DASK]),
+            "{files} file(s)"
+        );
+        let sizes: BTreeSet<(Option<u64>, Option<u64>)> = of
+            .iter()
+            .map(|a| (a.size_bytes, a.row_group_rows))
+            .collect();
+        assert_eq!(sizes.len(), 1, "one set of files, one size: {sizes:?}");
+        let (_, rows) = sizes.into_iter().next().unwrap();
+        // 64 KiB of the source's Arrow data a group: fewer rows than the table's 4,000.
+        assert!(rows.is_some_and(|r| r > 0 && r < 4_000), "{rows:?}");
+        let reader = of.iter().find(|a| a.backend == DASK).unwrap();
+        assert!(reader.settings["written_by"].starts_with("parquet"));
+        assert_eq!(
+            reader.settings.get("files").map(String::as_str),
+            (files > 1).then_some("3")
+        );
+    }
+    // Every read of every partitioning verified against the source, the cluster's included.
+    let verified: Vec<_> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Verification(v) if v.cell.parquet_files.is_some() => Some(v),
+            _ => None,
+        })
+        .collect();
+    let defaults = verified.iter().filter(|v| v.cell.profile == "default");
+    assert_eq!(
+        defaults.count(),
+        3 * 2 * 2,
+        "3 readers × 2 partitionings × 2 operations (and native compact files of its own)"
+    );
+    for v in &verified {
+        assert_eq!(v.status, SampleStatus::Ok, "{:?}: {:?}", v.cell, v.reason);
+    }
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("the shared Parquet files: 3 files"),
+        "no table of them"
+    );
+}
+
+#[test]
 fn results_kept_in_the_cluster_are_verified_by_their_partition_digests_alone() {
     kept_in_the_cluster_are_verified(DASK, "read,project,range");
     // Nothing else checks a kept result: partitions that miss a row fail the cell.

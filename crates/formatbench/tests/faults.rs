@@ -331,6 +331,7 @@ fn a_full_disk_keeps_every_complete_record() {
                 storage: "local".into(),
                 network: "n/a".into(),
                 row_group_rows: None,
+                parquet_files: None,
                 sort_by: None,
                 executors: None,
             },

@@ -59,7 +59,9 @@ def describe():
                  # runner then writes no artifact for them.
                  "object_storage": backend.object_storage(),
                  "given": ({"format": backend.given[0], "file": backend.given[1]}
-                           if backend.given else None)}
+                           if backend.given else None),
+                 # It reads the sweep's shared Parquet files.
+                 "file_sets": backend.file_sets}
         if backend.matrix_layouts:
             entry["layouts"] = backend.layout_ops()
         if missing:
@@ -204,7 +206,10 @@ def execute(job, cap):
     schema = source_table.schema if source_table is not None else _schema(source_path)
     storage = job.get("storage")
     ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
-                  index_column=options.get("index"), layout=layout, storage=storage)
+                  index_column=options.get("index"), layout=layout, storage=storage,
+                  file_set=options.get("file_set") == "parquet")
+    if ctx.file_set and not backend.file_sets:
+        raise Unsupported(f"{backend.name} does not read the sweep's shared Parquet files")
     if storage:
         reason = backend.object_storage()
         if reason:

@@ -23,6 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 mod fetch;
+mod files;
 mod fixed_list;
 mod remote;
 mod select;
@@ -116,7 +117,7 @@ enum PageIndex {
 
 /// A file opened for one read: its metadata parsed once and shared by every decoding thread.
 struct Opened<'a> {
-    dir: &'a Path,
+    path: &'a Path,
     meta: ArrowReaderMetadata,
     /// The reads that follow fetch scattered parts of the file (row selections, projections).
     random: bool,
@@ -124,7 +125,7 @@ struct Opened<'a> {
 
 impl<'a> Opened<'a> {
     /// The footer, and the parts of the page index a read needs (`PageIndex`).
-    fn new(dir: &'a Path, page_index: PageIndex, random: bool) -> Result<Self, WorkerError> {
+    fn new(path: &'a Path, page_index: PageIndex, random: bool) -> Result<Self, WorkerError> {
         let policy = |wanted: bool| match wanted {
             true => PageIndexPolicy::Optional,
             false => PageIndexPolicy::Skip,
@@ -132,9 +133,9 @@ impl<'a> Opened<'a> {
         let options = ArrowReaderOptions::new()
             .with_offset_index_policy(policy(page_index != PageIndex::None))
             .with_column_index_policy(policy(page_index == PageIndex::Full));
-        let file = open_file(dir, random)?;
+        let file = open_file(path, random)?;
         Ok(Opened {
-            dir,
+            path,
             meta: ArrowReaderMetadata::load(&file, options)?,
             random,
         })
@@ -157,7 +158,7 @@ impl<'a> Opened<'a> {
         rows: Option<Rows>,
     ) -> Result<Vec<RecordBatch>, WorkerError> {
         crate::parallel::by_columns(threads, indices, |group| {
-            let file = open_file(self.dir, self.random)?;
+            let file = open_file(self.path, self.random)?;
             let builder =
                 ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone());
             let batch = batch_rows_of(builder.parquet_schema().num_columns());
@@ -179,8 +180,8 @@ impl<'a> Opened<'a> {
 /// The artifact's file. For a selective read the kernel is told its reads are random, so a
 /// cold read fetches the pages asked for and nothing ahead of them (its readahead would fetch
 /// up to the device's window past each one: 8 MiB on this project's test machine).
-fn open_file(dir: &Path, random: bool) -> Result<File, WorkerError> {
-    let file = File::open(data_file(dir, "parquet"))?;
+fn open_file(path: &Path, random: bool) -> Result<File, WorkerError> {
+    let file = File::open(path)?;
     if random {
         ipc_parts::advise_random(&file);
     }
@@ -227,6 +228,10 @@ impl Backend for Parquet {
         let (schema, converted) = write::with_parquet_units(ctx.schema, batches)?;
         let batches = converted.as_deref().unwrap_or(batches);
         let props = properties(ctx, &schema, batches)?;
+        if let Some(split) = ctx.split.filter(|s| s.files > 1) {
+            // The sweep's table cut into files (--parquet-files): one writer per file.
+            return files::write(&schema, batches, props, split, dir);
+        }
         let file = File::create(data_file(dir, "parquet"))?;
         let flat = !schema.fields().iter().any(|f| f.data_type().is_nested());
         if ctx.threads > 1 && flat {
@@ -247,13 +252,36 @@ impl Backend for Parquet {
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
         if let Some(target) = ctx.remote {
+            if files::parts(dir).is_some() {
+                return Err(WorkerError::Unsupported(
+                    "a table cut into files is read from local files only here".into(),
+                ));
+            }
             return remote::read(ctx, target, request);
         }
+        match files::parts(dir) {
+            Some(parts) => files::read(&parts, request, |path| read_file(ctx, path, request)),
+            None => read_file(ctx, &data_file(dir, "parquet"), request),
+        }
+    }
+
+    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+        settings(ctx, dir)
+    }
+}
+
+/// One Parquet file's answer to `request`.
+fn read_file(
+    ctx: &Context,
+    path: &Path,
+    request: Request,
+) -> Result<(Loaded, &'static str), WorkerError> {
+    {
         let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
         let selective = !matches!(request, Request::All);
         Ok(match request {
             Request::All => (
-                Loaded::Table(Opened::new(dir, PageIndex::None, false)?.read_columns(
+                Loaded::Table(Opened::new(path, PageIndex::None, false)?.read_columns(
                     ctx.threads,
                     &all,
                     None,
@@ -264,19 +292,18 @@ impl Backend for Parquet {
                 let indices = column_indices(ctx.schema, names)?;
                 if let [only] = indices[..] {
                     let field = &ctx.schema.fields()[only];
-                    let path = data_file(dir, "parquet");
-                    if let Some((batch, how)) = fixed_list::read(&path, field, None, ctx.threads)? {
+                    if let Some((batch, how)) = fixed_list::read(path, field, None, ctx.threads)? {
                         return Ok((Loaded::Table(vec![batch]), how));
                     }
                 }
-                let file = Opened::new(dir, PageIndex::None, selective)?;
+                let file = Opened::new(path, PageIndex::None, selective)?;
                 (
                     Loaded::Table(file.read_columns(ctx.threads, &indices, None)?),
                     "projected column chunks only",
                 )
             }
             Request::Range(RangeSpec::Position { start, end }) => {
-                let file = Opened::new(dir, PageIndex::Offsets, selective)?;
+                let file = Opened::new(path, PageIndex::Offsets, selective)?;
                 let total = file.rows();
                 let (start, end) = ((*start as usize).min(total), (*end as usize).min(total));
                 let plan = RowPlan::span(start..end);
@@ -295,7 +322,7 @@ impl Backend for Parquet {
             }
             Request::Range(RangeSpec::Index { column, start, end }) => {
                 let (filter, kind) = IndexFilter::of(ctx.schema, column, *start, *end)?;
-                let file = Opened::new(dir, PageIndex::Full, selective)?;
+                let file = Opened::new(path, PageIndex::Full, selective)?;
                 let (batches, pruned) = select::index_range(
                     file.metadata(),
                     &filter,
@@ -313,14 +340,13 @@ impl Backend for Parquet {
             }
             Request::Take(rows, columns) => {
                 let (indices, schema) = taken_columns(ctx, columns)?;
-                let file = Opened::new(dir, PageIndex::Offsets, selective)?;
+                let file = Opened::new(path, PageIndex::Offsets, selective)?;
                 let sorted = sorted_rows(rows, file.rows())?;
                 // The array layout's one fixed-size list: its picked rows from the leaf.
                 if let [only] = indices[..] {
                     let field = &ctx.schema.fields()[only];
-                    let path = data_file(dir, "parquet");
                     if let Some((found, how)) =
-                        fixed_list::read(&path, field, Some(&sorted), ctx.threads)?
+                        fixed_list::read(path, field, Some(&sorted), ctx.threads)?
                     {
                         let how = match how {
                             fixed_list::PLAIN_PAGES => {
@@ -338,7 +364,7 @@ impl Backend for Parquet {
                 // The list beside other columns (`mixed`: metadata and the matrix): the list
                 // from its leaf as above, the others by the row plan.
                 if let Some((batch, how)) =
-                    take_with_list(ctx, dir, &file, &indices, &schema, &sorted, &plan)?
+                    take_with_list(ctx, path, &file, &indices, &schema, &sorted, &plan)?
                 {
                     return Ok((
                         Loaded::Table(vec![in_request_order(&batch, rows, &sorted)?]),
@@ -359,9 +385,12 @@ impl Backend for Parquet {
             }
         })
     }
+}
 
-    fn settings(&self, ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
-        // Settings are what the file says; what it cannot say is marked as the writer's.
+/// Settings are what the file says (every file's, for a table cut into files); what it cannot
+/// say is marked as the writer's.
+fn settings(ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
+    {
         let mut out = BTreeMap::from([
             (
                 "batch_rows".into(),
@@ -400,12 +429,23 @@ impl Backend for Parquet {
             }
             .into(),
         );
-        let Ok(file) = File::open(data_file(dir, "parquet")) else {
+        let paths = files::parts(dir).unwrap_or_else(|| vec![data_file(dir, "parquet")]);
+        let footers: Option<Vec<ParquetMetaData>> = paths
+            .iter()
+            .map(|path| {
+                let file = File::open(path).ok()?;
+                ParquetMetaDataReader::new().parse_and_finish(&file).ok()
+            })
+            .collect();
+        let Some(footers) = footers else {
             return out;
         };
-        let Ok(meta) = ParquetMetaDataReader::new().parse_and_finish(&file) else {
+        let Some(meta) = footers.first() else {
             return out;
         };
+        if footers.len() > 1 {
+            out.insert("files".into(), footers.len().to_string());
+        }
         let mut codecs = BTreeSet::new();
         let mut encodings = BTreeSet::new();
         for rg in meta.row_groups() {
@@ -415,7 +455,8 @@ impl Backend for Parquet {
             }
         }
         let join = |set: BTreeSet<String>| set.into_iter().collect::<Vec<_>>().join(" ");
-        out.insert("row_groups".into(), meta.num_row_groups().to_string());
+        let row_groups: usize = footers.iter().map(|m| m.num_row_groups()).sum();
+        out.insert("row_groups".into(), row_groups.to_string());
         out.insert("codecs".into(), join(codecs));
         let dictionary = encodings.iter().any(|e| e.contains("DICTIONARY"));
         out.insert(
@@ -423,7 +464,7 @@ impl Backend for Parquet {
             if dictionary { "on" } else { "off" }.into(),
         );
         out.insert("encodings".into(), join(encodings));
-        out.insert("column_encodings".into(), column_encodings(&meta));
+        out.insert("column_encodings".into(), column_encodings(meta));
         out
     }
 }
@@ -490,7 +531,7 @@ fn in_request_order(
 /// through the generic reader, whose list decoding costs far more than the values).
 fn take_with_list(
     ctx: &Context,
-    dir: &Path,
+    path: &Path,
     file: &Opened,
     indices: &[usize],
     schema: &arrow::datatypes::SchemaRef,
@@ -506,8 +547,7 @@ fn take_with_list(
     let (&[list], true) = (&lists[..], indices.len() > 1) else {
         return Ok(None);
     };
-    let path = data_file(dir, "parquet");
-    let Some((values, _)) = fixed_list::read(&path, &fields[list], Some(sorted), ctx.threads)?
+    let Some((values, _)) = fixed_list::read(path, &fields[list], Some(sorted), ctx.threads)?
     else {
         return Ok(None);
     };

@@ -52,6 +52,8 @@ pub fn arrow_backends() -> Vec<BackendInfo> {
             object_storage: b.object_storage(),
             table: TableTraits::default(),
             given: b.given_file(),
+            // The sweep's files are the native Parquet writer's own.
+            file_sets: b.name() == crate::plan::sweep::SWEEP_BACKEND,
             executors: false,
         })
         .collect()
@@ -80,6 +82,7 @@ pub fn selftest_backends() -> Vec<BackendInfo> {
             object_storage: formatbench_worker_selftest::object_storage(name),
             table: TableTraits::default(),
             given: None,
+            file_sets: false,
             executors: false,
         })
         .collect()

@@ -39,6 +39,9 @@ struct DescribedBackend {
     /// The format whose files from any writer it reads as given; absent or null for none.
     #[serde(default)]
     given: Option<formatbench_protocol::GivenFile>,
+    /// It reads the sweep's shared Parquet files.
+    #[serde(default)]
+    file_sets: bool,
     /// It runs on a cluster of the job's `executors` processes (a cluster peer).
     #[serde(default)]
     executors: bool,
@@ -102,6 +105,7 @@ pub fn describe_worker(
             object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
             given: b.given,
+            file_sets: b.file_sets,
             executors: b.executors,
         })
         .collect())

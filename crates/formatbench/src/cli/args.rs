@@ -198,9 +198,22 @@ pub struct RunArgs {
     /// rows per row group (`10k,100k,1M`; k, M, G count thousands), each file a competitor of
     /// its own, read (never timed writing) beside the default file and the --input file as
     /// given; the report's row-group sweep table sets their read times and bytes against their
-    /// sizes. Other backends are not part of the sweep. Works on generated datasets too.
+    /// sizes. Every other chosen reader of shared Parquet files (`backends` says which: the
+    /// Parquet peers and the cluster peers) reads the same files too. Works on generated
+    /// datasets too.
     #[arg(long, value_delimiter = ',', value_parser = group_rows, value_name = "ROWS")]
     pub row_group_rows: Option<Vec<u64>>,
+    /// The sweep, by size: row groups of about this much of the source's Arrow data each
+    /// (`8MiB,128MiB`; Spark's and parquet-mr's unit), turned into rows per dataset (the
+    /// `row_group_rows` key). Default: the suite's.
+    #[arg(long, value_delimiter = ',', value_parser = group_bytes, value_name = "SIZE")]
+    pub row_group_bytes: Option<Vec<u64>>,
+    /// The sweep, by files: the table cut into this many Parquet files of consecutive rows
+    /// (`1,16`; its own `parquet_files` key), written once by the native writer and read by
+    /// every chosen reader of shared Parquet files, the cluster peers included. Default: the
+    /// suite's.
+    #[arg(long, value_delimiter = ',', value_parser = file_count, value_name = "N")]
+    pub parquet_files: Option<Vec<u64>>,
     /// The row-group sweep: each of its files also re-written sorted by COLUMN (with no
     /// --row-group-rows, the default size sorted). A sorted file's reads are verified as sets
     /// of rows; `take` and ranges by position are unsupported on it (a position names another
@@ -391,6 +404,22 @@ fn group_rows(text: &str) -> Result<u64, String> {
         _ => Err(format!(
             "'{text}' is not a number of rows per row group (e.g. 10k, 100000 or 1M)"
         )),
+    }
+}
+
+fn group_bytes(text: &str) -> Result<u64, String> {
+    match crate::units::parse_bytes(text) {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a size of a row group (e.g. 8MiB or 128MiB)"
+        )),
+    }
+}
+
+fn file_count(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("'{text}' is not a number of files (e.g. 1 or 16)")),
     }
 }
 

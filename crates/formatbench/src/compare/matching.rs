@@ -198,6 +198,7 @@ pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
         String,
         Option<u64>,
         Option<String>,
+        Option<u64>,
     );
     let sized = |s: &RunSummary| -> Vec<(Key, Option<u64>)> {
         s.artifacts
@@ -212,6 +213,7 @@ pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
                         a.layout.clone(),
                         a.row_group_rows,
                         a.sort_by.clone(),
+                        a.parquet_files,
                     ),
                     a.size_bytes.filter(|_| a.status == SampleStatus::Ok),
                 )
@@ -238,6 +240,7 @@ pub fn compare_sizes(base: &RunSummary, new: &RunSummary) -> Vec<SizeChange> {
             layout: k.4.clone(),
             row_group_rows: k.5,
             sort_by: k.6.clone(),
+            parquet_files: k.7,
             base: find(&b, k),
             new: find(&n, k),
         })

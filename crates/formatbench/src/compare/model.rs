@@ -167,6 +167,7 @@ pub struct SizeChange {
     /// The row-group sweep's point, when the artifact is one (plan/sweep.rs).
     pub row_group_rows: Option<u64>,
     pub sort_by: Option<String>,
+    pub parquet_files: Option<u64>,
     pub base: Option<u64>,
     pub new: Option<u64>,
 }
@@ -182,9 +183,13 @@ impl SizeChange {
         } else {
             format!(" ({})", self.layout)
         };
-        let point = crate::results::point_label(self.row_group_rows, self.sort_by.as_deref())
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default();
+        let point = crate::results::point_label(
+            self.row_group_rows,
+            self.parquet_files,
+            self.sort_by.as_deref(),
+        )
+        .map(|p| format!(" ({p})"))
+        .unwrap_or_default();
         format!(
             "{} · {}/{}{layout}{point}",
             self.dataset, self.backend, self.profile

@@ -91,6 +91,7 @@ fn cell_columns<T>(table: &mut Table, items: &[T], key: impl Fn(&T) -> &crate::r
     table.text("network", items, |s| Some(key(s).network.clone()));
     // The row-group sweep's point; null for every other cell.
     table.count("row_group_rows", items, |s| key(s).row_group_rows);
+    table.count("parquet_files", items, |s| key(s).parquet_files);
     table.text("sort_by", items, |s| key(s).sort_by.clone());
     table.count("executors", items, |s| key(s).executors.map(u64::from));
 }

@@ -64,6 +64,13 @@ pub struct Suite {
     pub network: Option<String>,
     /// Cluster peers' executor counts (`--executors`).
     pub executors: Option<Vec<u32>>,
+    /// The sweep's shared Parquet files: the table cut into this many files
+    /// (`--parquet-files`).
+    pub parquet_files: Option<Vec<u64>>,
+    /// The sweep's shared Parquet files: row groups of about these sizes ("8MiB",
+    /// `--row-group-bytes`).
+    #[serde(default, deserialize_with = "byte_sizes")]
+    pub row_group_bytes: Option<Vec<u64>>,
     #[serde(default)]
     pub quick: Quick,
 }
@@ -76,6 +83,30 @@ pub struct Quick {
     pub samples: Option<u32>,
     /// Cluster peers' executor counts under `--quick` (`--executors`).
     pub executors: Option<Vec<u32>>,
+    /// The sweep's file counts under `--quick` (`--parquet-files`).
+    pub parquet_files: Option<Vec<u64>>,
+    /// The sweep's row-group sizes under `--quick` (`--row-group-bytes`).
+    #[serde(default, deserialize_with = "byte_sizes")]
+    pub row_group_bytes: Option<Vec<u64>>,
+}
+
+/// Sizes written as the command line writes them ("8MiB", "128MiB").
+fn byte_sizes<'de, D: serde::Deserializer<'de>>(to: D) -> Result<Option<Vec<u64>>, D::Error> {
+    let texts: Option<Vec<String>> = Option::deserialize(to)?;
+    texts
+        .map(|texts| {
+            texts
+                .iter()
+                .map(|t| {
+                    crate::units::parse_bytes(t)
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| {
+                            serde::de::Error::custom(format!("'{t}' is not a size such as 8MiB"))
+                        })
+                })
+                .collect()
+        })
+        .transpose()
 }
 
 #[derive(Debug, Clone, Deserialize)]

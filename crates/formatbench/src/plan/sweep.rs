@@ -17,68 +17,178 @@ use formatbench_protocol::{Op, OpParams, RangeSpec, AS_GIVEN};
 /// The one backend the sweep re-writes: the native Parquet writer.
 pub const SWEEP_BACKEND: &str = "parquet";
 
+/// What the sweep varies (`--row-group-rows`, `--row-group-bytes`, `--parquet-files`,
+/// `--sort-by`); all empty: no sweep.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SweepAxes<'a> {
+    pub row_group_rows: &'a [u64],
+    pub row_group_bytes: &'a [u64],
+    pub parquet_files: &'a [u64],
+    pub sort_by: Option<&'a str>,
+}
+
+/// A point's row-group size, as asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GroupSize {
+    Rows(u64),
+    Bytes(u64),
+}
+
+/// Each value once, in the order given.
+fn once<T: PartialEq + Copy>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    values.into_iter().fold(Vec::new(), |mut kept, v| {
+        if !kept.contains(&v) {
+            kept.push(v);
+        }
+        kept
+    })
+}
+
 /// The sweep's points for the competitors `chosen`: for each native `parquet` competitor on the
-/// wide layout (not `as-given`), one per row-group size, unsorted and (with `sort_by`) sorted,
-/// or, with `sort_by` alone, the default size sorted. Empty when no sweep was asked for.
+/// wide layout (not `as-given`), one per row-group size (in rows or bytes), per number of files
+/// and per order (unsorted and, with `sort_by`, sorted). Every other chosen competitor on the
+/// wide layout whose backend `reads_file_sets` (with its first profile) reads the same points'
+/// files, written once by the native writer: a Parquet reader, a cluster peer at each of its
+/// executor counts. Empty when no sweep was asked for.
 pub fn sweep_points(
-    sizes: &[u64],
-    sort_by: Option<&str>,
+    axes: SweepAxes,
     chosen: &[Competitor],
+    reads_file_sets: impl Fn(&str) -> Option<bool>,
 ) -> Result<Vec<Competitor>, Error> {
-    if sizes.is_empty() && sort_by.is_none() {
+    let SweepAxes {
+        row_group_rows,
+        row_group_bytes,
+        parquet_files,
+        sort_by,
+    } = axes;
+    if row_group_rows.is_empty()
+        && row_group_bytes.is_empty()
+        && parquet_files.is_empty()
+        && sort_by.is_none()
+    {
         return Ok(Vec::new());
     }
-    if let Some(zero) = sizes.iter().find(|&&n| n == 0) {
+    if let Some(zero) = row_group_rows.iter().find(|&&n| n == 0) {
         return Err(Error::Input(format!(
             "--row-group-rows {zero}: a row group holds at least one row"
         )));
     }
+    if row_group_bytes.contains(&0) {
+        return Err(Error::Input(
+            "--row-group-bytes 0: a row group holds at least one byte".into(),
+        ));
+    }
+    if parquet_files.contains(&0) {
+        return Err(Error::Input(
+            "--parquet-files 0: a table is cut into at least one file".into(),
+        ));
+    }
     if sort_by.is_some_and(|c| c.trim().is_empty()) {
         return Err(Error::Input("--sort-by: name a column".into()));
     }
-    // Each size once, in the order given.
-    let mut sizes = sizes.iter().fold(Vec::new(), |mut kept, &n| {
-        if !kept.contains(&Some(n)) {
-            kept.push(Some(n));
-        }
-        kept
-    });
+    let mut sizes: Vec<Option<GroupSize>> = once(
+        row_group_rows
+            .iter()
+            .map(|&n| Some(GroupSize::Rows(n)))
+            .chain(row_group_bytes.iter().map(|&n| Some(GroupSize::Bytes(n)))),
+    );
     if sizes.is_empty() {
         sizes.push(None);
     }
+    let mut files: Vec<Option<u64>> = once(parquet_files.iter().copied().map(Some));
+    if files.is_empty() {
+        files.push(None);
+    }
     let orders: Vec<Option<&str>> = match sort_by {
-        Some(column) if sizes != [None] => vec![None, Some(column)],
+        Some(column) if sizes != [None] || files != [None] => vec![None, Some(column)],
         Some(column) => vec![Some(column)],
         None => vec![None],
     };
-    let mut out = Vec::new();
-    let bases = chosen
+    let wide = |c: &&Competitor| c.layout == "wide" && c.profile != AS_GIVEN;
+    if !chosen
         .iter()
-        .filter(|c| c.backend == SWEEP_BACKEND && c.layout == "wide" && c.profile != AS_GIVEN);
+        .filter(wide)
+        .any(|c| c.backend == SWEEP_BACKEND)
+    {
+        return Err(Error::Input(format!(
+            "--row-group-rows, --row-group-bytes, --parquet-files and --sort-by re-write the \
+             native '{SWEEP_BACKEND}' backend's file on the wide layout: add it (--backends \
+             {SWEEP_BACKEND})"
+        )));
+    }
+    // The readers of the shared files: the native writer's own competitors, and each other
+    // reader of file sets with the profile it lists first (its writer's profile does not
+    // apply: the native writer writes the files).
+    let mut first_profile: Vec<(&str, &str)> = Vec::new();
+    let bases: Vec<&Competitor> = chosen
+        .iter()
+        .filter(wide)
+        .filter(|c| {
+            if c.backend == SWEEP_BACKEND {
+                return true;
+            }
+            if reads_file_sets(&c.backend) != Some(true) {
+                return false;
+            }
+            match first_profile.iter().find(|(b, _)| *b == c.backend) {
+                Some((_, profile)) => *profile == c.profile,
+                None => {
+                    first_profile.push((&c.backend, &c.profile));
+                    true
+                }
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
     for base in bases {
         for size in &sizes {
-            for order in &orders {
-                out.push(Competitor {
-                    row_group_rows: *size,
-                    sort_by: order.map(str::to_string),
-                    ..base.clone()
-                });
+            for files in &files {
+                for order in &orders {
+                    out.push(Competitor {
+                        row_group_rows: match size {
+                            Some(GroupSize::Rows(n)) => Some(*n),
+                            _ => None,
+                        },
+                        row_group_bytes: match size {
+                            Some(GroupSize::Bytes(n)) => Some(*n),
+                            _ => None,
+                        },
+                        parquet_files: *files,
+                        sort_by: order.map(str::to_string),
+                        ..base.clone()
+                    });
+                }
             }
         }
     }
-    if out.is_empty() {
-        return Err(Error::Input(format!(
-            "--row-group-rows and --sort-by re-write the native '{SWEEP_BACKEND}' backend's file \
-             on the wide layout: add it (--backends {SWEEP_BACKEND})"
-        )));
-    }
     Ok(out)
+}
+
+/// The competitor with its row-group size in bytes turned into rows for `source`: about that
+/// many bytes of the source's Arrow data (its canonical IPC file) per row group.
+pub fn resolved(competitor: &Competitor, source_rows: u64, source_bytes: u64) -> Competitor {
+    let mut out = competitor.clone();
+    if let Some(bytes) = competitor.row_group_bytes {
+        let per_row = source_bytes as f64 / source_rows.max(1) as f64;
+        let rows = (bytes as f64 / per_row.max(f64::MIN_POSITIVE)).floor() as u64;
+        out.row_group_rows = Some(rows.clamp(1, source_rows.max(1)));
+    }
+    out
+}
+
+/// Whether `competitor` reads a sweep point's files written by the native writer rather than
+/// by itself.
+pub fn reads_shared_files(competitor: &Competitor) -> bool {
+    is_point(competitor) && competitor.backend != SWEEP_BACKEND
 }
 
 /// What a scratch path adds for a sweep point (`-rg10000-by-x`), so its files and jobs are
 /// apart from the default file's; empty for every other competitor.
 pub fn slug(competitor: &Competitor) -> String {
     let mut out = String::new();
+    if let Some(files) = competitor.parquet_files {
+        out.push_str(&format!("-f{files}"));
+    }
     if let Some(rows) = competitor.row_group_rows {
         out.push_str(&format!("-rg{rows}"));
     }
@@ -94,9 +204,16 @@ pub fn slug(competitor: &Competitor) -> String {
     out
 }
 
-/// The options a sweep point's write job carries to the writer.
+/// The options a sweep point's write job carries to the writer: its row-group size, its
+/// order and the files it cuts the table into.
 pub fn write_options(competitor: &Competitor, params: &mut OpParams) {
     use formatbench_protocol::rewrite::{ROW_GROUP_ROWS, SORT_BY};
+    if let Some(files) = competitor.parquet_files {
+        params.files = Some(formatbench_protocol::FileSplit {
+            files,
+            deletions: false,
+        });
+    }
     if let Some(rows) = competitor.row_group_rows {
         params
             .options
@@ -109,7 +226,10 @@ pub fn write_options(competitor: &Competitor, params: &mut OpParams) {
 
 /// Whether `competitor` is a point of the sweep (its `write` is then not measured).
 pub fn is_point(competitor: &Competitor) -> bool {
-    competitor.row_group_rows.is_some() || competitor.sort_by.is_some()
+    competitor.row_group_rows.is_some()
+        || competitor.row_group_bytes.is_some()
+        || competitor.parquet_files.is_some()
+        || competitor.sort_by.is_some()
 }
 
 /// Why a sweep point does not run `op` (with these parameters), if it does not: a sorted
@@ -120,11 +240,16 @@ pub fn refusal(competitor: &Competitor, op: Op, params: &OpParams) -> Option<Str
         Op::Range => matches!(params.range, Some(RangeSpec::Position { .. })),
         _ => false,
     };
-    match &competitor.sort_by {
-        Some(column) if by_position => Some(format!(
+    match (&competitor.sort_by, competitor.parquet_files) {
+        (Some(column), _) if by_position => Some(format!(
             "its file is sorted by {column}, so a row position there names another row than in \
              the source; '{op}' by position is not the same question (a range by --index value \
              is)"
+        )),
+        (None, Some(files)) if files > 1 && by_position => Some(format!(
+            "its table is cut into {files} files, which address rows by value, not by a \
+             position across files; '{op}' by position is not run on it (a range by --index \
+             value is)"
         )),
         _ => None,
     }
@@ -141,6 +266,8 @@ mod tests {
             layout: "wide".into(),
             target: "arrow".into(),
             row_group_rows: None,
+            parquet_files: None,
+            row_group_bytes: None,
             sort_by: None,
             executors: None,
         }
@@ -153,7 +280,13 @@ mod tests {
             ipc.backend = "ipc".into();
             ipc
         }];
-        let points = sweep_points(&[10_000, 100_000], Some("x"), &chosen).unwrap();
+        let rows = |sizes: &'static [u64], sort_by| SweepAxes {
+            row_group_rows: sizes,
+            sort_by,
+            ..SweepAxes::default()
+        };
+        let none = |_: &str| Some(false);
+        let points = sweep_points(rows(&[10_000, 100_000], Some("x")), &chosen, none).unwrap();
         let got: Vec<(Option<u64>, Option<&str>)> = points
             .iter()
             .map(|p| (p.row_group_rows, p.sort_by.as_deref()))
@@ -170,14 +303,80 @@ mod tests {
         assert!(points
             .iter()
             .all(|p| p.backend == "parquet" && p.profile == "default"));
-        let repeated = sweep_points(&[10_000, 100_000, 10_000], None, &chosen).unwrap();
-        assert_eq!(repeated.len(), 2, "each size once");
-        let sorted_only = sweep_points(&[], Some("x"), &chosen).unwrap();
+        let repeated = sweep_points(rows(&[10_000, 100_000, 10_000], None), &chosen, none);
+        assert_eq!(repeated.unwrap().len(), 2, "each size once");
+        let sorted_only = sweep_points(rows(&[], Some("x")), &chosen, none).unwrap();
         assert_eq!(sorted_only.len(), 1);
         assert_eq!(sorted_only[0].row_group_rows, None);
-        assert!(sweep_points(&[], None, &chosen).unwrap().is_empty());
-        assert!(sweep_points(&[10], None, &chosen[2..]).is_err());
-        assert!(sweep_points(&[0], None, &chosen).is_err());
+        assert!(sweep_points(rows(&[], None), &chosen, none)
+            .unwrap()
+            .is_empty());
+        assert!(sweep_points(rows(&[10], None), &chosen[2..], none).is_err());
+        assert!(sweep_points(rows(&[0], None), &chosen, none).is_err());
+    }
+
+    #[test]
+    fn readers_of_file_sets_read_every_point_with_their_first_profile() {
+        let reader = |backend: &str, profile: &str, executors| Competitor {
+            backend: backend.into(),
+            executors,
+            ..parquet(profile)
+        };
+        let chosen = [
+            parquet("default"),
+            reader("py-pyarrow-parquet", "default", None),
+            reader("py-pyarrow-parquet", "compact", None),
+            reader("py-dask-parquet", "default", Some(1)),
+            reader("py-dask-parquet", "default", Some(2)),
+            reader("ipc", "default", None),
+        ];
+        let axes = SweepAxes {
+            row_group_rows: &[10_000],
+            row_group_bytes: &[8 << 20],
+            parquet_files: &[1, 16],
+            sort_by: None,
+        };
+        let reads = |b: &str| Some(b != "ipc");
+        let points = sweep_points(axes, &chosen, reads).unwrap();
+        // Two sizes × two file counts, for parquet, pyarrow (default only) and Dask at 1 and 2.
+        assert_eq!(points.len(), 4 * 4);
+        assert!(points
+            .iter()
+            .all(|p| p.profile == "default" && p.backend != "ipc"));
+        assert_eq!(points.iter().filter(|p| p.executors == Some(2)).count(), 4);
+        let bytes = points
+            .iter()
+            .find(|p| p.row_group_bytes.is_some() && p.parquet_files == Some(16))
+            .unwrap();
+        assert!(
+            is_point(bytes) && !reads_shared_files(bytes),
+            "the writer's own"
+        );
+        assert!(points
+            .iter()
+            .filter(|p| p.backend != "parquet")
+            .all(reads_shared_files));
+        // 8 MiB of a source of 100 bytes a row: 83,886 rows a group.
+        let resolved = resolved(bytes, 1_000_000, 100_000_000);
+        assert_eq!(resolved.row_group_rows, Some(83_886));
+        assert_eq!(slug(&resolved), "-f16-rg83886");
+        let mut params = OpParams::default();
+        write_options(&resolved, &mut params);
+        assert_eq!(params.files.map(|f| f.files), Some(16));
+        let files_only = SweepAxes {
+            parquet_files: &[4],
+            ..SweepAxes::default()
+        };
+        assert!(sweep_points(files_only, &chosen[1..], reads).is_err());
+        assert!(sweep_points(
+            SweepAxes {
+                parquet_files: &[0],
+                ..SweepAxes::default()
+            },
+            &chosen,
+            reads
+        )
+        .is_err());
     }
 
     #[test]

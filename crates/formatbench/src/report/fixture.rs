@@ -55,6 +55,7 @@ fn key(backend: &str, profile: &str, op: &str, cache: &str, threads: u32) -> Cel
         storage: "local".into(),
         network: "n/a".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         executors: None,
     }
@@ -194,6 +195,7 @@ fn artifact(profile_backend: (&str, &str), settings: &[(&str, &str)]) -> Artifac
         profile: profile.into(),
         layout: "default".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         status: SampleStatus::Ok,
         reason: None,

@@ -57,12 +57,14 @@ pub(super) fn size_of(summary: &RunSummary, key: &CellKey) -> Option<u64> {
                 &c.cell.profile,
                 &c.cell.layout,
                 c.cell.row_group_rows,
+                c.cell.parquet_files,
                 &c.cell.sort_by,
             ) == (
                 &key.backend,
                 &key.profile,
                 &key.layout,
                 key.row_group_rows,
+                key.parquet_files,
                 &key.sort_by,
             )
         })

@@ -58,8 +58,19 @@ fn files<'a>(groups: &[&'a OpGroup]) -> Vec<&'a CellKey> {
     for cell in groups.iter().flat_map(|g| &g.cells) {
         let key = &cell.cell;
         let same = |k: &&CellKey| {
-            (&k.profile, &k.layout, k.row_group_rows, &k.sort_by)
-                == (&key.profile, &key.layout, key.row_group_rows, &key.sort_by)
+            (
+                &k.profile,
+                &k.layout,
+                k.row_group_rows,
+                k.parquet_files,
+                &k.sort_by,
+            ) == (
+                &key.profile,
+                &key.layout,
+                key.row_group_rows,
+                key.parquet_files,
+                &key.sort_by,
+            )
         };
         if key.backend == SWEEP_BACKEND && key.layout == "wide" && !keys.iter().any(same) {
             keys.push(key);
@@ -71,6 +82,7 @@ fn files<'a>(groups: &[&'a OpGroup]) -> Vec<&'a CellKey> {
             k.profile.clone(),
             k.is_sweep_point(),
             k.sort_by.clone(),
+            k.parquet_files,
             k.row_group_rows,
         )
     });
@@ -157,6 +169,7 @@ fn same_file(a: &CellKey, b: &CellKey) -> bool {
         &a.layout,
         &a.target,
         a.row_group_rows,
+        a.parquet_files,
         &a.sort_by,
     ) == (
         &b.backend,
@@ -164,6 +177,7 @@ fn same_file(a: &CellKey, b: &CellKey) -> bool {
         &b.layout,
         &b.target,
         b.row_group_rows,
+        b.parquet_files,
         &b.sort_by,
     )
 }
@@ -171,6 +185,14 @@ fn same_file(a: &CellKey, b: &CellKey) -> bool {
 /// The rows per group the file was written with: the sweep point's, the writer's default, or,
 /// for the file as given, what its footer says.
 fn rows_per_group(key: &CellKey, artifact: Option<&ArtifactRecord>) -> String {
+    let rows = rows_per_file_group(key, artifact);
+    match key.parquet_files {
+        Some(files) => format!("{rows} ({})", crate::results::files_label(files)),
+        None => rows,
+    }
+}
+
+fn rows_per_file_group(key: &CellKey, artifact: Option<&ArtifactRecord>) -> String {
     match key.row_group_rows {
         Some(rows) => rows_text(rows),
         None if key.profile == AS_GIVEN => artifact

@@ -9,7 +9,7 @@ use super::layouts::Table;
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 
-const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3";
+const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3; with the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`, `--row-group-rows`), one table per set of files: each reader's own, then each partitioning of the files the native writer wrote once for every reader";
 
 mod crossover;
 
@@ -21,12 +21,34 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
         .environment
         .as_ref()
         .and_then(|e| e.settings.cluster.as_deref());
-    let mut tables: Vec<Table> = summary
-        .groups
-        .iter()
-        .filter(|g| g.cells.iter().any(|c| c.cell.executors.is_some()))
-        .map(|g| table(g, attached))
-        .collect();
+    let mut tables: Vec<Table> = Vec::new();
+    for group in &summary.groups {
+        // One table per set of files read (each peer's own, or each of the sweep's shared
+        // partitionings), so that every row of a table reads the same data laid out one way.
+        let mut partitionings: Vec<Partitioning> = Vec::new();
+        for cell in group.cells.iter().filter(|c| c.cell.executors.is_some()) {
+            let key = partitioning(cell);
+            if !partitionings.contains(&key) {
+                partitionings.push(key);
+            }
+        }
+        // Each peer's own files first, then the shared ones as the sweep lists them.
+        partitionings.sort_by_key(|p| p != &(None, None, None));
+        let shared = partitionings.iter().any(|p| p != &(None, None, None));
+        for key in partitionings {
+            let cells: Vec<&CellSummary> = group
+                .cells
+                .iter()
+                .filter(|c| partitioning(c) == key)
+                .collect();
+            let files = match crate::results::point_label(key.0, key.1, key.2.as_deref()) {
+                Some(label) => Some(format!("the shared Parquet files: {label}")),
+                None if shared => Some("each reader's own files".to_string()),
+                None => None,
+            };
+            tables.push(table(group, &cells, files.as_deref(), attached));
+        }
+    }
     tables.extend(crossover::tables(summary));
     tables
 }
@@ -38,16 +60,32 @@ fn median(cell: &CellSummary) -> Option<f64> {
         .filter(|m| *m > 0.0)
 }
 
-fn table(group: &OpGroup, attached: Option<&str>) -> Table {
-    let single = group
-        .cells
+/// The files a cell reads: its sweep point (rows per group, files, order), or none.
+type Partitioning = (Option<u64>, Option<u64>, Option<String>);
+
+fn partitioning(cell: &CellSummary) -> Partitioning {
+    (
+        cell.cell.row_group_rows,
+        cell.cell.parquet_files,
+        cell.cell.sort_by.clone(),
+    )
+}
+
+fn table(
+    group: &OpGroup,
+    cells: &[&CellSummary],
+    files: Option<&str>,
+    attached: Option<&str>,
+) -> Table {
+    let single = cells
         .iter()
+        .copied()
         .filter(|c| c.cell.executors.is_none())
         .filter_map(|c| median(c).map(|m| (c, m)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
-    let mut clusters: Vec<&CellSummary> = group
-        .cells
+    let mut clusters: Vec<&CellSummary> = cells
         .iter()
+        .copied()
         .filter(|c| c.cell.executors.is_some())
         .collect();
     clusters.sort_by_key(|c| {
@@ -123,6 +161,9 @@ fn table(group: &OpGroup, attached: Option<&str>) -> Table {
         "" => String::new(),
         place => format!(", {place}"),
     };
+    if let Some(files) = files {
+        place.push_str(&format!("; {files}"));
+    }
     if let Some(url) = attached {
         place.push_str(&format!(
             "; attached to {url}, not started here: CPU and memory are the driver's alone, \
@@ -191,6 +232,7 @@ mod tests {
                     storage: "local".into(),
                     network: "n/a".into(),
                     row_group_rows: None,
+                    parquet_files: None,
                     sort_by: None,
                     executors: *executors,
                 };
@@ -272,6 +314,48 @@ mod tests {
         assert_eq!(row[2..5], ["4.0×", "0.25×", "~100,000 rows"]);
         assert_eq!(row[5..7], ["14×", "0.35×"]);
         assert!(row[7].starts_with('~') && row[7] != row[4], "{row:?}");
+    }
+
+    #[test]
+    fn each_partitioning_of_the_shared_files_gets_its_own_table_and_single_process() {
+        let own = records(&[
+            ("py-dask-parquet", Some(1), [4.0; 3]),
+            ("parquet", None, [1.0; 3]),
+        ]);
+        let mut shared = records(&[
+            ("py-dask-parquet", Some(1), [2.0; 3]),
+            ("parquet", None, [0.5; 3]),
+            ("py-pyarrow-parquet", None, [0.25; 3]),
+        ]);
+        for record in &mut shared {
+            match record {
+                Record::Sample(s) => {
+                    s.cell.parquet_files = Some(16);
+                    s.cell.row_group_rows = Some(10_000);
+                }
+                Record::Verification(v) => {
+                    v.cell.parquet_files = Some(16);
+                    v.cell.row_group_rows = Some(10_000);
+                }
+                _ => {}
+            }
+        }
+        // The shared files' cells first in the file: the own files' table still leads.
+        shared.extend(own);
+        let tables = tables(&crate::stats::summarize_run(&shared));
+        let titles: Vec<&String> = tables.iter().map(|t| &t.title).collect();
+        assert_eq!(tables.len(), 2, "{titles:?}");
+        assert!(tables[0].title.contains("each reader's own files"));
+        assert!(tables[1]
+            .title
+            .contains("the shared Parquet files: 16 files, 10k rows/group"));
+        // Each table against the fastest single process reading the same files.
+        assert_eq!(tables[0].rows[0][7], "4.0×");
+        assert_eq!(tables[1].rows[0][7], "8.0×");
+        assert_eq!(
+            tables[1].rows[1][0],
+            "py-pyarrow-parquet (fastest single process)"
+        );
     }
 
     #[test]

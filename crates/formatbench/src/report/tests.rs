@@ -282,6 +282,7 @@ fn matrix_records(cells: &[(&str, &str, [f64; 5])]) -> Vec<crate::results::Recor
         storage: "local".into(),
         network: "n/a".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         executors: None,
     };

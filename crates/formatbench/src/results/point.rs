@@ -23,17 +23,29 @@ pub fn rows_text(rows: u64) -> String {
     out
 }
 
-/// A sweep point in a few words ("10k rows/group, sorted by x"); `None` for a file written
-/// the backend's own way.
-pub fn point_label(row_group_rows: Option<u64>, sort_by: Option<&str>) -> Option<String> {
-    match (row_group_rows, sort_by) {
-        (None, None) => None,
-        (Some(rows), None) => Some(format!("{} rows/group", rows_text(rows))),
-        (None, Some(column)) => Some(format!("sorted by {column}")),
-        (Some(rows), Some(column)) => Some(format!(
-            "{} rows/group, sorted by {column}",
-            rows_text(rows)
-        )),
+/// A sweep point in a few words ("16 files, 10k rows/group, sorted by x"); `None` for a file
+/// written the backend's own way.
+pub fn point_label(
+    row_group_rows: Option<u64>,
+    parquet_files: Option<u64>,
+    sort_by: Option<&str>,
+) -> Option<String> {
+    let parts: Vec<String> = [
+        parquet_files.map(files_label),
+        row_group_rows.map(|rows| format!("{} rows/group", rows_text(rows))),
+        sort_by.map(|column| format!("sorted by {column}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// A table cut into files in a few words ("16 files").
+pub fn files_label(files: u64) -> String {
+    match files {
+        1 => "1 file".into(),
+        n => format!("{n} files"),
     }
 }
 
@@ -48,7 +60,7 @@ pub fn executors_label(executors: u32) -> String {
 impl CellKey {
     /// Whether the cell reads a file re-written for the row-group sweep.
     pub fn is_sweep_point(&self) -> bool {
-        self.row_group_rows.is_some() || self.sort_by.is_some()
+        self.row_group_rows.is_some() || self.parquet_files.is_some() || self.sort_by.is_some()
     }
 
     /// The profile as reports name the competitor: a sweep point's is named beside it
@@ -67,7 +79,11 @@ impl CellKey {
 
     /// The cell's sweep point in a few words, if it is one.
     pub fn sweep_label(&self) -> Option<String> {
-        point_label(self.row_group_rows, self.sort_by.as_deref())
+        point_label(
+            self.row_group_rows,
+            self.parquet_files,
+            self.sort_by.as_deref(),
+        )
     }
 }
 
@@ -81,6 +97,7 @@ impl ArtifactRecord {
             &self.profile,
             &self.layout,
             self.row_group_rows,
+            self.parquet_files,
             &self.sort_by,
         ) == (
             &cell.dataset,
@@ -88,6 +105,7 @@ impl ArtifactRecord {
             &cell.profile,
             &cell.layout,
             cell.row_group_rows,
+            cell.parquet_files,
             &cell.sort_by,
         )
     }
@@ -100,6 +118,7 @@ impl ArtifactRecord {
             &self.profile,
             &self.layout,
             self.row_group_rows,
+            self.parquet_files,
             &self.sort_by,
         ) == (
             &other.dataset,
@@ -107,6 +126,7 @@ impl ArtifactRecord {
             &other.profile,
             &other.layout,
             other.row_group_rows,
+            other.parquet_files,
             &other.sort_by,
         )
     }
@@ -121,9 +141,13 @@ mod tests {
         assert_eq!(rows_text(10_000), "10k");
         assert_eq!(rows_text(1_000_000), "1M");
         assert_eq!(rows_text(1_048_576), "1,048,576");
-        assert_eq!(point_label(None, None), None);
+        assert_eq!(point_label(None, None, None), None);
         assert_eq!(
-            point_label(Some(100_000), Some("x")).as_deref(),
+            point_label(Some(10_000), Some(16), None).as_deref(),
+            Some("16 files, 10k rows/group")
+        );
+        assert_eq!(
+            point_label(Some(100_000), None, Some("x")).as_deref(),
             Some("100k rows/group, sorted by x")
         );
         let mut cell = CellKey::example("parquet");

@@ -185,6 +185,10 @@ pub struct CellKey {
     /// file was re-written with; absent for every other competitor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_group_rows: Option<u64>,
+    /// A point of the sweep cut into this many Parquet files of consecutive rows (`run
+    /// --parquet-files`); absent for a file written the backend's own way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parquet_files: Option<u64>,
     /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
     /// the file keeps the source's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -215,6 +219,10 @@ pub struct ArtifactRecord {
     /// file was re-written with; absent for every other competitor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_group_rows: Option<u64>,
+    /// A point of the sweep cut into this many Parquet files of consecutive rows (`run
+    /// --parquet-files`); absent for a file written the backend's own way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parquet_files: Option<u64>,
     /// A point of the sweep re-written sorted by this column (`run --sort-by`); absent when
     /// the file keeps the source's order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -461,6 +469,7 @@ impl CellKey {
             storage: "local".into(),
             network: "n/a".into(),
             row_group_rows: None,
+            parquet_files: None,
             sort_by: None,
             executors: None,
         }

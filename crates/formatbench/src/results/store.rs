@@ -265,6 +265,7 @@ mod tests {
             storage: "local".into(),
             network: "n/a".into(),
             row_group_rows: None,
+            parquet_files: None,
             sort_by: None,
             executors: None,
         };

@@ -334,6 +334,8 @@ impl Runner<'_> {
         }
         let mut out = Vec::new();
         for competitor in &self.plan.competitors {
+            // A sweep point sized in bytes gets its rows per group from this dataset.
+            let competitor = &crate::plan::sweep::resolved(competitor, source.rows, source.bytes);
             let info = super::find(&competitor.backend)
                 .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
             let as_given = competitor.profile == AS_GIVEN;

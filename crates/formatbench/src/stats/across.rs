@@ -73,7 +73,13 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &a.target,
                     &a.op,
                     a.threads,
-                    (&a.storage, &a.network, a.row_group_rows, &a.sort_by),
+                    (
+                        &a.storage,
+                        &a.network,
+                        a.row_group_rows,
+                        a.parquet_files,
+                        &a.sort_by,
+                    ),
                 ) == (
                     &b.dataset_fingerprint,
                     &b.backend,
@@ -82,7 +88,13 @@ pub fn cache_ratios(groups: &[OpGroup]) -> Vec<CacheRatio> {
                     &b.target,
                     &b.op,
                     b.threads,
-                    (&b.storage, &b.network, b.row_group_rows, &b.sort_by),
+                    (
+                        &b.storage,
+                        &b.network,
+                        b.row_group_rows,
+                        b.parquet_files,
+                        &b.sort_by,
+                    ),
                 )
             }) else {
                 continue;

@@ -140,6 +140,7 @@ mod tests {
             storage: "local".into(),
             network: "n/a".into(),
             row_group_rows: None,
+            parquet_files: None,
             sort_by: None,
             executors: None,
         }

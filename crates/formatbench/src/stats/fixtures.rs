@@ -25,6 +25,7 @@ pub(crate) fn key(backend: &str) -> CellKey {
         storage: "local".into(),
         network: "n/a".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         executors: None,
     }

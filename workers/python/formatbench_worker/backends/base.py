@@ -54,6 +54,8 @@ class Context:
     #: A cluster peer's read as the engine holds it before collecting (a lazy frame), kept for
     #: the partition digests its verification run computes after the timer.
     lazy: object = None
+    #: The job reads the sweep's shared Parquet files (`shared_files`), not its own writes.
+    file_set: bool = False
 
 
 class Backend:
@@ -90,6 +92,10 @@ class Backend:
     #: name in its artifact directory, so a user's file of the format gets an `as-given`
     #: competitor (read in place, never written). None: it reads only its own writes.
     given = None
+    #: It reads the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`):
+    #: every `*.parquet` file in its artifact directory, in name order, from the native writer,
+    #: when the job says so (`ctx.file_set`).
+    file_sets = False
     #: The layouts on which it does the matrix operations (`matrix`); `array` among them
     #: means it stores the array layout too, with `array_ops`.
     matrix_layouts = ()
@@ -174,6 +180,17 @@ class DeltaReader(Backend):
 
 def data_file(directory, extension):
     return os.path.join(directory, f"data.{extension}")
+
+
+#: The glob of the sweep's shared files inside an artifact directory.
+SHARED_GLOB = "*.parquet"
+
+
+def shared_names(directory):
+    """The sweep's shared Parquet files in the artifact directory, in name (row) order: one
+    `data.parquet`, or `part-00000.parquet`, … of a table cut into files. Listed from the local
+    directory, where the runner's writer wrote them (also when they were uploaded to a bucket)."""
+    return sorted(n for n in os.listdir(directory) if n.endswith(".parquet"))
 
 
 def range_bounds(request):

@@ -191,6 +191,8 @@ class DaskParquet(ClusterBackend):
     modules = ("dask", "dask.dataframe", "distributed", "pandas")
     targets = ("pandas", CLUSTER)
     ops = ("write", "read", "scan", "project", "range")
+    #: Its read takes every `*.parquet` in the directory: the sweep's shared files too.
+    file_sets = True
 
     engine = "dask"
 
@@ -262,6 +264,7 @@ class DaskCsv(DaskParquet):
     about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
              "dask.dataframe to_csv / read_csv (dtypes given), computed into pandas")
     lossy = True
+    file_sets = False
     #: Its floats are compared within a tolerance, which partition digests of exact values
     #: cannot do: its results come back to the driver.
     targets = ("pandas",)

@@ -9,7 +9,7 @@ except ImportError:
 import os
 
 from ..layouts import ARRAY, FEATURES
-from .base import Backend, data_file, narrowed, range_bounds
+from .base import SHARED_GLOB, Backend, data_file, narrowed, range_bounds
 
 
 def _connect(path, ctx, read_only):
@@ -191,6 +191,7 @@ class Daft(Backend):
     dists = ("daft",)
     modules = ("daft",)
     ops = ("write", "read", "scan", "project", "range")
+    file_sets = True
 
     def write(self, data, directory, ctx):
         import daft
@@ -211,7 +212,8 @@ class Daft(Backend):
 
         from .. import storage
 
-        frame = daft.read_parquet(storage.located(directory, "daft/*.parquet", ctx.storage),
+        files = SHARED_GLOB if ctx.file_set else "daft/*.parquet"
+        frame = daft.read_parquet(storage.located(directory, files, ctx.storage),
                                   io_config=storage.daft_io_config(ctx.storage))
         return daft_narrowed(frame, request)
 
@@ -236,6 +238,7 @@ class Datafusion(Backend):
              "into Arrow")
     dists = ("datafusion",)
     modules = ("datafusion", "datafusion.object_store")
+    file_sets = True
     ops = ("write", "read", "scan", "project", "range")
     #: Partitions of a scan are collected as they come, in no promised order.
     unordered = True
@@ -272,7 +275,10 @@ class Datafusion(Backend):
                 secret_access_key=options["aws_secret_access_key"],
                 session_token=options.get("aws_session_token"),
                 endpoint=options["aws_endpoint"], allow_http=True), host=ctx.storage["bucket"])
-        frame = session.read_parquet(storage.located(directory, "data.parquet", ctx.storage))
+        # The sweep's shared files: the artifact directory, every Parquet file in it.
+        frame = session.read_parquet(
+            os.path.join(storage.located(directory, "", ctx.storage), "") if ctx.file_set
+            else storage.located(directory, "data.parquet", ctx.storage))
         frame = narrowed(frame, request, "DataFusion", lambda f, names: f.select(*names),
                          lambda f, c, lo, hi: f.filter((col(c) >= lit(lo)) & (col(c) < lit(hi))))
         method = ("read_parquet().filter(lo <= index < hi).to_arrow_table()"

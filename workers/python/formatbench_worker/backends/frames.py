@@ -8,7 +8,8 @@ except ImportError:
 
 from ..layouts import ARRAY, FEATURES, feature_names
 from ..measure import timed_phase
-from .base import Backend, DeltaReader, Unsupported, data_file, range_bounds, reorder
+from .base import (SHARED_GLOB, Backend, DeltaReader, Unsupported, data_file, range_bounds,
+                   reorder)
 
 
 def _no_nested(schema):
@@ -225,10 +226,13 @@ class PolarsFormat(Backend):
                 "max_retries": 2, "retry_timeout_ms": 10_000}
 
     def located(self, directory, ctx):
-        if not ctx.storage:
-            return data_file(directory, self.extension)
         from .. import storage
 
+        if ctx.file_set:
+            # The sweep's shared files: Polars reads a glob's files in name (row) order.
+            return storage.located(directory, SHARED_GLOB, ctx.storage)
+        if not ctx.storage:
+            return data_file(directory, self.extension)
         return storage.url(ctx.storage, f"data.{self.extension}")
 
     def read(self, directory, request, ctx):
@@ -283,6 +287,7 @@ class PolarsParquet(PolarsFormat):
     about = "polars.read_parquet / write_parquet (default: snappy; compact: zstd-3)"
     profiles = ("default", "compact")
     extension = "parquet"
+    file_sets = True
 
     def write(self, data, directory, ctx):
         if ctx.profile == "compact":

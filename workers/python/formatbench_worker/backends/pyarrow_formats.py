@@ -7,8 +7,11 @@ try:  # importable without pyarrow, so that --describe can say it is missing
 except ImportError:
     pa = pc = None
 
+import os
+
 from ..layouts import ARRAY, FEATURES, list_matrix, matrix_of
-from .base import Backend, Unsupported, data_file, range_bounds, read_batches, reorder
+from .base import (Backend, Unsupported, data_file, range_bounds, read_batches, reorder,
+                   shared_names)
 
 
 def _arrow(data):
@@ -28,7 +31,16 @@ def _finish(table, ctx):
 
 def _located(directory, extension, ctx):
     """The artifact's data file and the filesystem it is on: the bucket's object through
-    pyarrow's S3FileSystem when the job's artifact lives in object storage."""
+    pyarrow's S3FileSystem when the job's artifact lives in object storage. The sweep's shared
+    files (`ctx.file_set`): the list of them, in row order."""
+    if ctx.file_set:
+        from .. import storage
+
+        names = shared_names(directory)
+        if ctx.storage:
+            return ([storage.path(ctx.storage, n) for n in names],
+                    storage.filesystem(ctx.storage))
+        return [os.path.join(directory, n) for n in names], None
     if ctx.storage:
         from .. import storage
 
@@ -46,15 +58,16 @@ def _open_feather(directory, ctx, memory_map):
 
 
 def _read_parquet(path, fs, columns, threads):
-    """What `pq.read_table(path, columns=…)` does (ParquetDataset's scan of the file's one
-    fragment, with its read options), as batches collected one by one, so that the first is
+    """What `pq.read_table(path, columns=…)` does (ParquetDataset's scan of each fragment, one
+    per file, with its read options), as batches collected one by one, so that the first is
     marked as it arrives."""
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
-    [fragment] = pq.ParquetDataset(path, filesystem=fs).fragments
-    return read_batches(ds.Scanner.from_fragment(fragment, columns=columns,
-                                                 use_threads=threads).to_reader())
+    tables = [read_batches(ds.Scanner.from_fragment(fragment, columns=columns,
+                                                    use_threads=threads).to_reader())
+              for fragment in pq.ParquetDataset(path, filesystem=fs).fragments]
+    return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
 
 def _pandas_matrix(table):
@@ -126,6 +139,7 @@ class PyarrowParquet(ArrowMatrices, Backend):
     dists = ("pyarrow",)
     profiles = ("default", "compact")
     targets = ("arrow", "pandas")
+    file_sets = True
 
     def _options(self, ctx):
         if ctx.profile == "compact":
@@ -169,7 +183,9 @@ class PyarrowParquet(ArrowMatrices, Backend):
                 table = pq.read_table(path, filters=[(column, ">=", lo), (column, "<", hi)],
                                       use_threads=threads, filesystem=fs)
                 return _finish(table, ctx), "pq.read_table(filters=…): row-group statistics, then filter"
-            file = pq.ParquetFile(path, filesystem=fs)
+            # The shared files of a sweep point are one file here: the runner refuses ranges
+            # by position across several.
+            file = pq.ParquetFile(path[0] if isinstance(path, list) else path, filesystem=fs)
             groups, first, offset = [], None, 0
             for i in range(file.num_row_groups):
                 n = file.metadata.row_group(i).num_rows

@@ -242,6 +242,8 @@ class SparkParquet(ClusterBackend):
     other_widths = True
     #: The format spark.read and DataFrame.write name.
     spark_format = "parquet"
+    #: spark.read.parquet takes the directory: the sweep's shared files too.
+    file_sets = True
 
     def probe(self):
         if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -372,6 +374,7 @@ class SparkCsv(SparkParquet):
     #: cannot do: its results come back to the driver.
     targets = ("arrow",)
     spark_format = "csv"
+    file_sets = False
 
     def can_store(self, schema):
         from .frames import _no_nested

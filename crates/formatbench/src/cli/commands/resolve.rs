@@ -146,6 +146,8 @@ fn competitors(
                                 layout: layout.to_string(),
                                 target: target.to_string(),
                                 row_group_rows: None,
+                                parquet_files: None,
+                                row_group_bytes: None,
                                 sort_by: None,
                                 executors,
                             });
@@ -161,11 +163,26 @@ fn competitors(
         ));
     }
     // The row-group sweep's re-written files, each a competitor beside the default one.
-    let points = crate::plan::sweep::sweep_points(
-        args.row_group_rows.as_deref().unwrap_or_default(),
-        args.sort_by.as_deref(),
-        &out,
-    )?;
+    let quick = suite.filter(|_| args.quick).map(|s| &s.quick);
+    let axes = crate::plan::sweep::SweepAxes {
+        row_group_rows: args.row_group_rows.as_deref().unwrap_or_default(),
+        row_group_bytes: args
+            .row_group_bytes
+            .as_deref()
+            .or_else(|| quick.and_then(|q| q.row_group_bytes.as_deref()))
+            .or_else(|| suite.and_then(|s| s.row_group_bytes.as_deref()))
+            .unwrap_or_default(),
+        parquet_files: args
+            .parquet_files
+            .as_deref()
+            .or_else(|| quick.and_then(|q| q.parquet_files.as_deref()))
+            .or_else(|| suite.and_then(|s| s.parquet_files.as_deref()))
+            .unwrap_or_default(),
+        sort_by: args.sort_by.as_deref(),
+    };
+    let points = crate::plan::sweep::sweep_points(axes, &out, |name| {
+        crate::run::find(name).map(|info| info.file_sets)
+    })?;
     out.extend(points);
     Ok(out)
 }

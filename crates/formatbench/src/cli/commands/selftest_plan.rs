@@ -67,6 +67,8 @@ pub fn run_options(suite: &str, out: &Path) -> RunOptions {
 pub fn competitor(backend: &str, profile: &str) -> Competitor {
     Competitor {
         row_group_rows: None,
+        parquet_files: None,
+        row_group_bytes: None,
         sort_by: None,
         executors: None,
         backend: backend.into(),

@@ -15,6 +15,7 @@ fn artifact(profile: &str, bytes: u64, access: &str) -> ArtifactRecord {
         profile: profile.into(),
         layout: "default".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         status: SampleStatus::Ok,
         reason: None,

@@ -32,6 +32,11 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
 type Competitor = (String, String, String, u32);
 
 fn competitor(cell: &CellSummary) -> Option<Competitor> {
+    // The sweep's shared files are sized per dataset: only each peer's own files line up
+    // across sizes.
+    if cell.cell.is_sweep_point() {
+        return None;
+    }
     Some((
         cell.cell.backend.clone(),
         cell.cell.profile.clone(),
@@ -45,7 +50,7 @@ fn single(group: &OpGroup) -> Option<f64> {
     group
         .cells
         .iter()
-        .filter(|c| c.cell.executors.is_none())
+        .filter(|c| c.cell.executors.is_none() && !c.cell.is_sweep_point())
         .filter_map(median)
         .min_by(f64::total_cmp)
 }

@@ -54,6 +54,7 @@ impl Cell {
                 storage: "local".into(),
                 network: "n/a".into(),
                 row_group_rows: competitor.row_group_rows,
+                parquet_files: competitor.parquet_files,
                 sort_by: competitor.sort_by.clone(),
                 executors: competitor.executors,
             },
@@ -64,13 +65,22 @@ impl Cell {
             info: info.clone(),
             source_path: source.path.clone(),
             artifact_dir: artifact_dir.to_path_buf(),
-            params: if info.table.is_table_of_files() {
-                inputs.table_params(
-                    op,
-                    info.table.deletion_profiles.contains(&competitor.profile),
-                )
-            } else {
-                inputs.params(op)
+            params: {
+                let mut params = if info.table.is_table_of_files() {
+                    inputs.table_params(
+                        op,
+                        info.table.deletion_profiles.contains(&competitor.profile),
+                    )
+                } else {
+                    inputs.params(op)
+                };
+                if crate::plan::sweep::reads_shared_files(competitor) {
+                    params.options.insert(
+                        formatbench_protocol::rewrite::FILE_SET.into(),
+                        "parquet".into(),
+                    );
+                }
+                params
             },
             size_bytes: None,
             needed: None,

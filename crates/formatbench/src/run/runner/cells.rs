@@ -25,7 +25,13 @@ pub fn artifact_of(
     source: &Source,
     inputs: &OpInputs,
 ) -> Result<(PathBuf, ArtifactRecord), Error> {
-    let writer = match &info.table.artifact_from {
+    // A reader of the sweep's shared files reads what the native Parquet writer wrote.
+    let shared = crate::plan::sweep::reads_shared_files(competitor);
+    let writer_name = match shared {
+        true => Some(crate::plan::sweep::SWEEP_BACKEND),
+        false => info.table.artifact_from.as_deref(),
+    };
+    let writer = match writer_name {
         Some(name) => Some(crate::run::find(name).ok_or_else(|| {
             Error::Input(format!(
                 "backend '{}' reads the artifacts of '{name}', which is not a backend",
@@ -40,6 +46,12 @@ pub fn artifact_of(
             Competitor {
                 backend: w.name.clone(),
                 target: "arrow".into(),
+                // The shared files are the native writer's default ones, whoever reads them.
+                profile: match shared {
+                    true => "default".into(),
+                    false => competitor.profile.clone(),
+                },
+                executors: None,
                 ..competitor.clone()
             },
         ),
@@ -52,7 +64,7 @@ pub fn artifact_of(
         .join(format!(
             "{}-{}-{}{}",
             writer_competitor.backend,
-            competitor.profile,
+            writer_competitor.profile,
             competitor.layout,
             crate::plan::sweep::slug(competitor)
         ));
@@ -105,6 +117,16 @@ pub fn artifact_of(
             ));
         }
         record.backend = competitor.backend.clone();
+        record.profile = competitor.profile.clone();
+        if shared {
+            record.settings.insert(
+                "written_by".into(),
+                format!(
+                    "{} (default profile): the sweep's shared files, read by every reader of them",
+                    writer_competitor.backend
+                ),
+            );
+        }
         runner.results.append(&Record::Artifact(record.clone()))?;
     }
     Ok((dir, record))
@@ -124,6 +146,7 @@ pub(super) fn empty_artifact(
         profile: competitor.profile.clone(),
         layout: competitor.layout.clone(),
         row_group_rows: competitor.row_group_rows,
+        parquet_files: competitor.parquet_files,
         sort_by: competitor.sort_by.clone(),
         status: SampleStatus::Ok,
         reason: None,
@@ -191,6 +214,12 @@ fn prepare_artifact(
                     .filter(|_| values > 0)
                     .map(|s| s as f64 / values as f64);
                 record.settings = answer.settings;
+                if let Some(bytes) = competitor.row_group_bytes {
+                    // The sweep's size as asked for; `row_group_rows` is what it became.
+                    record
+                        .settings
+                        .insert("row_group_bytes".into(), bytes.to_string());
+                }
                 // Where it lies in the bucket (keys are short names of the paths).
                 if let Some(target) = uploaded {
                     record.settings.insert("object_url".into(), target.url());

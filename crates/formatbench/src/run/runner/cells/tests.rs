@@ -10,6 +10,7 @@ fn sample() -> SampleRecord {
         storage: "s3".into(),
         network: "local".into(),
         row_group_rows: None,
+        parquet_files: None,
         sort_by: None,
         executors: None,
         ..CellKey::example("r-data.table")
