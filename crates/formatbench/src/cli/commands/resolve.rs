@@ -164,20 +164,28 @@ fn competitors(
     }
     // The row-group sweep's re-written files, each a competitor beside the default one.
     let quick = suite.filter(|_| args.quick).map(|s| &s.quick);
+    // The command line's, else the suite's quick run's under --quick, else the suite's.
+    let chosen = |arg: &Option<Vec<u64>>, in_quick: Option<&Vec<u64>>, in_suite| -> Vec<u64> {
+        arg.as_ref()
+            .or(in_quick)
+            .or(in_suite)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let bytes = chosen(
+        &args.row_group_bytes,
+        quick.and_then(|q| q.row_group_bytes.as_ref()),
+        suite.and_then(|s| s.row_group_bytes.as_ref()),
+    );
+    let files = chosen(
+        &args.parquet_files,
+        quick.and_then(|q| q.parquet_files.as_ref()),
+        suite.and_then(|s| s.parquet_files.as_ref()),
+    );
     let axes = crate::plan::sweep::SweepAxes {
         row_group_rows: args.row_group_rows.as_deref().unwrap_or_default(),
-        row_group_bytes: args
-            .row_group_bytes
-            .as_deref()
-            .or_else(|| quick.and_then(|q| q.row_group_bytes.as_deref()))
-            .or_else(|| suite.and_then(|s| s.row_group_bytes.as_deref()))
-            .unwrap_or_default(),
-        parquet_files: args
-            .parquet_files
-            .as_deref()
-            .or_else(|| quick.and_then(|q| q.parquet_files.as_deref()))
-            .or_else(|| suite.and_then(|s| s.parquet_files.as_deref()))
-            .unwrap_or_default(),
+        row_group_bytes: &bytes,
+        parquet_files: &files,
         sort_by: args.sort_by.as_deref(),
     };
     let points = crate::plan::sweep::sweep_points(axes, &out, |name| {
