@@ -253,3 +253,36 @@ fn bad_sweep_values_exit_2_in_one_line() {
         stderr(&result)
     );
 }
+
+/// The scale-out suite's shared partitionings are for the Parquet readers among its backends:
+/// narrowed by `--backends` to none of them, the suite runs without them instead of failing.
+#[test]
+fn a_suites_shared_files_are_left_out_when_no_chosen_backend_reads_them() {
+    let out = tempfile::tempdir().unwrap();
+    let out_text = out.path().to_str().unwrap();
+    let args = [
+        "suite",
+        "scale-out",
+        "--quick",
+        "--rows",
+        "2000",
+        "--backends",
+        "ipc",
+        "--ops",
+        "read",
+        "--samples",
+        "1",
+        "--out",
+        out_text,
+    ];
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    assert!(records
+        .iter()
+        .any(|r| matches!(r, Record::Sample(s) if s.cell.backend == "ipc")));
+    assert!(!records.iter().any(|r| matches!(
+        r,
+        Record::Artifact(a) if a.parquet_files.is_some() || a.row_group_rows.is_some()
+    )));
+}

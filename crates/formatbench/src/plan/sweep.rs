@@ -48,8 +48,9 @@ fn once<T: PartialEq + Copy>(values: impl IntoIterator<Item = T>) -> Vec<T> {
 /// wide layout (not `as-given`), one per row-group size (in rows or bytes), per number of files
 /// and per order (unsorted and, with `sort_by`, sorted). Every other chosen competitor on the
 /// wide layout whose backend `reads_file_sets` (with its first profile) reads the same points'
-/// files, written once by the native writer: a Parquet reader, a cluster peer at each of its
-/// executor counts. Empty when no sweep was asked for.
+/// files, written once by the native writer whether or not `parquet` is chosen: a Parquet
+/// reader, a cluster peer at each of its executor counts. Empty when no sweep was asked for;
+/// an error when none of `chosen` reads the files.
 pub fn sweep_points(
     axes: SweepAxes,
     chosen: &[Competitor],
@@ -105,17 +106,6 @@ pub fn sweep_points(
         None => vec![None],
     };
     let wide = |c: &&Competitor| c.layout == "wide" && c.profile != AS_GIVEN;
-    if !chosen
-        .iter()
-        .filter(wide)
-        .any(|c| c.backend == SWEEP_BACKEND)
-    {
-        return Err(Error::Input(format!(
-            "--row-group-rows, --row-group-bytes, --parquet-files and --sort-by re-write the \
-             native '{SWEEP_BACKEND}' backend's file on the wide layout: add it (--backends \
-             {SWEEP_BACKEND})"
-        )));
-    }
     // The readers of the shared files: the native writer's own competitors, and each other
     // reader of file sets with the profile it lists first (its writer's profile does not
     // apply: the native writer writes the files).
@@ -139,6 +129,14 @@ pub fn sweep_points(
             }
         })
         .collect();
+    if bases.is_empty() {
+        return Err(Error::Input(format!(
+            "--row-group-rows, --row-group-bytes, --parquet-files and --sort-by re-write the \
+             native '{SWEEP_BACKEND}' writer's file for the Parquet readers chosen on the wide \
+             layout, and none is: add one (--backends {SWEEP_BACKEND}; `formatbench backends` \
+             lists the others)"
+        )));
+    }
     let mut out = Vec::new();
     for base in bases {
         for size in &sizes {
@@ -367,7 +365,11 @@ mod tests {
             parquet_files: &[4],
             ..SweepAxes::default()
         };
-        assert!(sweep_points(files_only, &chosen[1..], reads).is_err());
+        // Without native `parquet` among them, the readers still read the native writer's files.
+        let without = sweep_points(files_only, &chosen[1..], reads).unwrap();
+        assert_eq!(without.len(), 3);
+        assert!(without.iter().all(reads_shared_files));
+        assert!(sweep_points(files_only, &chosen[5..], reads).is_err());
         assert!(sweep_points(
             SweepAxes {
                 parquet_files: &[0],

@@ -188,10 +188,23 @@ fn competitors(
         parquet_files: &files,
         sort_by: args.sort_by.as_deref(),
     };
-    let points = crate::plan::sweep::sweep_points(axes, &out, |name| {
-        crate::run::find(name).map(|info| info.file_sets)
-    })?;
-    out.extend(points);
+    let reads_file_sets = |name: &str| crate::run::find(name).map(|info| info.file_sets);
+    // A suite's shared files are for the readers among its backends: a narrower --backends
+    // without any leaves them out instead of failing.
+    let from_suite = args.row_group_rows.is_none()
+        && args.row_group_bytes.is_none()
+        && args.parquet_files.is_none()
+        && args.sort_by.is_none();
+    let readers = out
+        .iter()
+        .any(|c| reads_file_sets(&c.backend) == Some(true));
+    if !from_suite || readers {
+        out.extend(crate::plan::sweep::sweep_points(
+            axes,
+            &out,
+            reads_file_sets,
+        )?);
+    }
     Ok(out)
 }
 
