@@ -130,6 +130,10 @@ impl TableTraits {
     }
 }
 
+/// The backend whose writer writes the row-group sweep's files (plan/sweep.rs), which every
+/// backend with `file_sets` reads too: the native Parquet writer.
+pub const SWEEP_WRITER: &str = "parquet";
+
 /// Whether a backend name belongs to a peer (Python or R worker).
 pub fn is_peer_name(name: &str) -> bool {
     name.starts_with("py-") || name.starts_with("r-")

@@ -286,3 +286,55 @@ fn a_suites_shared_files_are_left_out_when_no_chosen_backend_reads_them() {
         Record::Artifact(a) if a.parquet_files.is_some() || a.row_group_rows.is_some()
     )));
 }
+
+/// Two sizes in bytes that come to the same rows for a dataset (both past its 2,000 rows) are
+/// one competitor, written and measured once; a size in rows on the command line replaces the
+/// suite's sizes.
+#[test]
+fn sizes_that_come_to_the_same_rows_are_one_competitor_and_the_command_line_replaces_the_suites() {
+    let points_of = |extra: &[&str]| -> Vec<(Option<u64>, Option<u64>)> {
+        let out = tempfile::tempdir().unwrap();
+        let out_text = out.path().to_str().unwrap();
+        let mut args = vec![
+            "suite",
+            "scale-out",
+            "--quick",
+            "--rows",
+            "2000",
+            "--backends",
+            "parquet",
+            "--ops",
+            "read",
+            "--samples",
+            "1",
+            "--out",
+            out_text,
+        ];
+        args.extend(extra);
+        let result = formatbench(&args);
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+        let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+        let mut points: Vec<_> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Artifact(a) if a.row_group_rows.is_some() => {
+                    Some((a.row_group_rows, a.parquet_files))
+                }
+                _ => None,
+            })
+            .collect();
+        points.sort();
+        points
+    };
+    let both = points_of(&["--row-group-bytes", "8MiB,128MiB", "--parquet-files", "2"]);
+    assert_eq!(
+        both,
+        [(Some(2_000), Some(2))],
+        "one file set of 2,000-row groups"
+    );
+    // The quick suite's 16 files stay; its 8 MiB groups give way to 500 rows.
+    assert_eq!(
+        points_of(&["--row-group-rows", "500"]),
+        [(Some(500), Some(16))]
+    );
+}

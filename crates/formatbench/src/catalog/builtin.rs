@@ -53,7 +53,7 @@ pub fn arrow_backends() -> Vec<BackendInfo> {
             table: TableTraits::default(),
             given: b.given_file(),
             // The sweep's files are the native Parquet writer's own.
-            file_sets: b.name() == crate::plan::sweep::SWEEP_BACKEND,
+            file_sets: b.name() == super::SWEEP_WRITER,
             executors: false,
         })
         .collect()

@@ -204,8 +204,9 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = group_rows, value_name = "ROWS")]
     pub row_group_rows: Option<Vec<u64>>,
     /// The sweep, by size: row groups of about this much of the source's Arrow data each
-    /// (`8MiB,128MiB`; Spark's and parquet-mr's unit), turned into rows per dataset (the
-    /// `row_group_rows` key). Default: the suite's.
+    /// (`8MiB,128MiB`; Spark's and parquet-mr's unit, which count encoded bytes), turned into
+    /// rows per dataset (the `row_group_rows` key). A size on the command line, in rows or
+    /// bytes, replaces the suite's sizes. Default: the suite's.
     #[arg(long, value_delimiter = ',', value_parser = group_bytes, value_name = "SIZE")]
     pub row_group_bytes: Option<Vec<u64>>,
     /// The sweep, by files: the table cut into this many Parquet files of consecutive rows

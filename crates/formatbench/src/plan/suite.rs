@@ -326,5 +326,18 @@ mod tests {
             err.to_string().starts_with("bad suite file t.toml"),
             "{err}"
         );
+        let dataset = "[[datasets]]\nkind = \"mixed\"\nrows = 1\n";
+        let err = parse_suite(
+            &format!("name = \"x\"\nparquet_files = [0]\n{dataset}"),
+            "t",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("parquet_files"), "{err}");
+        let err = parse_suite(
+            &format!("name = \"x\"\nrow_group_bytes = [\"8 apples\"]\n{dataset}"),
+            "t",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("8MiB"), "{err}");
     }
 }

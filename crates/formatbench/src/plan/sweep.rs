@@ -15,7 +15,7 @@ use crate::Error;
 use formatbench_protocol::{Op, OpParams, RangeSpec, AS_GIVEN};
 
 /// The one backend the sweep re-writes: the native Parquet writer.
-pub const SWEEP_BACKEND: &str = "parquet";
+pub const SWEEP_BACKEND: &str = crate::catalog::SWEEP_WRITER;
 
 /// What the sweep varies (`--row-group-rows`, `--row-group-bytes`, `--parquet-files`,
 /// `--sort-by`); all empty: no sweep.
@@ -107,26 +107,29 @@ pub fn sweep_points(
     };
     let wide = |c: &&Competitor| c.layout == "wide" && c.profile != AS_GIVEN;
     // The readers of the shared files: the native writer's own competitors, and each other
-    // reader of file sets with the profile it lists first (its writer's profile does not
-    // apply: the native writer writes the files).
-    let mut first_profile: Vec<(&str, &str)> = Vec::new();
+    // reader of file sets with one profile, `default` where it was chosen, else the first
+    // (its writer's profile does not apply: the native writer writes the files, with its
+    // default profile).
+    let profile_of = |backend: &str| -> Option<&str> {
+        let mut profiles = chosen
+            .iter()
+            .filter(wide)
+            .filter(|c| c.backend == backend)
+            .map(|c| c.profile.as_str());
+        let first = profiles.next()?;
+        Some(if first == "default" || profiles.any(|p| p == "default") {
+            "default"
+        } else {
+            first
+        })
+    };
     let bases: Vec<&Competitor> = chosen
         .iter()
         .filter(wide)
         .filter(|c| {
-            if c.backend == SWEEP_BACKEND {
-                return true;
-            }
-            if reads_file_sets(&c.backend) != Some(true) {
-                return false;
-            }
-            match first_profile.iter().find(|(b, _)| *b == c.backend) {
-                Some((_, profile)) => *profile == c.profile,
-                None => {
-                    first_profile.push((&c.backend, &c.profile));
-                    true
-                }
-            }
+            c.backend == SWEEP_BACKEND
+                || (reads_file_sets(&c.backend) == Some(true)
+                    && profile_of(&c.backend) == Some(c.profile.as_str()))
         })
         .collect();
     if bases.is_empty() {
@@ -234,7 +237,8 @@ pub fn is_point(competitor: &Competitor) -> bool {
 /// file has no positions in the source's order.
 pub fn refusal(competitor: &Competitor, op: Op, params: &OpParams) -> Option<String> {
     let by_position = match op {
-        Op::Take => true,
+        // The matrix operations' rows are positions too (the kit asks them as takes).
+        Op::Take | Op::RandomRows | Op::Mixed => true,
         Op::Range => matches!(params.range, Some(RangeSpec::Position { .. })),
         _ => false,
     };
@@ -336,6 +340,11 @@ mod tests {
         };
         let reads = |b: &str| Some(b != "ipc");
         let points = sweep_points(axes, &chosen, reads).unwrap();
+        // Listed compact first, a reader still reads the shared (default) files as `default`.
+        let mut compact_first = chosen.clone();
+        compact_first.swap(1, 2);
+        let swapped = sweep_points(axes, &compact_first, reads).unwrap();
+        assert!(swapped.iter().all(|p| p.profile == "default"));
         // Two sizes × two file counts, for parquet, pyarrow (default only) and Dask at 1 and 2.
         assert_eq!(points.len(), 4 * 4);
         assert!(points

@@ -39,7 +39,7 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
             let cells: Vec<&CellSummary> = group
                 .cells
                 .iter()
-                .filter(|c| partitioning(c) == key)
+                .filter(|c| partitioning(c) == key && reads_the_shared_files(c))
                 .collect();
             let files = match crate::results::point_label(key.0, key.1, key.2.as_deref()) {
                 Some(label) => Some(format!("the shared Parquet files: {label}")),
@@ -62,6 +62,15 @@ fn median(cell: &CellSummary) -> Option<f64> {
 
 /// The files a cell reads: its sweep point (rows per group, files, order), or none.
 type Partitioning = (Option<u64>, Option<u64>, Option<String>);
+
+/// Whether a cell of a sweep point reads the files every reader shares: the native writer's
+/// points of another profile are files of its own (compact ones), not the shared default ones.
+fn reads_the_shared_files(cell: &CellSummary) -> bool {
+    let key = &cell.cell;
+    !(key.is_sweep_point()
+        && key.backend == crate::plan::sweep::SWEEP_BACKEND
+        && key.profile != "default")
+}
 
 fn partitioning(cell: &CellSummary) -> Partitioning {
     (
@@ -326,8 +335,18 @@ mod tests {
             ("py-dask-parquet", Some(1), [2.0; 3]),
             ("parquet", None, [0.5; 3]),
             ("py-pyarrow-parquet", None, [0.25; 3]),
+            ("parquet", None, [0.1; 3]),
         ]);
-        for record in &mut shared {
+        // The last one: native parquet's compact point, files of its own.
+        let compact = shared.len() - 4..shared.len();
+        for (i, record) in shared.iter_mut().enumerate() {
+            if compact.contains(&i) {
+                match record {
+                    Record::Sample(s) => s.cell.profile = "compact".into(),
+                    Record::Verification(v) => v.cell.profile = "compact".into(),
+                    _ => {}
+                }
+            }
             match record {
                 Record::Sample(s) => {
                     s.cell.parquet_files = Some(16);

@@ -333,9 +333,22 @@ impl Runner<'_> {
             )));
         }
         let mut out = Vec::new();
+        let mut resolved_points: Vec<crate::plan::Competitor> = Vec::new();
         for competitor in &self.plan.competitors {
-            // A sweep point sized in bytes gets its rows per group from this dataset.
+            // A sweep point sized in bytes gets its rows per group from this dataset; two sizes
+            // that come to the same rows here (both past the table's rows, or a size in rows
+            // beside it) are one competitor, measured once.
             let competitor = &crate::plan::sweep::resolved(competitor, source.rows, source.bytes);
+            if competitor.row_group_bytes.is_some() || competitor.row_group_rows.is_some() {
+                let identity = crate::plan::Competitor {
+                    row_group_bytes: None,
+                    ..competitor.clone()
+                };
+                if resolved_points.contains(&identity) {
+                    continue;
+                }
+                resolved_points.push(identity);
+            }
             let info = super::find(&competitor.backend)
                 .ok_or_else(|| Error::Input(format!("unknown backend '{}'", competitor.backend)))?;
             let as_given = competitor.profile == AS_GIVEN;

@@ -172,8 +172,12 @@ fn competitors(
             .cloned()
             .unwrap_or_default()
     };
+    // A size on the command line, in rows or bytes, replaces the suite's sizes.
     let bytes = chosen(
-        &args.row_group_bytes,
+        &args
+            .row_group_bytes
+            .clone()
+            .or_else(|| args.row_group_rows.as_ref().map(|_| Vec::new())),
         quick.and_then(|q| q.row_group_bytes.as_ref()),
         suite.and_then(|s| s.row_group_bytes.as_ref()),
     );

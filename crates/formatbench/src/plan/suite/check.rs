@@ -65,6 +65,20 @@ pub fn first_problem(suite: &Suite) -> Option<Problem> {
             ));
         }
     }
+    for (key, files) in [
+        (vec![Key("parquet_files")], &suite.parquet_files),
+        (
+            vec![Key("quick"), Key("parquet_files")],
+            &suite.quick.parquet_files,
+        ),
+    ] {
+        if files.as_ref().is_some_and(|f| f.contains(&0)) {
+            return Some(problem(
+                &key,
+                "parquet_files: give numbers of files of at least 1, e.g. [1, 16]".into(),
+            ));
+        }
+    }
     if let Some(text) = &suite.precision {
         if crate::units::parse_precision(text).is_none() {
             return Some(problem(
