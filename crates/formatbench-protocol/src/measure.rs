@@ -322,6 +322,17 @@ pub fn measure_each<S, T, E>(
 mod tests {
     use super::*;
 
+    /// Every measurement resets the process's peak memory (VmHWM) at its start: tests that
+    /// measure in parallel threads of one process would reset each other's peaks mid-way
+    /// (`measure_sees_touched_memory` once saw 8 KiB of its 64 MiB). They take turns.
+    static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        MEASURING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     #[test]
     fn snapshot_reads_proc_status() {
         let snap = memory_snapshot();
@@ -331,6 +342,7 @@ mod tests {
 
     #[test]
     fn short_operations_repeat_until_the_minimum() {
+        let _turn = one_at_a_time();
         let mut n = 0u64;
         let calls = |min_seconds, min_calls, max_calls| Calls {
             min_seconds,
@@ -365,6 +377,7 @@ mod tests {
 
     #[test]
     fn the_first_calls_cpu_is_kept_apart() {
+        let _turn = one_at_a_time();
         let spin = |n: u64| (0..n).fold(0u64, |a, i| std::hint::black_box(a ^ i.wrapping_mul(31)));
         let mut first = true;
         let (_, m) = measure_repeated(
@@ -393,6 +406,7 @@ mod tests {
 
     #[test]
     fn setup_is_not_timed_and_runs_before_every_call() {
+        let _turn = one_at_a_time();
         let mut prepared = Vec::new();
         // Each setup sleeps 60 ms, past the 50 ms minimum, and each call does next to nothing:
         // were setups timed, the first call would end the sample and the time would be at
@@ -420,6 +434,7 @@ mod tests {
 
     #[test]
     fn measure_sees_touched_memory() {
+        let _turn = one_at_a_time();
         let size = 64 << 20;
         let (len, m) = measure(|| -> Result<usize, ()> {
             let buf = vec![1u8; size];
