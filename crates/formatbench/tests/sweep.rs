@@ -258,26 +258,7 @@ fn bad_sweep_values_exit_2_in_one_line() {
 /// narrowed by `--backends` to none of them, the suite runs without them instead of failing.
 #[test]
 fn a_suites_shared_files_are_left_out_when_no_chosen_backend_reads_them() {
-    let out = tempfile::tempdir().unwrap();
-    let out_text = out.path().to_str().unwrap();
-    let args = [
-        "suite",
-        "scale-out",
-        "--quick",
-        "--rows",
-        "2000",
-        "--backends",
-        "ipc",
-        "--ops",
-        "read",
-        "--samples",
-        "1",
-        "--out",
-        out_text,
-    ];
-    let result = formatbench(&args);
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+    let records = quick_scale_out("ipc", &[]);
     assert!(records
         .iter()
         .any(|r| matches!(r, Record::Sample(s) if s.cell.backend == "ipc")));
@@ -293,27 +274,7 @@ fn a_suites_shared_files_are_left_out_when_no_chosen_backend_reads_them() {
 #[test]
 fn sizes_that_come_to_the_same_rows_are_one_competitor_and_the_command_line_replaces_the_suites() {
     let points_of = |extra: &[&str]| -> Vec<(Option<u64>, Option<u64>)> {
-        let out = tempfile::tempdir().unwrap();
-        let out_text = out.path().to_str().unwrap();
-        let mut args = vec![
-            "suite",
-            "scale-out",
-            "--quick",
-            "--rows",
-            "2000",
-            "--backends",
-            "parquet",
-            "--ops",
-            "read",
-            "--samples",
-            "1",
-            "--out",
-            out_text,
-        ];
-        args.extend(extra);
-        let result = formatbench(&args);
-        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-        let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
+        let records = quick_scale_out("parquet", extra);
         let mut points: Vec<_> = records
             .iter()
             .filter_map(|r| match r {
@@ -337,4 +298,30 @@ fn sizes_that_come_to_the_same_rows_are_one_competitor_and_the_command_line_repl
         points_of(&["--row-group-rows", "500"]),
         [(Some(500), Some(16))]
     );
+}
+
+/// The records of `suite scale-out --quick` on 2,000 rows, `read` by `backends` only, with
+/// `extra` arguments; the run must succeed.
+fn quick_scale_out(backends: &str, extra: &[&str]) -> Vec<Record> {
+    let out = tempfile::tempdir().unwrap();
+    let out_text = out.path().to_str().unwrap();
+    let mut args = vec![
+        "suite",
+        "scale-out",
+        "--quick",
+        "--rows",
+        "2000",
+        "--backends",
+        backends,
+        "--ops",
+        "read",
+        "--samples",
+        "1",
+        "--out",
+        out_text,
+    ];
+    args.extend(extra);
+    let result = formatbench(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    read_records(&run_dir(out.path()).join("results.jsonl")).unwrap()
 }
