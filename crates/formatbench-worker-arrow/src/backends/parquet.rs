@@ -276,197 +276,193 @@ fn read_file(
     path: &Path,
     request: Request,
 ) -> Result<(Loaded, &'static str), WorkerError> {
-    {
-        let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
-        let selective = !matches!(request, Request::All);
-        Ok(match request {
-            Request::All => (
-                Loaded::Table(Opened::new(path, PageIndex::None, false)?.read_columns(
-                    ctx.threads,
-                    &all,
-                    None,
-                )?),
-                "full decode",
-            ),
-            Request::Columns(names) => {
-                let indices = column_indices(ctx.schema, names)?;
-                if let [only] = indices[..] {
-                    let field = &ctx.schema.fields()[only];
-                    if let Some((batch, how)) = fixed_list::read(path, field, None, ctx.threads)? {
-                        return Ok((Loaded::Table(vec![batch]), how));
-                    }
+    let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
+    let selective = !matches!(request, Request::All);
+    Ok(match request {
+        Request::All => (
+            Loaded::Table(Opened::new(path, PageIndex::None, false)?.read_columns(
+                ctx.threads,
+                &all,
+                None,
+            )?),
+            "full decode",
+        ),
+        Request::Columns(names) => {
+            let indices = column_indices(ctx.schema, names)?;
+            if let [only] = indices[..] {
+                let field = &ctx.schema.fields()[only];
+                if let Some((batch, how)) = fixed_list::read(path, field, None, ctx.threads)? {
+                    return Ok((Loaded::Table(vec![batch]), how));
                 }
-                let file = Opened::new(path, PageIndex::None, selective)?;
-                (
-                    Loaded::Table(file.read_columns(ctx.threads, &indices, None)?),
-                    "projected column chunks only",
-                )
             }
-            Request::Range(RangeSpec::Position { start, end }) => {
-                let file = Opened::new(path, PageIndex::Offsets, selective)?;
-                let total = file.rows();
-                let (start, end) = ((*start as usize).min(total), (*end as usize).min(total));
-                let plan = RowPlan::span(start..end);
-                let batches = file.read_columns(ctx.threads, &all, Some(Rows::Plan(&plan)))?;
-                let how = match (
-                    plan.prunes(file.metadata()),
-                    select::has_offset_index(file.metadata()),
-                ) {
-                    (true, true) => "row groups and pages outside the range pruned (offset index)",
-                    (true, false) => {
-                        "row groups outside the range pruned (no page index: whole column chunks)"
-                    }
-                    (false, _) => "row selection (the range touches every page)",
-                };
-                (Loaded::Table(batches), how)
-            }
-            Request::Range(RangeSpec::Index { column, start, end }) => {
-                let (filter, kind) = IndexFilter::of(ctx.schema, column, *start, *end)?;
-                let file = Opened::new(path, PageIndex::Full, selective)?;
-                let (batches, pruned) = select::index_range(
-                    file.metadata(),
-                    &filter,
-                    kind,
-                    ctx.threads,
-                    &all,
-                    |threads, columns, rows| file.read_columns(threads, columns, Some(rows)),
-                )?;
-                let how = match (pruned, select::has_offset_index(file.metadata())) {
-                    (true, true) => "row groups pruned by statistics and pages by the page index, then a filter on the index column",
-                    (true, false) => "row groups pruned by statistics (no page index), then a filter on the index column",
-                    (false, _) => "every row group and page read (statistics rule none out), then a filter on the index column",
-                };
-                (Loaded::Table(batches), how)
-            }
-            Request::Take(rows, columns) => {
-                let (indices, schema) = taken_columns(ctx, columns)?;
-                let file = Opened::new(path, PageIndex::Offsets, selective)?;
-                let sorted = sorted_rows(rows, file.rows())?;
-                // The array layout's one fixed-size list: its picked rows from the leaf.
-                if let [only] = indices[..] {
-                    let field = &ctx.schema.fields()[only];
-                    if let Some((found, how)) =
-                        fixed_list::read(path, field, Some(&sorted), ctx.threads)?
-                    {
-                        let how = match how {
-                            fixed_list::PLAIN_PAGES => {
-                                "the rows' values read from plain pages straight into the matrix (header and levels checked) + reorder"
-                            }
-                            _ => "the rows from the column reader on the leaf values (levels checked) + reorder",
-                        };
-                        return Ok((
-                            Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
-                            how,
-                        ));
-                    }
+            let file = Opened::new(path, PageIndex::None, selective)?;
+            (
+                Loaded::Table(file.read_columns(ctx.threads, &indices, None)?),
+                "projected column chunks only",
+            )
+        }
+        Request::Range(RangeSpec::Position { start, end }) => {
+            let file = Opened::new(path, PageIndex::Offsets, selective)?;
+            let total = file.rows();
+            let (start, end) = ((*start as usize).min(total), (*end as usize).min(total));
+            let plan = RowPlan::span(start..end);
+            let batches = file.read_columns(ctx.threads, &all, Some(Rows::Plan(&plan)))?;
+            let how = match (
+                plan.prunes(file.metadata()),
+                select::has_offset_index(file.metadata()),
+            ) {
+                (true, true) => "row groups and pages outside the range pruned (offset index)",
+                (true, false) => {
+                    "row groups outside the range pruned (no page index: whole column chunks)"
                 }
-                let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
-                // The list beside other columns (`mixed`: metadata and the matrix): the list
-                // from its leaf as above, the others by the row plan.
-                if let Some((batch, how)) =
-                    take_with_list(ctx, path, &file, &indices, &schema, &sorted, &plan)?
+                (false, _) => "row selection (the range touches every page)",
+            };
+            (Loaded::Table(batches), how)
+        }
+        Request::Range(RangeSpec::Index { column, start, end }) => {
+            let (filter, kind) = IndexFilter::of(ctx.schema, column, *start, *end)?;
+            let file = Opened::new(path, PageIndex::Full, selective)?;
+            let (batches, pruned) = select::index_range(
+                file.metadata(),
+                &filter,
+                kind,
+                ctx.threads,
+                &all,
+                |threads, columns, rows| file.read_columns(threads, columns, Some(rows)),
+            )?;
+            let how = match (pruned, select::has_offset_index(file.metadata())) {
+                (true, true) => "row groups pruned by statistics and pages by the page index, then a filter on the index column",
+                (true, false) => "row groups pruned by statistics (no page index), then a filter on the index column",
+                (false, _) => "every row group and page read (statistics rule none out), then a filter on the index column",
+            };
+            (Loaded::Table(batches), how)
+        }
+        Request::Take(rows, columns) => {
+            let (indices, schema) = taken_columns(ctx, columns)?;
+            let file = Opened::new(path, PageIndex::Offsets, selective)?;
+            let sorted = sorted_rows(rows, file.rows())?;
+            // The array layout's one fixed-size list: its picked rows from the leaf.
+            if let [only] = indices[..] {
+                let field = &ctx.schema.fields()[only];
+                if let Some((found, how)) =
+                    fixed_list::read(path, field, Some(&sorted), ctx.threads)?
                 {
+                    let how = match how {
+                        fixed_list::PLAIN_PAGES => {
+                            "the rows' values read from plain pages straight into the matrix (header and levels checked) + reorder"
+                        }
+                        _ => "the rows from the column reader on the leaf values (levels checked) + reorder",
+                    };
                     return Ok((
-                        Loaded::Table(vec![in_request_order(&batch, rows, &sorted)?]),
+                        Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
                         how,
                     ));
                 }
-                let found = file.read_columns(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
-                let found = concat_batches(&schema, &found)?;
-                let how = if select::has_offset_index(file.metadata()) {
-                    "only the row groups and pages holding the rows (offset index) + reorder"
-                } else {
-                    "only the row groups holding the rows (no page index: whole column chunks) + reorder"
-                };
-                (
-                    Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
-                    how,
-                )
             }
-        })
-    }
+            let plan = RowPlan::new(sorted.iter().map(|&r| r..r + 1));
+            // The list beside other columns (`mixed`: metadata and the matrix): the list
+            // from its leaf as above, the others by the row plan.
+            if let Some((batch, how)) =
+                take_with_list(ctx, path, &file, &indices, &schema, &sorted, &plan)?
+            {
+                return Ok((
+                    Loaded::Table(vec![in_request_order(&batch, rows, &sorted)?]),
+                    how,
+                ));
+            }
+            let found = file.read_columns(ctx.threads, &indices, Some(Rows::Plan(&plan)))?;
+            let found = concat_batches(&schema, &found)?;
+            let how = if select::has_offset_index(file.metadata()) {
+                "only the row groups and pages holding the rows (offset index) + reorder"
+            } else {
+                "only the row groups holding the rows (no page index: whole column chunks) + reorder"
+            };
+            (
+                Loaded::Table(vec![in_request_order(&found, rows, &sorted)?]),
+                how,
+            )
+        }
+    })
 }
 
 /// Settings are what the file says (every file's, for a table cut into files); what it cannot
 /// say is marked as the writer's.
 fn settings(ctx: &Context, dir: &Path) -> BTreeMap<String, String> {
-    {
-        let mut out = BTreeMap::from([
-            (
-                "batch_rows".into(),
-                batch_rows_of(parquet_leaves(ctx.schema)).to_string(),
-            ),
-            ("decode_threads".into(), ctx.threads.to_string()),
-            // Column chunks of flat schemas are encoded in parallel (parquet/write.rs).
-            ("encode_threads".into(), ctx.threads.to_string()),
-            (
-                "page_index".into(),
-                "offset index for range and take, column index too for index ranges (when the file has them)".into(),
-            ),
-            (
-                "selective_reads".into(),
-                "range, take, project: no readahead (posix_fadvise RANDOM)".into(),
-            ),
-            (
-                "library".into(),
-                format!("parquet {}", crate::ARROW_VERSION),
-            ),
-            // The writer's defaults, unchanged by either profile.
-            ("data_page_size_limit".into(), "1 MiB".into()),
-            (
-                "max_row_group_rows".into(),
-                match ctx.row_group_rows {
-                    Some(rows) => format!("{rows} (the row-group sweep's)"),
-                    None => "1,048,576".into(),
-                },
-            ),
-        ]);
-        out.insert(
-            "profile_settings".into(),
-            match ctx.profile {
-                "compact" => "zstd level 3, dictionary off, byte_stream_split floats",
-                _ => "snappy, dictionary except for columns over 50 % distinct in the first 8,192 rows; of those, fixed-width columns that snappy shrinks by under 2 % on that sample are stored uncompressed",
-            }
-            .into(),
-        );
-        let paths = files::parts(dir).unwrap_or_else(|| vec![data_file(dir, "parquet")]);
-        let footers: Option<Vec<ParquetMetaData>> = paths
-            .iter()
-            .map(|path| {
-                let file = File::open(path).ok()?;
-                ParquetMetaDataReader::new().parse_and_finish(&file).ok()
-            })
-            .collect();
-        let Some(footers) = footers else {
-            return out;
-        };
-        let Some(meta) = footers.first() else {
-            return out;
-        };
-        if footers.len() > 1 {
-            out.insert("files".into(), footers.len().to_string());
+    let mut out = BTreeMap::from([
+        (
+            "batch_rows".into(),
+            batch_rows_of(parquet_leaves(ctx.schema)).to_string(),
+        ),
+        ("decode_threads".into(), ctx.threads.to_string()),
+        // Column chunks of flat schemas are encoded in parallel (parquet/write.rs).
+        ("encode_threads".into(), ctx.threads.to_string()),
+        (
+            "page_index".into(),
+            "offset index for range and take, column index too for index ranges (when the file has them)".into(),
+        ),
+        (
+            "selective_reads".into(),
+            "range, take, project: no readahead (posix_fadvise RANDOM)".into(),
+        ),
+        (
+            "library".into(),
+            format!("parquet {}", crate::ARROW_VERSION),
+        ),
+        // The writer's defaults, unchanged by either profile.
+        ("data_page_size_limit".into(), "1 MiB".into()),
+        (
+            "max_row_group_rows".into(),
+            match ctx.row_group_rows {
+                Some(rows) => format!("{rows} (the row-group sweep's)"),
+                None => "1,048,576".into(),
+            },
+        ),
+    ]);
+    out.insert(
+        "profile_settings".into(),
+        match ctx.profile {
+            "compact" => "zstd level 3, dictionary off, byte_stream_split floats",
+            _ => "snappy, dictionary except for columns over 50 % distinct in the first 8,192 rows; of those, fixed-width columns that snappy shrinks by under 2 % on that sample are stored uncompressed",
         }
-        let mut codecs = BTreeSet::new();
-        let mut encodings = BTreeSet::new();
-        for rg in meta.row_groups() {
-            for column in rg.columns() {
-                codecs.insert(codec_text(column.compression(), ctx.profile));
-                encodings.extend(column.encodings().map(|e| format!("{e:?}")));
-            }
-        }
-        let join = |set: BTreeSet<String>| set.into_iter().collect::<Vec<_>>().join(" ");
-        let row_groups: usize = footers.iter().map(|m| m.num_row_groups()).sum();
-        out.insert("row_groups".into(), row_groups.to_string());
-        out.insert("codecs".into(), join(codecs));
-        let dictionary = encodings.iter().any(|e| e.contains("DICTIONARY"));
-        out.insert(
-            "dictionary".into(),
-            if dictionary { "on" } else { "off" }.into(),
-        );
-        out.insert("encodings".into(), join(encodings));
-        out.insert("column_encodings".into(), column_encodings(meta));
-        out
+        .into(),
+    );
+    let paths = files::parts(dir).unwrap_or_else(|| vec![data_file(dir, "parquet")]);
+    let footers: Option<Vec<ParquetMetaData>> = paths
+        .iter()
+        .map(|path| {
+            let file = File::open(path).ok()?;
+            ParquetMetaDataReader::new().parse_and_finish(&file).ok()
+        })
+        .collect();
+    let Some(footers) = footers else {
+        return out;
+    };
+    let Some(meta) = footers.first() else {
+        return out;
+    };
+    if footers.len() > 1 {
+        out.insert("files".into(), footers.len().to_string());
     }
+    let mut codecs = BTreeSet::new();
+    let mut encodings = BTreeSet::new();
+    for rg in meta.row_groups() {
+        for column in rg.columns() {
+            codecs.insert(codec_text(column.compression(), ctx.profile));
+            encodings.extend(column.encodings().map(|e| format!("{e:?}")));
+        }
+    }
+    let join = |set: BTreeSet<String>| set.into_iter().collect::<Vec<_>>().join(" ");
+    let row_groups: usize = footers.iter().map(|m| m.num_row_groups()).sum();
+    out.insert("row_groups".into(), row_groups.to_string());
+    out.insert("codecs".into(), join(codecs));
+    let dictionary = encodings.iter().any(|e| e.contains("DICTIONARY"));
+    out.insert(
+        "dictionary".into(),
+        if dictionary { "on" } else { "off" }.into(),
+    );
+    out.insert("encodings".into(), join(encodings));
+    out.insert("column_encodings".into(), column_encodings(meta));
+    out
 }
 
 /// The encodings each column was written with (over every row group), columns with the same
