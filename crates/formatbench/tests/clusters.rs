@@ -358,6 +358,61 @@ fn a_cluster_and_single_processes_read_the_same_shared_parquet_files_each_partit
     );
 }
 
+/// The shared files in formatbench's S3 server: a cluster and the native reader read the
+/// same objects, each verified, and each read's fetched bytes stand beside what the files' own
+/// metadata says it needs (bytes are deterministic; the native reader fetches no more).
+#[test]
+fn shared_parquet_files_in_s3_are_read_by_a_cluster_and_natively_each_fetch_beside_its_need() {
+    if !ready("Python peer", DASK) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let run = cluster_run(
+        &format!("parquet,{DASK}"),
+        "1",
+        "read,project,range",
+        out.path(),
+        &[
+            "--storage",
+            "s3",
+            "--parquet-files",
+            "3",
+            "--row-group-bytes",
+            "64KiB",
+            "--profiles",
+            "default",
+        ],
+        &[],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    let mut read_shared = BTreeSet::new();
+    for record in &records {
+        match record {
+            Record::Verification(v) => {
+                assert_eq!(v.status, SampleStatus::Ok, "{:?}: {:?}", v.cell, v.reason)
+            }
+            Record::Sample(s) if s.cell.parquet_files == Some(3) => {
+                assert_eq!(s.status, SampleStatus::Ok, "{:?}: {:?}", s.cell, s.reason);
+                assert_eq!(s.cell.storage, "s3");
+                let fetched = s.object_traffic.as_ref().expect("traffic").bytes_sent;
+                let needed = s.needed_bytes.expect("the files' own need");
+                assert!(fetched >= needed / 2 && needed > 0, "{:?}", s.cell);
+                if s.cell.backend == "parquet" {
+                    let over = fetched as f64 / needed as f64;
+                    assert!(over <= 1.1, "{} fetched {over:.2}× its need", s.cell.op);
+                }
+                read_shared.insert((s.cell.backend.clone(), s.cell.op.clone()));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(read_shared.len(), 2 * 3, "{read_shared:?}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("| default · 3 files, "), "{report}");
+}
+
 #[test]
 fn results_kept_in_the_cluster_are_verified_by_their_partition_digests_alone() {
     kept_in_the_cluster_are_verified(DASK, "read,project,range");

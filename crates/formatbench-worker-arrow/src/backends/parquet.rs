@@ -252,12 +252,13 @@ impl Backend for Parquet {
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
         if let Some(target) = ctx.remote {
-            if files::parts(dir).is_some() {
-                return Err(WorkerError::Unsupported(
-                    "a table cut into files is read from local files only here".into(),
-                ));
-            }
-            return remote::read(ctx, target, request);
+            // A table cut into files: each part's object, named as its local copy is.
+            return match files::parts(dir) {
+                Some(parts) => files::read(&parts, request, |path| {
+                    remote::read(ctx, target, &files::object_name(path)?, request)
+                }),
+                None => remote::read(ctx, target, remote::DATA_OBJECT, request),
+            };
         }
         match files::parts(dir) {
             Some(parts) => files::read(&parts, request, |path| read_file(ctx, path, request)),

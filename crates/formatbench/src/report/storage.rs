@@ -129,7 +129,8 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 |scale: f64| cost.map_or_else(|| format::DASH.into(), |c| dollars(c * scale));
             table.rows.push(vec![
                 cell.cell.backend.clone(),
-                cell.cell.profile.clone(),
+                // A sweep point's files and a cluster's executors beside the profile.
+                cell.cell.shown_profile(),
                 cell.cell.layout.clone(),
                 cell.cell.op.clone(),
                 match cell.object_traffic_is_mean {

@@ -53,6 +53,22 @@ pub fn needed(
     else {
         return Ok(None);
     };
+    if let (Format::Parquet, Some(parts)) = (&format, parquet_parts(dir)?) {
+        // A table cut into files (the sweep's shared files): each part is an object of its
+        // own, read with its own footer. Rows by position count across the whole table, not
+        // within a part (and are not run on one: plan/sweep.rs).
+        if matches!(read.rows, read::Rows::Positions(_)) {
+            return Ok(None);
+        }
+        let mut total = Needed::default();
+        for part in parts {
+            match parquet::needed(&part, &read)? {
+                Some(one) => total = total.plus(one),
+                None => return Ok(None),
+            }
+        }
+        return Ok(Some(total));
+    }
     let file = match format {
         Format::Parquet => dir.join("data.parquet"),
         Format::Ipc => dir.join("data.arrow"),
@@ -67,6 +83,27 @@ pub fn needed(
         Format::Ipc => ipc::needed(&file, &read),
         Format::IpcParts => parts::needed(dir, &read),
     }
+}
+
+/// The `part-NNNNN.parquet` files of a table cut into files, in name order; `None` where the
+/// directory holds no such file.
+fn parquet_parts(dir: &Path) -> Result<Option<Vec<std::path::PathBuf>>, NeededError> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let mut parts = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(NeededError::io(dir))? {
+        let path = entry.map_err(NeededError::io(dir))?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.starts_with("part-") && name.ends_with(".parquet") {
+            parts.push(path);
+        }
+    }
+    parts.sort();
+    Ok((!parts.is_empty()).then_some(parts))
 }
 
 /// [`needed`] for a cell's records: a failure is said on stderr and leaves the figure out

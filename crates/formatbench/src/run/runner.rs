@@ -434,7 +434,11 @@ impl Runner<'_> {
                         if cell.key.storage == "s3"
                             && !self.given_objects.contains_key(&artifact_dir)
                         {
-                            let format = info.table.artifact_from.as_deref();
+                            // Shared sweep files are the native Parquet writer's.
+                            let format = match crate::plan::sweep::reads_shared_files(competitor) {
+                                true => Some(crate::plan::sweep::SWEEP_BACKEND),
+                                false => info.table.artifact_from.as_deref(),
+                            };
                             cell.needed = super::needed::for_cell(
                                 &artifact_dir,
                                 format.unwrap_or(&competitor.backend),

@@ -17,15 +17,19 @@ pub fn full_op(op: &str) -> Option<&'static str> {
     }
 }
 
-/// The same competitor in the same setting, another operation.
+/// The same competitor in the same setting, another operation: the same files (sweep point)
+/// and executors too.
 fn same_competitor(a: &CellKey, b: &CellKey) -> bool {
-    (
-        &a.dataset, &a.backend, &a.profile, &a.layout, &a.target, a.threads, &a.cache, &a.storage,
-        &a.network,
+    let setting = (
+        (&a.dataset, &a.backend, &a.profile, &a.layout, &a.target),
+        (a.threads, &a.cache, &a.storage, &a.network),
     ) == (
-        &b.dataset, &b.backend, &b.profile, &b.layout, &b.target, b.threads, &b.cache, &b.storage,
-        &b.network,
-    )
+        (&b.dataset, &b.backend, &b.profile, &b.layout, &b.target),
+        (b.threads, &b.cache, &b.storage, &b.network),
+    );
+    let point = (a.row_group_rows, a.parquet_files, &a.sort_by, a.executors)
+        == (b.row_group_rows, b.parquet_files, &b.sort_by, b.executors);
+    setting && point
 }
 
 fn bytes_of(cell: &CellSummary) -> FullRead {

@@ -68,6 +68,14 @@ pub(super) fn parts(dir: &Path) -> Option<Vec<PathBuf>> {
     (!parts.is_empty()).then_some(parts)
 }
 
+/// A part's object name below the artifact's key: its local copy's file name.
+pub(super) fn object_name(path: &Path) -> Result<String, WorkerError> {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .ok_or_else(|| WorkerError::Invalid(format!("{} has no UTF-8 file name", path.display())))
+}
+
 /// `request` answered over every file, one after the other (each file's read uses the job's
 /// threads), batches in file order. Reads by position are not asked of a table cut into files:
 /// the runner refuses them (plan/sweep.rs).

@@ -22,7 +22,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::PageIndexPolicy;
 
 /// The artifact's one file, as an object below the artifact's key.
-const DATA_OBJECT: &str = "data.parquet";
+pub(super) const DATA_OBJECT: &str = "data.parquet";
 
 struct Opened {
     remote: &'static Remote,
@@ -35,12 +35,13 @@ impl Opened {
     /// column index too (index ranges), of the root columns `indexed` (all when `None`).
     fn new(
         target: &ObjectTarget,
+        object: &str,
         offsets: bool,
         columns: bool,
         indexed: Option<Vec<usize>>,
     ) -> Result<Opened, WorkerError> {
         let remote = crate::remote::client(target)?;
-        let path = Remote::path(target, DATA_OBJECT);
+        let path = Remote::path(target, object);
         let rule = formatbench_s3_client::ranges::Coalesce::for_target(target);
         let mut reader = RuledReader::new(remote.store.clone(), path, rule, indexed);
         let policy = |wanted: bool| match wanted {
@@ -90,9 +91,11 @@ impl Opened {
     }
 }
 
+/// `request` answered from the Parquet object `object` below the artifact's key.
 pub(super) fn read(
     ctx: &Context,
     target: &ObjectTarget,
+    object: &str,
     request: Request,
 ) -> Result<(Loaded, &'static str), WorkerError> {
     let all: Vec<usize> = (0..ctx.schema.fields().len()).collect();
@@ -104,7 +107,7 @@ pub(super) fn read(
         _ => None,
     };
     let indexed = taken.as_ref().map(|(indices, _)| indices.clone());
-    let file = Opened::new(target, selects_rows, by_index, indexed)?;
+    let file = Opened::new(target, object, selects_rows, by_index, indexed)?;
     let (batches, how) = match request {
         Request::All => (
             file.read(ctx.threads, &all, None)?,

@@ -137,6 +137,53 @@ fn a_parquet_projection_needs_the_footer_and_its_chunks() {
     assert_eq!(got.ranges, 3 * 2 + 1);
 }
 
+/// A table cut into files (the sweep's shared files): each part needs its own footer and its
+/// projected chunks; rows by position, which count across the table, are not said per part.
+#[test]
+fn a_table_cut_into_parquet_files_needs_each_parts_footer_and_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut expected = Needed::default();
+    for (index, start) in [0, 400, 800].into_iter().enumerate() {
+        let part = tempfile::tempdir().unwrap();
+        let batch = table(start, 200);
+        let path = part.path().join("data.parquet");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let one = run(
+            part.path(),
+            "parquet",
+            Op::Project,
+            &params(Some(&["a"]), None, None),
+        );
+        expected = expected.plus(one);
+        std::fs::rename(&path, dir.path().join(format!("part-{index:05}.parquet"))).unwrap();
+    }
+    let projected = params(Some(&["a"]), None, None);
+    assert_eq!(
+        run(dir.path(), "parquet", Op::Project, &projected),
+        expected
+    );
+    assert_eq!(
+        expected.ranges,
+        3 * 2,
+        "each part: its chunk of `a`, its footer"
+    );
+    let by_position = params(None, Some(RangeSpec::Position { start: 0, end: 10 }), None);
+    let schema = table(0, 1).schema();
+    let got = needed(
+        dir.path(),
+        "parquet",
+        "wide",
+        Op::Range,
+        &by_position,
+        &schema,
+    )
+    .unwrap();
+    assert_eq!(got, None);
+}
+
 /// Rows 450..520 lie in the second row group (rows 400..800), in its pages 0 and 1.
 fn parquet_range_expectation(meta: &ParquetMetaData, footer: u64) -> (u64, Vec<u64>) {
     let index = meta.page_index().unwrap();

@@ -132,15 +132,21 @@ fn a_sample_a_resume_took_again_replaces_the_failed_one() {
 #[test]
 fn a_range_cell_carries_its_competitors_full_read() {
     let mut records = Vec::new();
-    for (op, backend, bytes) in [
-        ("read", "parquet", 1_000),
-        ("range", "parquet", 250),
-        ("read", "ipc", 4_000),
-        ("range", "ipc", 3_000),
+    // The same reader of 3 shared files and of 1 is another competitor: its own full read.
+    for (op, backend, files, bytes) in [
+        ("read", "parquet", None, 1_000),
+        ("range", "parquet", None, 250),
+        ("read", "ipc", None, 4_000),
+        ("range", "ipc", None, 3_000),
+        ("read", "py-dask-parquet", Some(3), 5_000),
+        ("range", "py-dask-parquet", Some(3), 600),
+        ("read", "py-dask-parquet", Some(1), 7_000),
+        ("range", "py-dask-parquet", Some(1), 700),
     ] {
         let mut cell = key(backend);
         cell.op = op.into();
         cell.cache = "cold".into();
+        cell.parquet_files = files;
         let mut s = SampleRecord::bare("run", cell, Some(1), SampleStatus::Ok, None);
         s.wall_s = Some(0.01);
         s.calls = Some(1);
@@ -150,17 +156,20 @@ fn a_range_cell_carries_its_competitors_full_read() {
     }
     let summary = summarize_run(&records);
     let range = summary.groups.iter().find(|g| g.op == "range").unwrap();
-    let full = |backend: &str| {
+    let full_of = |backend: &str, files: Option<u64>| {
         range
             .cells
             .iter()
-            .find(|c| c.cell.backend == backend)
+            .find(|c| c.cell.backend == backend && c.cell.parquet_files == files)
             .and_then(|c| c.full_read)
             .unwrap()
     };
+    let full = |backend: &str| full_of(backend, None);
     assert_eq!(full("parquet").read_bytes, Some(1_000));
     assert_eq!(full("parquet").requested_bytes, Some(2_000));
     assert_eq!(full("ipc").read_bytes, Some(4_000));
+    assert_eq!(full_of("py-dask-parquet", Some(3)).read_bytes, Some(5_000));
+    assert_eq!(full_of("py-dask-parquet", Some(1)).read_bytes, Some(7_000));
     let read = summary.groups.iter().find(|g| g.op == "read").unwrap();
     assert!(read.cells.iter().all(|c| c.full_read.is_none()));
 }
