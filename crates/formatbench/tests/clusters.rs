@@ -784,6 +784,111 @@ impl UserCluster {
     }
 }
 
+impl UserCluster {
+    /// A Spark standalone master and its workers, each a JVM started through pyspark's own
+    /// `bin/spark-class` in the foreground, as `start-master.sh` and `start-worker.sh` start
+    /// them (those scripts daemonise, which a test could not stop by its children).
+    fn spark(workers: u32) -> Self {
+        let python = formatbench::peers::python_command().unwrap().0;
+        let home = Command::new(&python)
+            .args([
+                "-c",
+                "import os, pyspark; print(os.path.dirname(pyspark.__file__))",
+            ])
+            .output()
+            .unwrap();
+        assert!(home.status.success(), "{}", stderr(&home));
+        let home = String::from_utf8(home.stdout).unwrap().trim().to_string();
+        let spark_class = std::path::Path::new(&home).join("bin").join("spark-class");
+        let scratch = tempfile::tempdir().unwrap().keep();
+        let port = free_port();
+        let class = |args: &[&str]| {
+            Command::new(&spark_class)
+                .args(args)
+                .env("SPARK_HOME", &home)
+                .env("SPARK_LOG_DIR", &scratch)
+                .env("SPARK_WORKER_DIR", scratch.join("work"))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let port_text = port.to_string();
+        let master = class(&[
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port_text,
+            "--webui-port",
+            "0",
+        ]);
+        // Workers that find no master retry only after seconds: start them once it listens.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "no Spark master");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let url = format!("spark://127.0.0.1:{port}");
+        let mut processes = vec![master];
+        for _ in 0..workers {
+            processes.push(class(&[
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                "127.0.0.1",
+                "--cores",
+                "1",
+                "--memory",
+                "1g",
+                "--webui-port",
+                "0",
+                &url,
+            ]));
+        }
+        // The run's driver waits for every executor to register (its start timeout).
+        UserCluster { processes, port }
+    }
+}
+
+/// Spark's attach route, beyond CI's budget like its other two-executor runs.
+#[test]
+#[ignore = "Spark attached at two executors, beyond CI's budget: `cargo test --test clusters -- --ignored beyond_ci`"]
+fn a_run_attaches_to_the_users_spark_cluster_and_leaves_it_running_beyond_ci() {
+    if !ready("Python peer", "py-spark-parquet") {
+        return;
+    }
+    let mut cluster = UserCluster::spark(2);
+    let url = format!("spark://127.0.0.1:{}", cluster.port);
+    let out = tempfile::tempdir().unwrap();
+    // The executors' Python workers run the driver's interpreter, which has pyarrow.
+    let python = formatbench::peers::python_command().unwrap().0;
+    let python = python.to_string_lossy().to_string();
+    let run = cluster_run(
+        "py-spark-parquet",
+        "2",
+        "write,read,range",
+        out.path(),
+        &["--cluster", &url],
+        &[("PYSPARK_PYTHON", python.as_str())],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let dir = run_dir(out.path());
+    let records = read_records(&dir.join("results.jsonl")).unwrap();
+    for op in ["write", "read", "range"] {
+        assert!(
+            records.iter().any(|r| matches!(r,
+                Record::Verification(v) if v.cell.op == op && v.status == SampleStatus::Ok)),
+            "{op} not verified"
+        );
+    }
+    for s in samples(&dir) {
+        assert_eq!(s.status, SampleStatus::Ok, "{:?}", s.reason);
+        assert_eq!(s.accounted_processes, None);
+    }
+    assert!(common::report_md(&dir).contains(&format!("attached to {url}")));
+    assert!(cluster.running());
+}
+
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn a_run_attaches_to_the_users_ray_cluster_and_leaves_it_running() {

@@ -9,7 +9,7 @@ use super::layouts::Table;
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 
-const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3; with the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`, `--row-group-rows`), one table per set of files: each reader's own, then each partitioning of the files the native writer wrote once for every reader";
+const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3; ÷ needed = what it sent ÷ the bytes the files' own metadata says the operation needs (the Object storage section's ×needed; — where not known); with the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`, `--row-group-rows`), one table per set of files: each reader's own, then each partitioning of the files the native writer wrote once for every reader";
 
 mod crossover;
 
@@ -145,6 +145,7 @@ fn table(
                     |(own, single)| format::ratio(own / single),
                 ),
                 fetched_per_returned(cell),
+                fetched_per_needed(cell),
                 cell.cluster_start_s
                     .map_or_else(|| DASH.to_string(), format::duration),
             ]
@@ -163,6 +164,7 @@ fn table(
                 .map_or_else(|| DASH.to_string(), format::bytes),
             format::ratio(1.0),
             fetched_per_returned(cell),
+            fetched_per_needed(cell),
             DASH.to_string(),
         ]);
     }
@@ -195,6 +197,7 @@ fn table(
             "peak memory",
             "÷ single",
             "bytes from S3 ÷ returned",
+            "÷ needed",
             "start",
         ]
         .iter()
@@ -211,6 +214,14 @@ fn fetched_per_returned(cell: &CellSummary) -> String {
     match (&cell.object_traffic, cell.read_amplification) {
         (Some(_), Some(amplification)) => format::ratio2(amplification),
         _ => DASH.to_string(),
+    }
+}
+
+/// What the object store sent ÷ what the files' own metadata says the operation needs.
+fn fetched_per_needed(cell: &CellSummary) -> String {
+    match &cell.object_traffic {
+        Some(traffic) => super::storage::needed_ratio(traffic.bytes_sent, cell.needed_bytes),
+        None => DASH.to_string(),
     }
 }
 
@@ -260,10 +271,18 @@ mod tests {
             ("parquet", None, [1.0, 1.0, 1.0]),
             ("py-pyarrow-parquet", None, [3.0, 3.0, 3.0]),
         ]);
-        // Each cluster took longer to start the more executors it has.
+        // Each cluster took longer to start the more executors it has; the two-executor one
+        // fetched 1.5× what its files say it needs.
         for record in &mut records {
             if let Record::Sample(s) = record {
                 s.cluster_start_s = s.cell.executors.map(|n| 0.25 * f64::from(n));
+                if s.cell.executors == Some(2) {
+                    s.object_traffic = Some(formatbench_protocol::ObjectTraffic {
+                        bytes_sent: 1_500,
+                        ..Default::default()
+                    });
+                    s.needed_bytes = Some(1_000);
+                }
             }
         }
         let summary = crate::stats::summarize_run(&records);
@@ -281,11 +300,13 @@ mod tests {
         assert_eq!(row("py-dask-parquet", "4")[3..5], ["2.0×", "50 %"]);
         // Against the fastest single process (parquet's 1.0 s), not any single process.
         assert_eq!(row("py-dask-parquet", "4")[7], "2.0×");
-        // The cluster's start, apart from its time.
-        assert_eq!(row("py-dask-parquet", "2")[9], "500 ms");
+        // Fetched ÷ needed where the store counted and the files say; the cluster's start,
+        // apart from its time.
+        assert_eq!(row("py-dask-parquet", "2")[9..11], ["1.50", "500 ms"]);
+        assert_eq!(row("py-dask-parquet", "1")[9], DASH);
         let single = rows.last().unwrap_or_else(|| panic!("rows"));
         assert_eq!(single[0], "parquet (fastest single process)");
-        assert_eq!(single[9], DASH);
+        assert_eq!(single[9..11], [DASH, DASH]);
         assert!(!rows.iter().any(|r| r[0].starts_with("py-pyarrow-parquet")));
     }
 

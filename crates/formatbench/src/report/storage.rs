@@ -66,7 +66,7 @@ fn dollars(d: f64) -> String {
 }
 
 /// Bytes fetched ÷ bytes needed (`run::needed`), or — where the yardstick does not say.
-fn needed_ratio(fetched: u64, needed: Option<u64>) -> String {
+pub(super) fn needed_ratio(fetched: u64, needed: Option<u64>) -> String {
     match needed.filter(|n| *n > 0) {
         Some(needed) => format::two_decimals(fetched as f64 / needed as f64),
         None => format::DASH.into(),
