@@ -10,6 +10,7 @@ raylet, object store and workers: Ray's multi-node cluster on one machine,
 `ray.cluster_utils.Cluster`), on 127.0.0.1, with Daft's Ray runner."""
 
 import os
+import uuid
 
 from .base import CLUSTER, Backend, DeltaReader, Unsupported, range_bounds
 from .engines import Daft, daft_narrowed
@@ -159,10 +160,21 @@ def _computed(frame, request, ctx, read):
         return frame.compute(scheduler=ctx.cluster.client), method
     from distributed import wait
 
+    # Each call's result under keys of its own. A graph's keys are its tokens, so the previous
+    # call's result (cancelled, untimed, before this call) had these very keys, and the client
+    # cancels whichever future holds a key when the scheduler's word of that cancel arrives:
+    # at times after this call had persisted the key again (FuturesCancelledError, "reason:
+    # unknown", in a loaded CI run).
+    frame = frame.map_partitions(_same_partition, uuid.uuid4().hex, meta=frame._meta)
     kept = ctx.cluster.client.persist(frame)
     wait(kept)
     ctx.lazy = (kept, columns)
     return kept, method.replace(".compute()", ".persist()")
+
+
+def _same_partition(partition, _call):
+    """The partition as it is: a last layer whose keys name the call (`_call`)."""
+    return partition
 
 
 def _dask_partition_digest(partition, columns, command):
