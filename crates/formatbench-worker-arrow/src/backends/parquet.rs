@@ -251,18 +251,15 @@ impl Backend for Parquet {
         dir: &Path,
         request: Request,
     ) -> Result<(Loaded, &'static str), WorkerError> {
-        if let Some(target) = ctx.remote {
-            // A table cut into files: each part's object, named as its local copy is.
-            return match files::parts(dir) {
-                Some(parts) => files::read(&parts, request, |path| {
-                    remote::read(ctx, target, &files::object_name(path)?, request)
-                }),
-                None => remote::read(ctx, target, remote::DATA_OBJECT, request),
-            };
-        }
+        // One file or a table cut into files; each file local, or in object storage as the
+        // object named as its local copy is.
+        let read_one = |path: &Path| match ctx.remote {
+            Some(target) => remote::read(ctx, target, &files::object_name(path)?, request),
+            None => read_file(ctx, path, request),
+        };
         match files::parts(dir) {
-            Some(parts) => files::read(&parts, request, |path| read_file(ctx, path, request)),
-            None => read_file(ctx, &data_file(dir, "parquet"), request),
+            Some(parts) => files::read(&parts, request, read_one),
+            None => read_one(&data_file(dir, "parquet")),
         }
     }
 

@@ -434,11 +434,7 @@ impl Runner<'_> {
                         if cell.key.storage == "s3"
                             && !self.given_objects.contains_key(&artifact_dir)
                         {
-                            // Shared sweep files are the native Parquet writer's.
-                            let format = match crate::plan::sweep::reads_shared_files(competitor) {
-                                true => Some(crate::plan::sweep::SWEEP_BACKEND),
-                                false => info.table.artifact_from.as_deref(),
-                            };
+                            let format = cells::writer_of(&info, competitor);
                             cell.needed = super::needed::for_cell(
                                 &artifact_dir,
                                 format.unwrap_or(&competitor.backend),

@@ -68,7 +68,7 @@ pub(super) fn parts(dir: &Path) -> Option<Vec<PathBuf>> {
     (!parts.is_empty()).then_some(parts)
 }
 
-/// A part's object name below the artifact's key: its local copy's file name.
+/// A file's object name below the artifact's key: its local copy's file name.
 pub(super) fn object_name(path: &Path) -> Result<String, WorkerError> {
     path.file_name()
         .and_then(|n| n.to_str())

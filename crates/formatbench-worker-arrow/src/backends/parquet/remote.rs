@@ -21,9 +21,6 @@ use parquet::arrow::async_reader::ParquetRecordBatchStreamBuilder;
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::PageIndexPolicy;
 
-/// The artifact's one file, as an object below the artifact's key.
-pub(super) const DATA_OBJECT: &str = "data.parquet";
-
 struct Opened {
     remote: &'static Remote,
     reader: RuledReader,

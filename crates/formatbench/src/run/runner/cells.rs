@@ -15,6 +15,15 @@ use formatbench_protocol::{Answer, AnswerStatus, Job, Op};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The backend whose artifact `competitor` reads when it is not its own: the native Parquet
+/// writer's for a reader of the sweep's shared files, else the one its backend reads from.
+pub fn writer_of<'a>(info: &'a BackendInfo, competitor: &Competitor) -> Option<&'a str> {
+    match crate::plan::sweep::reads_shared_files(competitor) {
+        true => Some(crate::plan::sweep::SWEEP_BACKEND),
+        false => info.table.artifact_from.as_deref(),
+    }
+}
+
 /// The artifact every read of this competitor uses, prepared once per run: its own, or, for a
 /// reader of another backend's artifact, the one that backend writes (shared by every reader).
 /// Records the artifact for this competitor either way.
@@ -25,13 +34,8 @@ pub fn artifact_of(
     source: &Source,
     inputs: &OpInputs,
 ) -> Result<(PathBuf, ArtifactRecord), Error> {
-    // A reader of the sweep's shared files reads what the native Parquet writer wrote.
     let shared = crate::plan::sweep::reads_shared_files(competitor);
-    let writer_name = match shared {
-        true => Some(crate::plan::sweep::SWEEP_BACKEND),
-        false => info.table.artifact_from.as_deref(),
-    };
-    let writer = match writer_name {
+    let writer = match writer_of(info, competitor) {
         Some(name) => Some(crate::run::find(name).ok_or_else(|| {
             Error::Input(format!(
                 "backend '{}' reads the artifacts of '{name}', which is not a backend",
