@@ -132,7 +132,7 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    // The long table: Delta Lake stores no unsigned integers.
+    // The Delta study's long table.
     let run = run_of(
         &["--dataset", "long", "--rows", "3000", "--files", "4"],
         "delta-kernel,py-daft-ray-delta",

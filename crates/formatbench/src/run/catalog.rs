@@ -19,7 +19,29 @@ pub fn catalog_with(peers: bool) -> Vec<BackendInfo> {
         .flatten()
         .filter_map(|described| described.as_ref().ok())
         .flat_map(|backends| backends.iter().cloned());
-    native_backends().into_iter().chain(peers).collect()
+    let mut backends: Vec<BackendInfo> = native_backends().into_iter().chain(peers).collect();
+    inherit_writers_widths(&mut backends);
+    backends
+}
+
+/// A reader of another backend's artifacts reads what that format stored: where the writer
+/// keeps integers at other widths (Delta's signed `long` for a uint64), so do its readers.
+fn inherit_writers_widths(backends: &mut [BackendInfo]) {
+    let widening: Vec<String> = backends
+        .iter()
+        .filter(|b| b.other_widths)
+        .map(|b| b.name.clone())
+        .collect();
+    for reader in backends.iter_mut() {
+        if reader
+            .table
+            .artifact_from
+            .as_ref()
+            .is_some_and(|writer| widening.contains(writer))
+        {
+            reader.other_widths = true;
+        }
+    }
 }
 
 /// The backend named `name`, asking the peers only for a peer's name.

@@ -147,6 +147,11 @@ impl Backend for DeltaKernel {
         true
     }
 
+    /// Delta has no unsigned integers: they are stored signed (`write::delta_schema`).
+    fn other_widths(&self) -> bool {
+        true
+    }
+
     fn ops(&self) -> &'static [Op] {
         &delta::WRITER_OPS
     }

@@ -201,6 +201,12 @@ pub trait Backend: Sync {
     fn lossy(&self) -> bool {
         false
     }
+    /// True when its format keeps integers at another width or sign than the source's (Delta
+    /// has no unsigned integers): verification then accepts another integer type where every
+    /// value is equal, and records it, for it and for every reader of its artifacts.
+    fn other_widths(&self) -> bool {
+        false
+    }
     /// `Err(reason)` when the format cannot store a column of this schema.
     fn can_store(&self, _schema: &Schema) -> Result<(), String> {
         Ok(())

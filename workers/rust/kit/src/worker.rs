@@ -33,6 +33,7 @@ fn described<E: BackendError>(b: &dyn Backend<Error = E>) -> serde_json::Value {
         "layouts": layouts,
         "targets": ["arrow"],
         "lossy": b.lossy(),
+        "other_widths": b.other_widths(),
         "about": b.about(),
         "version": b.version(),
         "unavailable": b.available().err(),

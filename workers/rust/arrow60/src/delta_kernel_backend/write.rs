@@ -3,7 +3,8 @@
 //! deletion vectors written by the kernel's `StreamingDeletionVectorWriter`.
 
 use super::{engine, kernel_error, table_url, Engine, ENGINE_INFO};
-use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::compute::CastOptions;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use delta_kernel::actions::deletion_vector_writer::{
     KernelDeletionVector, StreamingDeletionVectorWriter,
@@ -22,28 +23,44 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Delta has no unsigned integers and keeps timestamps in microseconds: the table's schema.
-fn delta_schema(schema: &SchemaRef) -> Result<SchemaRef, KitError> {
-    let fields = schema
-        .fields()
-        .iter()
-        .map(|f| {
-            let data_type = match f.data_type() {
-                DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => {
-                    return Err(KitError::Unsupported(format!(
-                        "Delta has no unsigned integer type for column '{}' ({})",
-                        f.name(),
-                        f.data_type()
-                    )))
-                }
-                DataType::Timestamp(_, zone) => {
-                    DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
-                }
-                other => other.clone(),
-            };
-            Ok(Field::new(f.name(), data_type, f.is_nullable()))
-        })
-        .collect::<Result<Vec<_>, KitError>>()?;
-    Ok(Arc::new(Schema::new(fields)))
+/// An unsigned column is stored in the signed type of its width, as delta_kernel's own Arrow
+/// conversion and delta-rs map it (Spark too reads a Delta `long`); [`file_rows`] casts it
+/// checked, so a value that does not fit fails the write instead of wrapping.
+fn delta_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields = schema.fields().iter().map(|f| {
+        let data_type = match f.data_type() {
+            DataType::UInt8 => DataType::Int8,
+            DataType::UInt16 => DataType::Int16,
+            DataType::UInt32 => DataType::Int32,
+            DataType::UInt64 => DataType::Int64,
+            DataType::Timestamp(_, zone) => DataType::Timestamp(TimeUnit::Microsecond, zone.clone()),
+            other => other.clone(),
+        };
+        Field::new(f.name(), data_type, f.is_nullable())
+    });
+    Arc::new(Schema::new(fields.collect::<Vec<_>>()))
+}
+
+/// `column` in the table's type: unsigned values beyond the signed type refused, never wrapped
+/// or turned into nulls (arrow's default cast makes an overflow null).
+fn stored(column: &ArrayRef, field: &Field) -> Result<ArrayRef, KitError> {
+    let checked = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    arrow::compute::cast_with_options(column, field.data_type(), &checked).map_err(|e| {
+        if column.data_type().is_unsigned_integer() {
+            KitError::Unsupported(format!(
+                "Delta has no unsigned integers, and column '{}' ({}) holds a value beyond its \
+                 signed {} ({e})",
+                field.name(),
+                column.data_type(),
+                field.data_type()
+            ))
+        } else {
+            KitError::Arrow(e)
+        }
+    })
 }
 
 /// Rows `[start, end)` of the source in the table's schema: zero-copy slices where the rows lie
@@ -76,10 +93,10 @@ fn file_rows(
             if c.data_type() == f.data_type() {
                 Ok(c.clone())
             } else {
-                arrow::compute::cast(c, f.data_type())
+                stored(c, f)
             }
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, KitError>>()?;
     Ok(RecordBatch::try_new(delta.clone(), columns)?)
 }
 
@@ -108,7 +125,7 @@ pub fn write_table(
         files: 1,
         deletions: false,
     });
-    let delta = delta_schema(ctx.schema)?;
+    let delta = delta_schema(ctx.schema);
     let kernel_schema = Arc::new(
         StructType::try_from_arrow(delta.as_ref())
             .map_err(|e| KitError::Unsupported(format!("Delta cannot store this schema: {e}")))?,
