@@ -219,10 +219,13 @@ fn fetched_per_returned(cell: &CellSummary) -> String {
 
 /// What the object store sent ÷ what the files' own metadata says the operation needs.
 fn fetched_per_needed(cell: &CellSummary) -> String {
-    match &cell.object_traffic {
-        Some(traffic) => super::storage::needed_ratio(traffic.bytes_sent, cell.needed_bytes),
-        None => DASH.to_string(),
-    }
+    // The same ×-ratio form as the bytes per byte returned beside it.
+    cell.object_traffic
+        .as_ref()
+        .and_then(|traffic| {
+            super::storage::fetched_per_needed(traffic.bytes_sent, cell.needed_bytes)
+        })
+        .map_or_else(|| DASH.to_string(), format::ratio2)
 }
 
 #[cfg(test)]
@@ -302,7 +305,7 @@ mod tests {
         assert_eq!(row("py-dask-parquet", "4")[7], "2.0×");
         // Fetched ÷ needed where the store counted and the files say; the cluster's start,
         // apart from its time.
-        assert_eq!(row("py-dask-parquet", "2")[9..11], ["1.50", "500 ms"]);
+        assert_eq!(row("py-dask-parquet", "2")[9..11], ["1.5×", "500 ms"]);
         assert_eq!(row("py-dask-parquet", "1")[9], DASH);
         let single = rows.last().unwrap_or_else(|| panic!("rows"));
         assert_eq!(single[0], "parquet (fastest single process)");

@@ -67,10 +67,14 @@ fn dollars(d: f64) -> String {
 
 /// Bytes fetched ÷ bytes needed (`run::needed`), or — where the yardstick does not say.
 pub(super) fn needed_ratio(fetched: u64, needed: Option<u64>) -> String {
-    match needed.filter(|n| *n > 0) {
-        Some(needed) => format::two_decimals(fetched as f64 / needed as f64),
-        None => format::DASH.into(),
-    }
+    fetched_per_needed(fetched, needed).map_or_else(|| format::DASH.into(), format::two_decimals)
+}
+
+/// Bytes fetched ÷ bytes needed, where the yardstick says what is needed.
+pub(super) fn fetched_per_needed(fetched: u64, needed: Option<u64>) -> Option<f64> {
+    needed
+        .filter(|n| *n > 0)
+        .map(|needed| fetched as f64 / needed as f64)
 }
 
 /// One table per dataset and network, of every cell with the server's count.
