@@ -6,10 +6,11 @@
 
 pub mod builtin;
 mod describe;
+pub mod external;
 mod heavy;
 
 pub use builtin::{ARROW_VERSION, FLOOR};
-pub use describe::describe_worker;
+pub use describe::{describe_worker, parse_described};
 pub use heavy::{heavy_backends, program as heavy_program, HEAVY_BACKENDS};
 
 use formatbench_protocol::Op;
@@ -32,6 +33,9 @@ pub enum WorkerKind {
     /// The native Arrow 60 worker with heavy libraries (Zarr), a program of its own
     /// (workers/rust/arrow60).
     Arrow60,
+    /// A worker outside this repository, registered by the manifest of this index
+    /// (`--worker`, `catalog::external`).
+    External(u16),
 }
 
 impl WorkerKind {
@@ -44,12 +48,16 @@ impl WorkerKind {
             WorkerKind::Arrow58 => "arrow58",
             WorkerKind::Arrow59 => "arrow59",
             WorkerKind::Arrow60 => "arrow60",
+            WorkerKind::External(_) => "external",
         }
     }
 
-    /// Workers outside this binary (Python, R), named with a prefix.
+    /// Workers outside this binary (Python, R, a manifest's), named with a prefix.
     pub fn is_peer(self) -> bool {
-        matches!(self, WorkerKind::Python | WorkerKind::R)
+        matches!(
+            self,
+            WorkerKind::Python | WorkerKind::R | WorkerKind::External(_)
+        )
     }
 
     /// The native workers on other Arrow majors (separate programs).

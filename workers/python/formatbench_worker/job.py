@@ -32,15 +32,34 @@ def _version(dist):
 AS_GIVEN = "as-given"
 
 
+#: The backends this process serves: formatbench's own peers, or an outside worker's (`serve`).
+_SERVED = None
+
+
+def serve_only(backends):
+    """Makes this process a worker of `backends` alone (an outside worker, formatbench_worker's
+    `serve`), instead of formatbench's own peers."""
+    global _SERVED
+    _SERVED = list(backends)
+
+
+def _served():
+    if _SERVED is not None:
+        return _SERVED
+    from .backends import BACKENDS
+
+    return BACKENDS
+
+
 def describe():
     versions = {"python": platform.python_version()}
     entries = []
     try:
-        from .backends import BACKENDS
+        served = _served()
     except ImportError as e:  # pyarrow itself is missing
         return json.dumps({"worker": "python", "versions": versions, "backends": [],
                            "error": f"the worker cannot start: {e}"})
-    for backend in BACKENDS:
+    for backend in served:
         missing = [d for d in backend.dists if _version(d) is None]
         problem = None if missing else backend.probe()
         for d in backend.dists:
@@ -154,10 +173,9 @@ def _request(job, backend, ctx, source_table):
 
 
 def execute(job, cap):
-    from .backends import find
     from .backends.base import Context, Unsupported
 
-    backend = find(job["backend"])
+    backend = next((b for b in _served() if b.name == job["backend"]), None)
     if backend is None:
         return {"status": "failed", "reason": f"unknown backend '{job['backend']}'"}
     op, target = job["op"], job.get("target", "arrow")

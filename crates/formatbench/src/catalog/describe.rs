@@ -47,6 +47,20 @@ struct DescribedBackend {
     executors: bool,
 }
 
+/// Every layout a backend stores with its operations, `wide` first (the default layout); a
+/// worker that names none stores only `wide`, with its `ops`.
+pub(super) fn layouts_of(
+    ops: &[Op],
+    layouts: std::collections::BTreeMap<String, Vec<Op>>,
+) -> Vec<(String, Vec<Op>)> {
+    if layouts.is_empty() {
+        return vec![("wide".into(), ops.to_vec())];
+    }
+    let mut layouts: Vec<(String, Vec<Op>)> = layouts.into_iter().collect();
+    layouts.sort_by_key(|(name, _)| name != "wide");
+    layouts
+}
+
 /// Runs a worker program's `--describe` (a heavy worker, a peer) and lists its backends, or
 /// says why it cannot (`hint` says how to get the worker's prerequisites).
 pub fn describe_worker(
@@ -68,7 +82,12 @@ pub fn describe_worker(
             worker.name()
         ));
     }
-    let described: Described = serde_json::from_slice(&output.stdout).map_err(|e| {
+    parse_described(&output.stdout, worker)
+}
+
+/// The backends a worker's `--describe` answer lists, or why it lists none.
+pub fn parse_described(answer: &[u8], worker: WorkerKind) -> Result<Vec<BackendInfo>, String> {
+    let described: Described = serde_json::from_slice(answer).map_err(|e| {
         format!(
             "the {} worker's description is not valid: {e}",
             worker.name()
@@ -86,14 +105,7 @@ pub fn describe_worker(
             name: b.name,
             worker,
             profiles: b.profiles,
-            layouts: if b.layouts.is_empty() {
-                vec![("wide".into(), b.ops.clone())]
-            } else {
-                let mut layouts: Vec<(String, Vec<Op>)> = b.layouts.into_iter().collect();
-                // `wide` first: it is the default layout.
-                layouts.sort_by_key(|(name, _)| name != "wide");
-                layouts
-            },
+            layouts: layouts_of(&b.ops, b.layouts),
             ops: b.ops,
             targets: b.targets,
             lossy: b.lossy,

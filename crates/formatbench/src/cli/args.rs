@@ -15,6 +15,11 @@ pub struct Cli {
     /// A line per sample on stderr.
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    /// A worker outside this repository: its manifest (TOML: the command that starts it and
+    /// the `ext-` backends it runs; docs/protocol.md §9). Repeat for several. The command is
+    /// yours: formatbench runs it as it runs every worker, and fetches nothing.
+    #[arg(long = "worker", value_name = "MANIFEST", global = true)]
+    pub workers: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,6 +99,12 @@ pub enum Command {
         #[arg(long, value_enum)]
         call: Option<CallMode>,
     },
+    /// Workers outside this repository, each registered by its manifest (docs/protocol.md §9):
+    /// add, list, remove, and check one against the protocol.
+    Workers {
+        #[command(subcommand)]
+        action: WorkersAction,
+    },
     /// Manage the peers (Python and R workers) that run beside the native backends.
     Peers {
         #[command(subcommand)]
@@ -150,6 +161,29 @@ pub struct CompareArgs {
     /// geometric means.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkersAction {
+    /// Register a manifest for every later command, as if each were given `--worker PATH`
+    /// (kept in the user's configuration: `$XDG_CONFIG_HOME/formatbench/workers.toml`).
+    Add { manifest: PathBuf },
+    /// Forget a registered manifest.
+    Remove { manifest: PathBuf },
+    /// The registered manifests, their commands and backends, or why one cannot be loaded.
+    List,
+    /// Run every operation a manifest declares once on a small generated table through the
+    /// normal runner, verify each result, and check the timing protocol (start-up outside the
+    /// timer, warm calls, the 50 ms rule): one line per problem, exit 1 when there is any.
+    Check {
+        manifest: PathBuf,
+        /// Rows of the generated mixed table.
+        #[arg(long, default_value_t = 2_000)]
+        rows: u64,
+        /// Where the check's run directory goes (default: a temporary one, removed after).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -12,6 +12,7 @@ mod repair;
 mod rerank;
 mod resolve;
 mod selftest_plan;
+mod workers;
 
 pub use resolve::plan as plan_for;
 
@@ -30,6 +31,10 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     } else {
         Verbosity::Normal
     });
+    // `workers` manages the registered manifests itself, and checks one apart from them.
+    if !matches!(cli.command, Command::Workers { .. }) {
+        crate::catalog::external::register(&cli.workers)?;
+    }
     match cli.command {
         Command::Run(args) => {
             let suite = if args.dataset.is_some() || args.input.is_some() {
@@ -54,6 +59,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         }
         Command::Compare(args) => compare::compare(&args),
         Command::Repair { run_dir } => repair::repair_run(&run_dir),
+        Command::Workers { action } => workers::workers(action),
         Command::Peers { action } => match action {
             PeersAction::Install { python } => {
                 crate::peers::install(python.as_deref())?;

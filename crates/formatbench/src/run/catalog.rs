@@ -19,7 +19,11 @@ pub fn catalog_with(peers: bool) -> Vec<BackendInfo> {
         .flatten()
         .filter_map(|described| described.as_ref().ok())
         .flat_map(|backends| backends.iter().cloned());
-    let mut backends: Vec<BackendInfo> = native_backends().into_iter().chain(peers).collect();
+    let mut backends: Vec<BackendInfo> = native_backends()
+        .into_iter()
+        .chain(peers)
+        .chain(crate::catalog::external::external_backends())
+        .collect();
     inherit_writers_widths(&mut backends);
     backends
 }
@@ -65,6 +69,10 @@ pub fn worker_command(worker: WorkerKind) -> Result<(PathBuf, Vec<String>), Erro
                         worker.name()
                     ))
                 })
+        }
+        WorkerKind::External(index) => {
+            return crate::catalog::external::command(index)
+                .ok_or_else(|| Error::Input(format!("no worker manifest {index} is registered")))
         }
         WorkerKind::Arrow | WorkerKind::Selftest => {}
     }

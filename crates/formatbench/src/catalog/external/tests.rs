@@ -1,0 +1,95 @@
+use super::*;
+
+fn manifest(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("manifest.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+const TOY: &str = r#"
+command = ["sh", "{dir}/worker.sh"]
+version = ["echo", "toy 1.2"]
+
+[[backends]]
+name = "ext-toy"
+about = "a toy"
+ops = ["write", "read"]
+"#;
+
+#[test]
+fn a_manifest_makes_backends_with_its_hash_in_their_version() {
+    let (dir, path) = manifest(TOY);
+    let worker = load(&path, WorkerKind::External(3)).unwrap();
+    let expected = dir.path().canonicalize().unwrap().join("worker.sh");
+    assert_eq!(worker.program, PathBuf::from("sh"));
+    assert_eq!(worker.args, [expected.to_string_lossy().into_owned()]);
+    let toy = &worker.backends[0];
+    assert_eq!(toy.worker, WorkerKind::External(3));
+    assert_eq!(toy.profiles, ["default"]);
+    assert_eq!(toy.targets, ["arrow"]);
+    assert_eq!(
+        toy.layouts,
+        [("wide".to_string(), vec![Op::Write, Op::Read])]
+    );
+    assert!(toy.object_storage.is_err());
+    let version = toy.version.clone().unwrap();
+    assert!(version.starts_with("toy 1.2 (manifest xxh3:"), "{version}");
+    // Another byte, another hash.
+    let (_dir2, changed) = manifest(&TOY.replace("a toy", "a toy!"));
+    let other = load(&changed, WorkerKind::External(0)).unwrap();
+    assert_ne!(other.hash, worker.hash);
+}
+
+#[test]
+fn a_bad_manifest_is_one_clear_error() {
+    let cases = [
+        (TOY.replace("ext-toy", "toy"), "must be named 'ext-…'"),
+        (TOY.replace("ops = ", "opps = "), "unknown field `opps`"),
+        (
+            TOY.replace("[\"write\", \"read\"]", "[\"write\", \"fly\"]"),
+            "fly",
+        ),
+        (
+            TOY.replace("command = [\"sh\", \"{dir}/worker.sh\"]", "command = []"),
+            "`command` is empty",
+        ),
+        (
+            TOY.replace("echo", "/nonexistent/version"),
+            "cannot run its version command",
+        ),
+        (
+            "command = [\"sh\"]\nbackends = []\n".to_string(),
+            "names no [[backends]]",
+        ),
+        ("not toml at all [".to_string(), "manifest.toml"),
+    ];
+    for (text, said) in cases {
+        let (_dir, path) = manifest(&text);
+        let err = load(&path, WorkerKind::External(0))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(said), "{said}: {err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+    }
+}
+
+#[test]
+fn a_missing_program_leaves_its_backends_unavailable_with_the_reason() {
+    let (_dir, path) = manifest(&TOY.replace("[\"sh\",", "[\"/nonexistent/python\","));
+    let worker = load(&path, WorkerKind::External(0)).unwrap();
+    let reason = worker.backends[0].available.clone().unwrap_err();
+    assert!(
+        reason.contains("/nonexistent/python is not found"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn no_builtin_backend_carries_the_outside_prefix() {
+    // The prefix is what keeps a manifest from shadowing a built-in backend.
+    for backend in crate::catalog::native_backends() {
+        assert!(!backend.name.starts_with(PREFIX), "{}", backend.name);
+    }
+}

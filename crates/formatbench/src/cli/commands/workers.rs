@@ -1,0 +1,86 @@
+//! `formatbench workers`: the user's registered worker manifests (add, remove, list) and the
+//! conformance check of one (`check`).
+
+use crate::catalog::external::{self, config, ExternalWorker};
+use crate::catalog::WorkerKind;
+use crate::cli::args::WorkersAction;
+use crate::Error;
+
+mod check;
+
+pub fn workers(action: WorkersAction) -> Result<i32, Error> {
+    match action {
+        WorkersAction::Add { manifest } => {
+            // Refused here, not at the next run, when it is not a manifest formatbench can use.
+            let worker = external::load(&manifest, WorkerKind::External(0))?;
+            let added = config::add(&manifest)?;
+            println!(
+                "{} {}: `{}` for {}",
+                if added {
+                    "registered"
+                } else {
+                    "already registered"
+                },
+                manifest.display(),
+                external::command_line(&worker),
+                names(&worker)
+            );
+            println!(
+                "every formatbench command now runs this command when it asks for these \
+                 backends: a command of your choosing, run as every worker is; nothing is fetched \
+                 (`formatbench workers remove {}` forgets it; list in {})",
+                manifest.display(),
+                config::path().display()
+            );
+            Ok(0)
+        }
+        WorkersAction::Remove { manifest } => {
+            if config::remove(&manifest)? {
+                println!("forgot {}", manifest.display());
+                Ok(0)
+            } else {
+                Err(Error::Input(format!(
+                    "{} is not registered (`formatbench workers list`)",
+                    manifest.display()
+                )))
+            }
+        }
+        WorkersAction::List => {
+            let manifests = config::manifests()?;
+            if manifests.is_empty() {
+                println!(
+                    "no worker manifests registered ({}); `formatbench workers add PATH` \
+                     registers one",
+                    config::path().display()
+                );
+            }
+            for manifest in manifests {
+                match external::load(&manifest, WorkerKind::External(0)) {
+                    Ok(worker) => println!(
+                        "{}: `{}` for {}",
+                        manifest.display(),
+                        external::command_line(&worker),
+                        names(&worker)
+                    ),
+                    Err(e) => println!("{}: cannot be loaded: {e}", manifest.display()),
+                }
+            }
+            Ok(0)
+        }
+        WorkersAction::Check {
+            manifest,
+            rows,
+            out,
+        } => check::check(&manifest, rows, out),
+    }
+}
+
+/// "ext-a (1.0 (manifest xxh3:…)), ext-b (…)".
+fn names(worker: &ExternalWorker) -> String {
+    let names: Vec<String> = worker
+        .backends
+        .iter()
+        .map(|b| format!("{} ({})", b.name, b.version.as_deref().unwrap_or("")))
+        .collect();
+    names.join(", ")
+}

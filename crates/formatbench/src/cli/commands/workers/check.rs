@@ -1,0 +1,299 @@
+//! `formatbench workers check MANIFEST`: a worker's conformance to the protocol, shown by the
+//! normal runner. Every operation its manifest declares (those the mixed table has) runs once on
+//! a small generated table, verified against the source; then each measured sample is held to
+//! the timing protocol: start-up (interpreter, imports, connections) outside the timer, warm
+//! calls after the first, and the 50 ms rule. One line per problem.
+
+use super::super::resolve;
+use crate::catalog::external::{self, ExternalWorker};
+use crate::catalog::{parse_described, BackendInfo};
+use crate::cli::{Cli, Command};
+use crate::results::{Record, SampleRecord, SampleStatus};
+use crate::run::{execute_plan, RunOptions};
+use crate::Error;
+use clap::Parser;
+use formatbench_protocol::Op;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The operations the generated mixed table can check; the others need other data.
+const CHECKED_OPS: [Op; 6] = [
+    Op::Write,
+    Op::Read,
+    Op::Scan,
+    Op::Project,
+    Op::Range,
+    Op::Take,
+];
+
+/// Times `--describe` takes: the least is the worker's start-up.
+const STARTS: usize = 3;
+
+/// A sample's untimed part below this share of the worker's start-up means the timer took
+/// start-up in: a correct worker leaves all of it (and the source's load) outside.
+const UNTIMED_SHARE_OF_START: f64 = 0.5;
+
+pub fn check(manifest: &Path, rows: u64, out: Option<PathBuf>) -> Result<i32, Error> {
+    external::register(&[manifest.to_path_buf()])?;
+    let worker = external::registered()
+        .first()
+        .cloned()
+        .ok_or_else(|| Error::Input(format!("{}: nothing registered", manifest.display())))?;
+    let mut problems: Vec<String> = Vec::new();
+    let start_s = start_up(&worker, &mut problems);
+    let ops = checked_ops(&worker.backends);
+    let (dir, temporary) = match out {
+        Some(dir) => (dir, false),
+        None => (
+            std::env::temp_dir().join(format!("formatbench-check-{}", std::process::id())),
+            true,
+        ),
+    };
+    let outcome = run_once(&worker, &ops, rows, &dir);
+    let records = outcome.and_then(|results| crate::results::read_records(&results));
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let records = records?;
+    for backend in &worker.backends {
+        for op in backend.ops.iter().filter(|op| ops.contains(op)) {
+            cell_problems(&records, &backend.name, *op, start_s, &mut problems);
+        }
+        for op in backend.ops.iter().filter(|op| !ops.contains(op)) {
+            println!(
+                "{} {op}: not checked (the mixed table has no such operation)",
+                backend.name
+            );
+        }
+    }
+    for problem in &problems {
+        println!("{problem}");
+    }
+    let names: Vec<&str> = worker.backends.iter().map(|b| b.name.as_str()).collect();
+    if problems.is_empty() {
+        println!(
+            "{}: every checked operation verified, and timed as the protocol asks (start-up {})",
+            names.join(", "),
+            start_s.map_or_else(|| "not known".into(), crate::units::duration)
+        );
+        Ok(0)
+    } else {
+        crate::progress::fail(&format!(
+            "{}: {} problem(s) with {}",
+            names.join(", "),
+            problems.len(),
+            manifest.display()
+        ));
+        Ok(1)
+    }
+}
+
+/// The least of [`STARTS`] timings of `--describe` (a start and nothing more), after checking
+/// that the worker describes what its manifest declares.
+fn start_up(worker: &ExternalWorker, problems: &mut Vec<String>) -> Option<f64> {
+    let mut least: Option<f64> = None;
+    let mut answer = Vec::new();
+    for _ in 0..STARTS {
+        let started = Instant::now();
+        let output = std::process::Command::new(&worker.program)
+            .args(&worker.args)
+            .arg("--describe")
+            .output();
+        let took = started.elapsed().as_secs_f64();
+        match output {
+            Ok(output) if output.status.success() => {
+                least = Some(least.map_or(took, |l: f64| l.min(took)));
+                answer = output.stdout;
+            }
+            Ok(output) => {
+                problems.push(format!(
+                    "--describe: exits {}: {} (its start-up is not known, so the timer's start is not checked)",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("no message")
+                ));
+                return None;
+            }
+            Err(e) => {
+                problems.push(format!("--describe: cannot start it: {e}"));
+                return None;
+            }
+        }
+    }
+    match parse_described(&answer, crate::catalog::WorkerKind::External(0)) {
+        Ok(described) => {
+            for declared in &worker.backends {
+                match described.iter().find(|d| d.name == declared.name) {
+                    None => problems.push(format!(
+                        "{}: its --describe answer does not list it",
+                        declared.name
+                    )),
+                    Some(d) if d.ops != declared.ops => problems.push(format!(
+                        "{}: the manifest declares {}, its --describe answers {}",
+                        declared.name,
+                        op_list(&declared.ops),
+                        op_list(&d.ops)
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        Err(why) => problems.push(format!("--describe: {why}")),
+    }
+    least
+}
+
+fn op_list(ops: &[Op]) -> String {
+    let names: Vec<String> = ops.iter().map(Op::to_string).collect();
+    names.join(",")
+}
+
+/// The declared operations the mixed table can check.
+fn checked_ops(backends: &[BackendInfo]) -> Vec<Op> {
+    CHECKED_OPS
+        .into_iter()
+        .filter(|op| backends.iter().any(|b| b.ops.contains(op)))
+        .collect()
+}
+
+/// One sample of every declared operation, through the normal runner, into `dir`; the results
+/// file it wrote.
+fn run_once(worker: &ExternalWorker, ops: &[Op], rows: u64, dir: &Path) -> Result<PathBuf, Error> {
+    let names: Vec<&str> = worker.backends.iter().map(|b| b.name.as_str()).collect();
+    let rows = rows.to_string();
+    let backends = names.join(",");
+    let ops = op_list(ops);
+    let dir_text = dir.to_string_lossy();
+    let argv = [
+        "formatbench",
+        "run",
+        "--dataset",
+        "mixed",
+        "--rows",
+        &rows,
+        "--per-type",
+        "1",
+        "--backends",
+        &backends,
+        "--profiles",
+        "all",
+        "--ops",
+        &ops,
+        "--rounds",
+        "1",
+        "--samples",
+        "1",
+        "--warmup",
+        "0",
+        "--out",
+        &dir_text,
+    ];
+    let args = match Cli::try_parse_from(argv).map(|cli| cli.command) {
+        Ok(Command::Run(args)) => args,
+        _ => return Err(Error::Input("the check's run cannot be planned".into())),
+    };
+    let plan = resolve::plan(None, &args)?;
+    crate::plan::limits::check_writable("--out", &args.out)?;
+    let options = RunOptions {
+        out_dir: args.out.clone(),
+        resume: None,
+        reuse: false,
+        retry_failed: false,
+        keep_artifacts: false,
+        settings: resolve::settings(&plan, &args),
+        s3_listen: None,
+    };
+    Ok(execute_plan(&plan, &options)?.results)
+}
+
+/// What is wrong with `backend`'s `op` in the check's records.
+fn cell_problems(
+    records: &[Record],
+    backend: &str,
+    op: Op,
+    start_s: Option<f64>,
+    problems: &mut Vec<String>,
+) {
+    let op_name = op.to_string();
+    let label = format!("{backend} {op_name}");
+    let ours = |key: &crate::results::CellKey| key.backend == backend && key.op == op_name;
+    let verification = records.iter().find_map(|r| match r {
+        Record::Verification(v) if ours(&v.cell) => Some(v),
+        _ => None,
+    });
+    let samples: Vec<&SampleRecord> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Sample(s) if ours(&s.cell) => Some(s.as_ref()),
+            _ => None,
+        })
+        .collect();
+    match verification.map(|v| (v.status, v.reason.as_deref().unwrap_or("no reason given"))) {
+        Some((SampleStatus::Ok, _)) => {}
+        Some((SampleStatus::Unsupported, why)) => {
+            problems.push(format!(
+                "{label}: declared, but answered unsupported: {why}"
+            ));
+            return;
+        }
+        Some((_, why)) => {
+            problems.push(format!("{label}: wrong answer or failed: {why}"));
+            return;
+        }
+        None => {
+            let why = samples
+                .iter()
+                .find_map(|s| s.reason.clone())
+                .unwrap_or_else(|| "no result was verified".into());
+            problems.push(format!("{label}: not verified: {why}"));
+            return;
+        }
+    }
+    for sample in samples {
+        if sample.status != SampleStatus::Ok {
+            let why = sample.reason.as_deref().unwrap_or("no reason given");
+            problems.push(format!("{label}: sample {:?}: {why}", sample.status));
+            continue;
+        }
+        problems.extend(timing_problems(&label, sample, start_s));
+    }
+}
+
+/// The timing protocol, held against one measured sample (which asks for at least two calls
+/// lasting at least `DEFAULT_MIN_SAMPLE_S` together, at most 1,000).
+fn timing_problems(label: &str, sample: &SampleRecord, start_s: Option<f64>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (Some(per_call), Some(calls)) = (sample.wall_s, sample.calls) else {
+        problems.push(format!("{label}: reports no time or no call count"));
+        return problems;
+    };
+    let timed = per_call * calls as f64;
+    let floor = crate::plan::DEFAULT_MIN_SAMPLE_S;
+    if calls < 2 {
+        problems.push(format!(
+            "{label}: made {calls} call; a measured sample makes at least 2 (the first, then warm ones)"
+        ));
+    } else if sample.warm_call_s.is_none() || sample.first_call_s.is_none() {
+        problems.push(format!("{label}: reports no first-call or warm-call time"));
+    }
+    if calls < 1_000 && timed < 0.9 * floor {
+        problems.push(format!(
+            "{label}: stopped after {calls} calls, {} in all: short operations repeat until they last {} together",
+            crate::units::duration(timed),
+            crate::units::duration(floor)
+        ));
+    }
+    if let (Some(start), Some(process)) = (start_s, sample.process_wall_s) {
+        let untimed = process - timed;
+        if untimed < UNTIMED_SHARE_OF_START * start {
+            problems.push(format!(
+                "{label}: its calls take {} of its process's {}, leaving {} untimed where starting \
+                 the worker alone takes {}: the timer includes start-up",
+                crate::units::duration(timed),
+                crate::units::duration(process),
+                crate::units::duration(untimed.max(0.0)),
+                crate::units::duration(start)
+            ));
+        }
+    }
+    problems
+}
