@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const EXAMPLE: &str = "docs/adding-a-backend/outside";
+const RUST_EXAMPLE: &str = "docs/adding-a-backend/outside-rust";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -33,7 +34,7 @@ fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name();
-        if name == "__pycache__" {
+        if name == "__pycache__" || name == "target" {
             continue;
         }
         if entry.file_type().unwrap().is_dir() {
@@ -341,4 +342,139 @@ fn a_registered_manifest_serves_every_later_command_until_removed() {
     assert!(!listed.contains("ext-npy-columns"), "{listed}");
     let again = run(&["workers", "remove", path_text]);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+}
+
+#[test]
+fn the_guide_holds_the_outside_worker_and_its_manifest_word_for_word() {
+    let guide = std::fs::read_to_string(root().join("docs/adding-a-backend.md")).unwrap();
+    let files = [
+        (EXAMPLE, "npy_columns.py", "python"),
+        (EXAMPLE, "manifest.toml", "toml"),
+        (RUST_EXAMPLE, "Cargo.toml", "toml"),
+        (RUST_EXAMPLE, "src/main.rs", "rust"),
+        (RUST_EXAMPLE, "manifest.toml", "toml"),
+    ];
+    for (dir, file, fence) in files {
+        let text = std::fs::read_to_string(root().join(dir).join(file)).unwrap();
+        assert!(
+            guide.contains(&format!("```{fence}\n{text}```")),
+            "docs/adding-a-backend.md must hold {dir}/{file} verbatim"
+        );
+    }
+}
+
+/// The guide's Rust worker, built as an outside crate against the kit of this checkout, from a
+/// directory outside the repository; its manifest names what `cargo build --release` leaves
+/// under `target/`.
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn a_rust_worker_built_outside_the_tree_against_the_kit_runs_every_cell_verified() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = dir.path().join("ipc-columns-worker");
+    copy_tree(&root().join(RUST_EXAMPLE), &crate_dir);
+    // The guide's path assumes a checkout beside the crate; this one is elsewhere.
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let kit = root().join("workers/rust/kit").canonicalize().unwrap();
+    let manifest = manifest.replace("../formatbench/workers/rust/kit", kit.to_str().unwrap());
+    std::fs::write(crate_dir.join("Cargo.toml"), manifest).unwrap();
+    // This workspace's lock file: the same versions as the kit is tested with, offline.
+    std::fs::copy(root().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+    let build = Command::new(cargo)
+        .args(["build", "--release", "--offline", "--quiet"])
+        .current_dir(&crate_dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "cargo build of the outside crate: {}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let out = tempfile::tempdir().unwrap();
+    let result = formatbench(&[
+        "run",
+        "--worker",
+        crate_dir.join("manifest.toml").to_str().unwrap(),
+        "--dataset",
+        "mixed",
+        "--rows",
+        "1000",
+        "--per-type",
+        "1",
+        "--backends",
+        "ext-ipc-columns,ipc,parquet",
+        "--profiles",
+        "default",
+        "--ops",
+        "write,read,project",
+        "--samples",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let all = records(&run_dir(out.path()));
+    for op in ["write", "read", "project"] {
+        let verified = all.iter().any(|r| {
+            matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok
+                && v.cell.backend == "ext-ipc-columns" && v.cell.op == op)
+        });
+        assert!(verified, "ext-ipc-columns {op} not verified");
+    }
+    // It answers --describe as the kit makes every worker do: `workers check` passes it.
+    let checked = formatbench(&[
+        "workers",
+        "check",
+        crate_dir.join("manifest.toml").to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&checked.stdout).into_owned();
+    assert_eq!(checked.status.code(), Some(0), "{said}{}", stderr(&checked));
+}
+
+#[test]
+fn runs_of_a_changed_manifest_are_never_pooled() {
+    let Some(dir) = outside_worker() else {
+        return;
+    };
+    let manifest = dir.path().join("manifest.toml");
+    let out = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for change in ["", "# the worker changed\n"] {
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(&manifest, format!("{text}{change}")).unwrap();
+        let run_out = out.path().join(format!("run-{}", runs.len()));
+        let mut run = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+        run.args(["run", "--worker"])
+            .arg(&manifest)
+            .args(["--dataset", "mixed", "--rows", "500", "--per-type", "1"])
+            .args([
+                "--backends",
+                "ext-npy-columns",
+                "--ops",
+                "read",
+                "--samples",
+                "1",
+            ])
+            .arg("--out")
+            .arg(&run_out);
+        with_sdk(&mut run, dir.path());
+        let result = run.output().unwrap();
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+        runs.push(run_dir(&run_out));
+    }
+    let pooled = formatbench(&[
+        "report",
+        runs[0].to_str().unwrap(),
+        runs[1].to_str().unwrap(),
+        "--allow-dirty",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(pooled.status.code(), Some(2), "{}", stderr(&pooled));
+    assert!(
+        stderr(&pooled).contains("cannot pool: backend ext-npy-columns was"),
+        "{}",
+        stderr(&pooled)
+    );
 }

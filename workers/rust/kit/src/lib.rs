@@ -39,6 +39,9 @@ pub use backend::{
     Context, LabelRead, Loaded, Matrix, MatrixData, Request, Uploader, TABLE_FORMAT_OPS,
 };
 pub use execute::{dir_size, execute, execute_with, matrix_to_batch, Backends};
+/// The operations, as a backend declares them: a worker outside formatbench's repository needs
+/// no dependency of its own on the protocol crate.
+pub use formatbench_protocol::Op;
 pub use worker::{describe, worker_main};
 
 /// Errors of a backend; messages carry the library's reason, never a panic.

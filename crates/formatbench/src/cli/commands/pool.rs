@@ -49,6 +49,7 @@ fn pool(
     if let Some(allow_dirty) = check_commits {
         same_commit(&runs, allow_dirty)?;
     }
+    same_outside_workers(&runs)?;
     Ok((shifted(runs), locks))
 }
 
@@ -92,6 +93,40 @@ fn same_commit(runs: &[(&PathBuf, Vec<Record>)], allow_dirty: bool) -> Result<()
             }
             Some(_) => {}
             None => commit = Some((this, dir)),
+        }
+    }
+    Ok(())
+}
+
+/// Refuses runs whose outside workers (`--worker`) differ: the commit says nothing of them, and
+/// each one's recorded version carries its manifest's hash (`catalog::external`).
+fn same_outside_workers(runs: &[(&PathBuf, Vec<Record>)]) -> Result<(), Error> {
+    let mut first: BTreeMap<&str, (&str, &PathBuf)> = BTreeMap::new();
+    for (dir, records) in runs {
+        let versions = records.iter().filter_map(|r| match r {
+            Record::Environment(e) => Some(&e.versions),
+            _ => None,
+        });
+        for (key, version) in versions.flatten() {
+            let outside = key
+                .strip_prefix("backend ")
+                .is_some_and(|name| name.starts_with(crate::catalog::external::PREFIX));
+            if !outside {
+                continue;
+            }
+            match first.get(key.as_str()) {
+                Some((seen, seen_dir)) if *seen != version.as_str() => {
+                    return Err(Error::Input(format!(
+                        "cannot pool: {key} was {seen} in {} but {version} in {}",
+                        seen_dir.display(),
+                        dir.display()
+                    )))
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(key, (version, dir));
+                }
+            }
         }
     }
     Ok(())
