@@ -54,6 +54,10 @@ pub struct Competitor {
 /// this long (`--min-sample-ms`).
 pub const DEFAULT_MIN_SAMPLE_S: f64 = 0.05;
 
+/// A measured warm sample's calls: at least two (the first, then the warm ones), and at most
+/// this many however short each is.
+pub const MEASURED_CALLS: (u64, u64) = (2, 1_000);
+
 /// Everything a run needs to know before it starts.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Plan {

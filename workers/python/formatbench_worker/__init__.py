@@ -22,8 +22,8 @@ def serve(backends, argv=None):
 
 
 def __getattr__(name):
-    # The base classes are imported when asked for, not with the package: the worker's start
-    # imports no more than it needs.
+    # The base classes are imported when asked for, not with the package (importing them
+    # loads formatbench's own backend modules too, which import no library at module level).
     if name in ("Backend", "Request", "Context", "Unsupported"):
         from .backends import base
 

@@ -84,8 +84,11 @@ def describe():
         if backend.matrix_layouts:
             entry["layouts"] = backend.layout_ops()
         if missing:
+            # formatbench's peers environment holds its own backends' packages; an outside
+            # worker's are its author's to install.
+            how = "run `formatbench peers install`" if _SERVED is None else "install it"
             entry["unavailable"] = (f"Python package {', '.join(missing)} is not installed "
-                                    "(run `formatbench peers install`)")
+                                    f"({how})")
         elif problem:
             entry["unavailable"] = problem
         entries.append(entry)

@@ -3,6 +3,8 @@ before the libraries are imported; pyarrow's pools are sized after."""
 
 import os
 
+#: The runner sets the same for workers outside the tree before they start (run/launch.rs,
+#: THREAD_ENVIRONMENT, tested equal), whose imports run before any job is read.
 ENVIRONMENT = (
     "POLARS_MAX_THREADS",  # Polars' pool
     "RAYON_NUM_THREADS",  # Rust pools (Lance, delta-rs, Daft)

@@ -57,6 +57,21 @@ struct ManifestBackend {
     /// It reads its artifacts from formatbench's S3 server when the run asks (`--storage s3`).
     #[serde(default)]
     object_storage: bool,
+    /// Its artifact naming, for a reader of files any writer writes: the format and the name
+    /// it reads in its artifact directory (a user's file of that format gets an `as-given`
+    /// competitor read by it).
+    #[serde(default)]
+    given: Option<formatbench_protocol::GivenFile>,
+    /// It reads the row-group sweep's shared Parquet files (`--parquet-files`).
+    #[serde(default)]
+    file_sets: bool,
+    /// It writes nothing and reads the artifacts of this backend (a Delta reader reads the
+    /// tables `delta-kernel` writes).
+    #[serde(default)]
+    artifact_from: Option<String>,
+    /// Profiles whose tables have rows deleted after writing (with `artifact_from`).
+    #[serde(default)]
+    deletion_profiles: Vec<String>,
 }
 
 fn default_profiles() -> Vec<String> {
@@ -165,6 +180,34 @@ pub fn external_backends() -> Vec<BackendInfo> {
         .collect()
 }
 
+/// The outside backends whose samples recorded with `versions` (a run's environment) are not
+/// this run's to take, each with why: its version there (its manifest's hash among it) is not
+/// the one registered now, or it is not registered now.
+pub fn changed_since(
+    versions: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String)> {
+    versions
+        .iter()
+        .filter_map(|(key, then)| {
+            let name = key.strip_prefix("backend ")?;
+            if !name.starts_with(PREFIX) {
+                return None;
+            }
+            let now = registered()
+                .iter()
+                .flat_map(|w| &w.backends)
+                .find(|b| b.name == name)
+                .and_then(|b| b.version.as_deref());
+            let why = match now {
+                Some(now) if now == then => return None,
+                Some(now) => format!("{name} was {then}, and is {now} now"),
+                None => format!("{name} ({then}) is not registered now (`--worker`)"),
+            };
+            Some((name.to_string(), why))
+        })
+        .collect()
+}
+
 /// The program and arguments of registered worker `index`.
 pub fn command(index: u16) -> Option<(PathBuf, Vec<String>)> {
     registered()
@@ -195,11 +238,19 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
     if manifest.backends.is_empty() {
         return Err(bad("it names no [[backends]]".into()));
     }
-    let hash = format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+    let hash = worker_hash(&bytes, &program, &args);
     for (i, b) in manifest.backends.iter().enumerate() {
-        if !b.name.starts_with(PREFIX) || b.name.len() == PREFIX.len() {
+        if !b.name.starts_with(PREFIX) || !plain_name(&b.name[PREFIX.len()..]) {
             return Err(bad(format!(
-                "backend '{}' must be named '{PREFIX}…' (outside backends carry that prefix)",
+                "backend '{}' must be named '{PREFIX}…' in lowercase letters, digits, '.', '_' \
+                 and '-' (outside backends carry that prefix; names go into lists and paths)",
+                b.name
+            )));
+        }
+        if let Some(profile) = b.profiles.iter().find(|p| !plain_name(p)) {
+            return Err(bad(format!(
+                "backend '{}': profile '{profile}' is not a name of lowercase letters, digits, \
+                 '.', '_' and '-'",
                 b.name
             )));
         }
@@ -211,6 +262,17 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
         }
         if b.ops.is_empty() {
             return Err(bad(format!("backend '{}' names no ops", b.name)));
+        }
+        if let Some(given) = &b.given {
+            let known = formatbench_protocol::GIVEN_FORMATS;
+            if !known.contains(&given.format.as_str()) {
+                return Err(bad(format!(
+                    "backend '{}' reads files as given of format '{}', which is none of {}",
+                    b.name,
+                    given.format,
+                    known.join(", ")
+                )));
+            }
         }
     }
     // Run once the manifest is known to be well formed.
@@ -247,10 +309,11 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
             },
             table: TableTraits {
                 unordered: b.unordered,
-                ..TableTraits::default()
+                artifact_from: b.artifact_from,
+                deletion_profiles: b.deletion_profiles,
             },
-            given: None,
-            file_sets: false,
+            given: b.given,
+            file_sets: b.file_sets,
             executors: false,
         });
     }
@@ -263,19 +326,110 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
     })
 }
 
+/// A name that goes into comma-separated lists and directory names as it is.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+}
+
+/// `xxh3:` of what makes the worker: the manifest's bytes, its program's and those of every
+/// argument of its command that is a file (a script). What those files load in turn (a
+/// module beside the script, a shared library) is not in it: its `version` command says that.
+fn worker_hash(manifest: &[u8], program: &Path, args: &[String]) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(manifest);
+    let files = located(program)
+        .into_iter()
+        .chain(args.iter().map(PathBuf::from).filter(|p| p.is_file()));
+    for file in files {
+        hasher.update(file.to_string_lossy().as_bytes());
+        // A file that cannot be read now hashes as its name: the run that starts it says why.
+        if let Ok(bytes) = std::fs::read(&file) {
+            hasher.update(&bytes);
+        }
+    }
+    format!("xxh3:{:016x}", hasher.digest())
+}
+
+/// Where `program` is: itself when it names a path, else the first match on `PATH`.
+fn located(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
 /// `Err(reason)` when the worker's program cannot be found.
 fn available(program: &Path) -> Result<(), String> {
-    let found = if program.components().count() > 1 {
-        program.is_file()
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-    };
-    if found {
-        Ok(())
-    } else {
-        Err(format!("its program {} is not found", program.display()))
+    match located(program) {
+        Some(_) => Ok(()),
+        None => Err(format!("its program {} is not found", program.display())),
     }
+}
+
+/// How long a version command may take: it runs whenever the manifest is loaded.
+const VERSION_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `program args`' output, started directly (it is not measured: a version command, a
+/// `--describe`), killed past `limit`.
+pub fn output_within(
+    program: &Path,
+    args: &[String],
+    limit: std::time::Duration,
+) -> Result<std::process::Output, String> {
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start it: {e}"))?;
+    // Read on threads of their own, so a full pipe never stalls the child before its exit.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "still running after {} s: stopped",
+                    limit.as_secs()
+                ));
+            }
+            // Fine steps at first: `workers check` times a `--describe` with this.
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(
+                if started.elapsed().as_millis() < 200 {
+                    1
+                } else {
+                    10
+                },
+            )),
+            Err(e) => return Err(format!("cannot wait for it: {e}")),
+        }
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// The first line a version command prints.
@@ -283,10 +437,8 @@ fn version_of(words: &[String]) -> Result<String, String> {
     let (program, args) = words
         .split_first()
         .ok_or_else(|| "`version` is empty".to_string())?;
-    let output = std::process::Command::new(program)
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run its version command `{program}`: {e}"))?;
+    let output = output_within(Path::new(program), args, VERSION_LIMIT)
+        .map_err(|e| format!("its version command `{program}`: {e}"))?;
     if !output.status.success() {
         return Err(format!(
             "its version command `{program}` failed: {}",

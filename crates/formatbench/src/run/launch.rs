@@ -35,7 +35,24 @@ pub struct Limits {
     pub timeout: Duration,
     /// Bytes of address space (`--memory-limit`), when capped.
     pub memory: Option<u64>,
+    /// The thread cap in the environment libraries read at import, set before the worker
+    /// starts: for workers outside the tree, whose own imports run before any job is read.
+    pub thread_environment: Option<u32>,
 }
+
+/// The variables libraries read their pool sizes from at import (the Python worker's
+/// `threads.ENVIRONMENT`, which sets them itself before it imports a backend's libraries).
+pub const THREAD_ENVIRONMENT: [&str; 9] = [
+    "POLARS_MAX_THREADS",
+    "RAYON_NUM_THREADS",
+    "TOKIO_WORKER_THREADS",
+    "LANCE_CPU_THREADS",
+    "LANCE_IO_THREADS",
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_MAX_THREADS",
+];
 
 #[derive(Debug)]
 pub struct SampleOutcome {
@@ -162,6 +179,11 @@ pub fn run_job(
         .arg(timeout.as_millis().to_string());
     if let Some(bytes) = limits.memory {
         launcher.arg("--memory-limit-bytes").arg(bytes.to_string());
+    }
+    if let Some(threads) = limits.thread_environment {
+        for name in THREAD_ENVIRONMENT {
+            launcher.env(name, threads.to_string());
+        }
     }
     let mut child = launcher
         .arg("--")
@@ -292,7 +314,20 @@ fn read_answer(stats: &ProcessStats, answer_path: &Path, log: &Path) -> Result<A
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::last_log_line;
+    use super::{last_log_line, THREAD_ENVIRONMENT};
+
+    #[test]
+    fn outside_workers_get_the_thread_cap_the_python_worker_sets_itself() {
+        let python = include_str!("../../../../workers/python/formatbench_worker/threads.py");
+        let listed: Vec<&str> = python
+            .lines()
+            .skip_while(|line| !line.starts_with("ENVIRONMENT = ("))
+            .take_while(|line| *line != ")")
+            .filter_map(|line| line.trim().strip_prefix('"'))
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert_eq!(listed, THREAD_ENVIRONMENT);
+    }
 
     #[test]
     fn a_reason_is_the_last_line_before_a_backtrace() {

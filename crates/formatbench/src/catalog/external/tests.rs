@@ -35,7 +35,13 @@ fn a_manifest_makes_backends_with_its_hash_in_their_version() {
     assert!(toy.object_storage.is_err());
     let version = toy.version.clone().unwrap();
     assert!(version.starts_with("toy 1.2 (manifest xxh3:"), "{version}");
-    // Another byte, another hash.
+    // The script its command names is part of the worker: another script, another hash.
+    std::fs::write(dir.path().join("worker.sh"), "exit 0").unwrap();
+    let scripted = load(&path, WorkerKind::External(3)).unwrap();
+    std::fs::write(dir.path().join("worker.sh"), "exit 1").unwrap();
+    let rescripted = load(&path, WorkerKind::External(3)).unwrap();
+    assert_ne!(scripted.hash, rescripted.hash);
+    // Another byte of the manifest, another hash.
     let (_dir2, changed) = manifest(&TOY.replace("a toy", "a toy!"));
     let other = load(&changed, WorkerKind::External(0)).unwrap();
     assert_ne!(other.hash, worker.hash);
@@ -45,6 +51,11 @@ fn a_manifest_makes_backends_with_its_hash_in_their_version() {
 fn a_bad_manifest_is_one_clear_error() {
     let cases = [
         (TOY.replace("ext-toy", "toy"), "must be named 'ext-…'"),
+        (TOY.replace("ext-toy", "ext-a,b"), "must be named 'ext-…'"),
+        (
+            TOY.replace("about =", "profiles = [\"x/y\"]\nabout ="),
+            "profile 'x/y' is not a name",
+        ),
         (TOY.replace("ops = ", "opps = "), "unknown field `opps`"),
         (
             TOY.replace("[\"write\", \"read\"]", "[\"write\", \"fly\"]"),
@@ -56,13 +67,20 @@ fn a_bad_manifest_is_one_clear_error() {
         ),
         (
             TOY.replace("echo", "/nonexistent/version"),
-            "cannot run its version command",
+            "its version command `/nonexistent/version`: cannot start it",
         ),
         (
             "command = [\"sh\"]\nbackends = []\n".to_string(),
             "names no [[backends]]",
         ),
         ("not toml at all [".to_string(), "manifest.toml"),
+        (
+            TOY.replace(
+                "ops = ",
+                "given = { format = \"orc\", file = \"x\" }\nops = ",
+            ),
+            "format 'orc', which is none of parquet, arrow-ipc, csv",
+        ),
     ];
     for (text, said) in cases {
         let (_dir, path) = manifest(&text);
@@ -92,4 +110,40 @@ fn no_builtin_backend_carries_the_outside_prefix() {
     for backend in crate::catalog::native_backends() {
         assert!(!backend.name.starts_with(PREFIX), "{}", backend.name);
     }
+}
+
+#[test]
+fn a_reader_of_other_writers_files_declares_them_as_a_described_one_does() {
+    let text = TOY.replace(
+        "ops = [\"write\", \"read\"]",
+        "ops = [\"read\"]\ngiven = { format = \"parquet\", file = \"data.parquet\" }\nfile_sets = true\n\
+         artifact_from = \"delta-kernel\"\ndeletion_profiles = [\"dv\"]\nunordered = true",
+    );
+    let (_dir, path) = manifest(&text);
+    let reader = load(&path, WorkerKind::External(0))
+        .unwrap()
+        .backends
+        .remove(0);
+    assert_eq!(
+        reader.given,
+        Some(formatbench_protocol::GivenFile {
+            format: "parquet".into(),
+            file: "data.parquet".into()
+        })
+    );
+    assert!(reader.file_sets);
+    assert_eq!(reader.table.artifact_from.as_deref(), Some("delta-kernel"));
+    assert_eq!(reader.table.deletion_profiles, ["dv"]);
+    assert!(reader.table.unordered);
+}
+
+#[test]
+fn a_command_that_hangs_is_stopped() {
+    let err = output_within(
+        Path::new("sleep"),
+        &["5".to_string()],
+        std::time::Duration::from_millis(100),
+    )
+    .unwrap_err();
+    assert!(err.contains("still running after"), "{err}");
 }

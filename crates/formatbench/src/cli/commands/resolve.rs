@@ -41,7 +41,7 @@ fn competitors(
     let known = if needs_peers { catalog() } else { native };
     // Groups: "all" (native and peers), "native" (built in and heavy workers), "builtin" (the
     // light backends inside this binary), "heavy" (the workers on other Arrow majors) and
-    // "peers" (py-*, r-*).
+    // "peers" (py-*, r-*, and the ext-* of workers outside the tree, `--worker`).
     let mut names: Vec<String> = Vec::new();
     for w in &wanted {
         let group: Vec<String> = known

@@ -85,6 +85,15 @@ pub fn read_resumed(
                         run_dir.display()
                     )));
                 }
+                if let Some((_, why)) = crate::catalog::external::changed_since(&env.versions)
+                    .into_iter()
+                    .next()
+                {
+                    return Err(Error::Input(format!(
+                        "cannot resume {}: {why}",
+                        run_dir.display()
+                    )));
+                }
                 resumed.run_id = env.run_id.clone();
             }
             Record::Schedule(s) => resumed.schedule = Some(s.hash.clone()),
@@ -152,9 +161,25 @@ pub fn reusable_samples(
         if !comparable {
             continue;
         }
+        // Outside workers that changed since (each one's manifest hash is in its version):
+        // none of their samples are this run's.
+        let changed: Vec<String> = records
+            .iter()
+            .filter_map(|record| match record {
+                Record::Environment(env) => {
+                    Some(crate::catalog::external::changed_since(&env.versions))
+                }
+                _ => None,
+            })
+            .flatten()
+            .map(|(name, _)| name)
+            .collect();
         for record in records {
             if let Record::Sample(s) = record {
-                if s.status == SampleStatus::Ok && s.worker_build.as_deref() == Some(worker_build) {
+                if s.status == SampleStatus::Ok
+                    && s.worker_build.as_deref() == Some(worker_build)
+                    && !changed.contains(&s.cell.backend)
+                {
                     if let Some(slot) = slot_of(&s) {
                         out.entry(slot).or_insert(*s);
                     }

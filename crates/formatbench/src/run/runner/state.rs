@@ -80,7 +80,8 @@ impl Runner<'_> {
         let (min_sample_s, min_calls, max_calls) = if once {
             (0.0, 1, 1)
         } else {
-            (self.plan.min_sample_s, 2, 1000)
+            let (min_calls, max_calls) = crate::plan::MEASURED_CALLS;
+            (self.plan.min_sample_s, min_calls, max_calls)
         };
         Job {
             protocol: PROTOCOL_VERSION,
@@ -141,6 +142,8 @@ impl Runner<'_> {
             Limits {
                 timeout: self.plan.timeout,
                 memory: self.plan.memory_limit,
+                thread_environment: matches!(worker, WorkerKind::External(_))
+                    .then_some(self.plan.threads),
             },
         )?;
         Ok(outcome)

@@ -33,7 +33,9 @@ fn delta_schema(schema: &SchemaRef) -> SchemaRef {
             DataType::UInt16 => DataType::Int16,
             DataType::UInt32 => DataType::Int32,
             DataType::UInt64 => DataType::Int64,
-            DataType::Timestamp(_, zone) => DataType::Timestamp(TimeUnit::Microsecond, zone.clone()),
+            DataType::Timestamp(_, zone) => {
+                DataType::Timestamp(TimeUnit::Microsecond, zone.clone())
+            }
             other => other.clone(),
         };
         Field::new(f.name(), data_type, f.is_nullable())

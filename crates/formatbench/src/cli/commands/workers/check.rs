@@ -26,12 +26,23 @@ const CHECKED_OPS: [Op; 6] = [
     Op::Take,
 ];
 
-/// Times `--describe` takes: the least is the worker's start-up.
+/// Times `--describe` runs before the check's run (and again after it): the least is the
+/// worker's start-up.
 const STARTS: usize = 3;
+
+/// How long a `--describe` may take.
+const DESCRIBE_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A sample's untimed part below this share of the worker's start-up means the timer took
 /// start-up in: a correct worker leaves all of it (and the source's load) outside.
 const UNTIMED_SHARE_OF_START: f64 = 0.5;
+
+/// ... by at least this much: a start-up of a few milliseconds (a native program) is within
+/// the jitter of starting a process, and an error that small moves no ranking.
+const START_UP_MARGIN_S: f64 = 0.010;
+
+/// The 50 ms rule, less the clock's and the last call's granularity.
+const SHARE_OF_MIN_SAMPLE: f64 = 0.9;
 
 pub fn check(manifest: &Path, rows: u64, out: Option<PathBuf>) -> Result<i32, Error> {
     external::register(&[manifest.to_path_buf()])?;
@@ -40,8 +51,18 @@ pub fn check(manifest: &Path, rows: u64, out: Option<PathBuf>) -> Result<i32, Er
         .cloned()
         .ok_or_else(|| Error::Input(format!("{}: nothing registered", manifest.display())))?;
     let mut problems: Vec<String> = Vec::new();
-    let start_s = start_up(&worker, &mut problems);
+    let before = start_up(&worker, &mut problems);
     let ops = checked_ops(&worker.backends);
+    if ops.is_empty() {
+        for problem in &problems {
+            println!("{problem}");
+        }
+        return Err(Error::Input(format!(
+            "{}: it declares none of the operations the check runs ({})",
+            manifest.display(),
+            op_list(&CHECKED_OPS)
+        )));
+    }
     let (dir, temporary) = match out {
         Some(dir) => (dir, false),
         None => (
@@ -54,7 +75,23 @@ pub fn check(manifest: &Path, rows: u64, out: Option<PathBuf>) -> Result<i32, Er
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let records = records?;
+    let records = match records {
+        Ok(records) => records,
+        Err(e) => {
+            for problem in &problems {
+                println!("{problem}");
+            }
+            return Err(e);
+        }
+    };
+    // Timed again after the run, the least of all: a machine busy at one moment or the other
+    // makes start-up look longer, never shorter.
+    let mut later = Vec::new();
+    let after = start_up(&worker, &mut later);
+    let start_s = match (before, after) {
+        (Some(b), Some(a)) => Some(b.min(a)),
+        (one, other) => one.or(other),
+    };
     for backend in &worker.backends {
         for op in backend.ops.iter().filter(|op| ops.contains(op)) {
             cell_problems(&records, &backend.name, *op, start_s, &mut problems);
@@ -94,11 +131,10 @@ fn start_up(worker: &ExternalWorker, problems: &mut Vec<String>) -> Option<f64> 
     let mut least: Option<f64> = None;
     let mut answer = Vec::new();
     for _ in 0..STARTS {
+        let mut args = worker.args.clone();
+        args.push("--describe".into());
         let started = Instant::now();
-        let output = std::process::Command::new(&worker.program)
-            .args(&worker.args)
-            .arg("--describe")
-            .output();
+        let output = external::output_within(&worker.program, &args, DESCRIBE_LIMIT);
         let took = started.elapsed().as_secs_f64();
         match output {
             Ok(output) if output.status.success() => {
@@ -114,7 +150,7 @@ fn start_up(worker: &ExternalWorker, problems: &mut Vec<String>) -> Option<f64> 
                 return None;
             }
             Err(e) => {
-                problems.push(format!("--describe: cannot start it: {e}"));
+                problems.push(format!("--describe: {e}"));
                 return None;
             }
         }
@@ -127,19 +163,49 @@ fn start_up(worker: &ExternalWorker, problems: &mut Vec<String>) -> Option<f64> 
                         "{}: its --describe answer does not list it",
                         declared.name
                     )),
-                    Some(d) if d.ops != declared.ops => problems.push(format!(
-                        "{}: the manifest declares {}, its --describe answers {}",
-                        declared.name,
-                        op_list(&declared.ops),
-                        op_list(&d.ops)
-                    )),
-                    Some(_) => {}
+                    Some(d) => problems.extend(disagreements(declared, d)),
                 }
             }
         }
         Err(why) => problems.push(format!("--describe: {why}")),
     }
     least
+}
+
+/// Where a worker's `--describe` answer says otherwise than its manifest, one line each.
+fn disagreements(declared: &BackendInfo, described: &BackendInfo) -> Vec<String> {
+    let name = &declared.name;
+    let mut lines = Vec::new();
+    let as_set = |ops: &[Op]| {
+        ops.iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<Op>>()
+    };
+    if as_set(&declared.ops) != as_set(&described.ops) {
+        lines.push(format!(
+            "{name}: the manifest declares {}, its --describe answers {}",
+            op_list(&declared.ops),
+            op_list(&described.ops)
+        ));
+    }
+    if let Err(why) = &described.available {
+        lines.push(format!("{name}: its --describe says it cannot run: {why}"));
+    }
+    for (key, manifest, answer) in [
+        ("lossy", declared.lossy, described.lossy),
+        (
+            "other_widths",
+            declared.other_widths,
+            described.other_widths,
+        ),
+    ] {
+        if manifest != answer {
+            lines.push(format!(
+                "{name}: the manifest says {key} = {manifest}, its --describe {answer}"
+            ));
+        }
+    }
+    lines
 }
 
 fn op_list(ops: &[Op]) -> String {
@@ -189,7 +255,14 @@ fn run_once(worker: &ExternalWorker, ops: &[Op], rows: u64, dir: &Path) -> Resul
     ];
     let args = match Cli::try_parse_from(argv).map(|cli| cli.command) {
         Ok(Command::Run(args)) => args,
-        _ => return Err(Error::Input("the check's run cannot be planned".into())),
+        Ok(_) => return Err(Error::Input("the check's run is not a run".into())),
+        Err(e) => {
+            let said = e.to_string();
+            let first = said.lines().next().unwrap_or("no reason given");
+            return Err(Error::Input(format!(
+                "the check's run cannot be planned: {first}"
+            )));
+        }
     };
     let plan = resolve::plan(None, &args)?;
     crate::plan::limits::check_writable("--out", &args.out)?;
@@ -268,14 +341,16 @@ fn timing_problems(label: &str, sample: &SampleRecord, start_s: Option<f64>) -> 
     };
     let timed = per_call * calls as f64;
     let floor = crate::plan::DEFAULT_MIN_SAMPLE_S;
-    if calls < 2 {
+    let (min_calls, max_calls) = crate::plan::MEASURED_CALLS;
+    if calls < min_calls {
         problems.push(format!(
-            "{label}: made {calls} call; a measured sample makes at least 2 (the first, then warm ones)"
+            "{label}: made {calls} call(s); a measured sample makes at least {min_calls} (the \
+             first, then warm ones)"
         ));
     } else if sample.warm_call_s.is_none() || sample.first_call_s.is_none() {
         problems.push(format!("{label}: reports no first-call or warm-call time"));
     }
-    if calls < 1_000 && timed < 0.9 * floor {
+    if calls < max_calls && timed < SHARE_OF_MIN_SAMPLE * floor {
         problems.push(format!(
             "{label}: stopped after {calls} calls, {} in all: short operations repeat until they last {} together",
             crate::units::duration(timed),
@@ -284,7 +359,7 @@ fn timing_problems(label: &str, sample: &SampleRecord, start_s: Option<f64>) -> 
     }
     if let (Some(start), Some(process)) = (start_s, sample.process_wall_s) {
         let untimed = process - timed;
-        if untimed < UNTIMED_SHARE_OF_START * start {
+        if untimed < UNTIMED_SHARE_OF_START * start && start - untimed > START_UP_MARGIN_S {
             problems.push(format!(
                 "{label}: its calls take {} of its process's {}, leaving {} untimed where starting \
                  the worker alone takes {}: the timer includes start-up",
