@@ -3,6 +3,7 @@
 
 pub mod cells;
 pub mod fidelity;
+pub mod outside;
 pub mod own_store;
 pub mod process;
 
