@@ -64,16 +64,20 @@ fn a_worker_outside_the_tree_runs_beside_ipc_and_parquet_every_cell_verified() {
     );
 }
 
-#[test]
-fn a_manifest_that_shadows_a_name_or_breaks_the_format_is_refused_in_one_line() {
-    let dir = tempfile::tempdir().unwrap();
-    // Without its version command, which needs the peers' numpy.
-    let manifest: String = std::fs::read_to_string(root().join(EXAMPLE).join("manifest.toml"))
+/// The guide's manifest without its version command, which needs the peers' numpy.
+fn manifest_without_version() -> String {
+    std::fs::read_to_string(root().join(EXAMPLE).join("manifest.toml"))
         .unwrap()
         .lines()
         .filter(|line| !line.starts_with("version"))
         .map(|line| format!("{line}\n"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_manifest_that_shadows_a_name_or_breaks_the_format_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = manifest_without_version();
     let cases = [
         (
             manifest.replace("ext-npy-columns", "parquet"),
@@ -113,13 +117,7 @@ fn a_manifest_that_shadows_a_name_or_breaks_the_format_is_refused_in_one_line() 
 fn a_registered_manifest_serves_every_later_command_until_removed() {
     let config = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    // Without its version command, which needs the peers' numpy.
-    let manifest: String = std::fs::read_to_string(root().join(EXAMPLE).join("manifest.toml"))
-        .unwrap()
-        .lines()
-        .filter(|line| !line.starts_with("version"))
-        .map(|line| format!("{line}\n"))
-        .collect();
+    let manifest = manifest_without_version();
     let path = dir.path().join("manifest.toml");
     std::fs::write(&path, manifest).unwrap();
     let run = |args: &[&str]| {

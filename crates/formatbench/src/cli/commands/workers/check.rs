@@ -16,15 +16,9 @@ use formatbench_protocol::Op;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The operations the generated mixed table can check; the others need other data.
-const CHECKED_OPS: [Op; 6] = [
-    Op::Write,
-    Op::Read,
-    Op::Scan,
-    Op::Project,
-    Op::Range,
-    Op::Take,
-];
+/// The operations the generated mixed table can check (the table operations); the others
+/// need other data.
+const CHECKED_OPS: [Op; 6] = formatbench_protocol::ALL_OPS;
 
 /// Times `--describe` runs before the check's run (and again after it): the least is the
 /// worker's start-up.
