@@ -238,3 +238,38 @@ fn samples_of_a_changed_worker_are_never_pooled_or_reused() {
         stderr(&pooled)
     );
 }
+
+#[test]
+fn a_suite_file_names_an_outside_backend_beside_built_in_ones() {
+    let Some(dir) = outside_worker() else {
+        return;
+    };
+    let suite = dir.path().join("suite.toml");
+    std::fs::write(
+        &suite,
+        "name = \"outside\"\ndescription = \"an outside worker beside ipc\"\n\
+         backends = [\"ext-npy-columns\", \"ipc\"]\nprofiles = [\"default\"]\n\
+         ops = [\"write\", \"read\"]\nrounds = 1\nsamples = 1\n\n\
+         [[datasets]]\nkind = \"mixed\"\nrows = 500\nper_type = 1\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+    run.arg("suite")
+        .arg(&suite)
+        .arg("--worker")
+        .arg(dir.path().join("manifest.toml"))
+        .arg("--out")
+        .arg(out.path());
+    with_sdk(&mut run, dir.path());
+    let result = run.output().unwrap();
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let all = records(&run_dir(out.path()));
+    for op in ["write", "read"] {
+        let verified = all.iter().any(|r| {
+            matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok
+                && v.cell.backend == "ext-npy-columns" && v.cell.op == op)
+        });
+        assert!(verified, "ext-npy-columns {op} not verified");
+    }
+}
