@@ -9,8 +9,8 @@
 mod common;
 
 use common::outside::{outside_worker, root, with_sdk, EXAMPLE, RUST_EXAMPLE};
-use common::{formatbench, records, run_dir, stderr};
-use formatbench::results::{Record, SampleStatus};
+use common::{formatbench, records, run_dir, stderr, verified};
+use formatbench::results::Record;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,10 +43,7 @@ fn a_worker_outside_the_tree_runs_beside_ipc_and_parquet_every_cell_verified() {
     let all = records(&run_dir(out.path()));
     for backend in ["ext-npy-columns", "ipc", "parquet"] {
         for op in ["write", "read", "project"] {
-            let verified = all.iter().any(|r| {
-                matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok
-                    && v.cell.backend == backend && v.cell.op == op)
-            });
+            let verified = verified(&all, |c| c.backend == backend && c.op == op);
             assert!(verified, "{backend} {op} not verified");
         }
     }
@@ -266,10 +263,7 @@ fn a_suite_file_names_an_outside_backend_beside_built_in_ones() {
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let all = records(&run_dir(out.path()));
     for op in ["write", "read"] {
-        let verified = all.iter().any(|r| {
-            matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok
-                && v.cell.backend == "ext-npy-columns" && v.cell.op == op)
-        });
+        let verified = verified(&all, |c| c.backend == "ext-npy-columns" && c.op == op);
         assert!(verified, "ext-npy-columns {op} not verified");
     }
 }

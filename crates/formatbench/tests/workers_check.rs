@@ -5,8 +5,7 @@
 mod common;
 
 use common::outside::{copy_tree, outside_worker, root, with_sdk, RUST_EXAMPLE};
-use common::{formatbench, records, run_dir, stderr};
-use formatbench::results::{Record, SampleStatus};
+use common::{formatbench, records, run_dir, stderr, verified};
 use std::path::Path;
 use std::process::Command;
 
@@ -169,10 +168,7 @@ fn a_rust_worker_built_outside_the_tree_against_the_kit_runs_every_cell_verified
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let all = records(&run_dir(out.path()));
     for op in ["write", "read", "project"] {
-        let verified = all.iter().any(|r| {
-            matches!(r, Record::Verification(v) if v.status == SampleStatus::Ok
-                && v.cell.backend == "ext-ipc-columns" && v.cell.op == op)
-        });
+        let verified = verified(&all, |c| c.backend == "ext-ipc-columns" && c.op == op);
         assert!(verified, "ext-ipc-columns {op} not verified");
     }
     // It answers --describe as the kit makes every worker do: `workers check` passes it.

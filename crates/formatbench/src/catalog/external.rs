@@ -186,13 +186,8 @@ pub fn external_backends() -> Vec<BackendInfo> {
 pub fn changed_since(
     versions: &std::collections::BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
-    versions
-        .iter()
-        .filter_map(|(key, then)| {
-            let name = key.strip_prefix("backend ")?;
-            if !name.starts_with(PREFIX) {
-                return None;
-            }
+    recorded(versions)
+        .filter_map(|(name, then)| {
             let now = registered()
                 .iter()
                 .flat_map(|w| &w.backends)
@@ -206,6 +201,17 @@ pub fn changed_since(
             Some((name.to_string(), why))
         })
         .collect()
+}
+
+/// The outside backends among a run's recorded versions (`backend NAME`, the runner's key),
+/// each with its version.
+pub fn recorded(
+    versions: &std::collections::BTreeMap<String, String>,
+) -> impl Iterator<Item = (&str, &str)> {
+    versions.iter().filter_map(|(key, version)| {
+        let name = key.strip_prefix("backend ")?;
+        name.starts_with(PREFIX).then_some((name, version.as_str()))
+    })
 }
 
 /// The program and arguments of registered worker `index`.

@@ -200,6 +200,19 @@ fn run(suite: Option<Suite>, args: &RunArgs) -> Result<i32, Error> {
     Ok(worst)
 }
 
+/// How the runner runs `plan`, as `args` ask.
+fn run_options(plan: &crate::plan::Plan, args: &RunArgs) -> RunOptions {
+    RunOptions {
+        out_dir: args.out.clone(),
+        resume: args.resume.clone(),
+        reuse: args.reuse,
+        retry_failed: args.retry_failed,
+        keep_artifacts: args.keep_artifacts,
+        settings: resolve::settings(plan, args),
+        s3_listen: args.s3_listen.clone(),
+    }
+}
+
 fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::PathBuf), Error> {
     let plan = match &args.resume {
         Some(dir) => resolve::stored_plan(dir)?,
@@ -212,17 +225,8 @@ fn run_one(suite: Option<&Suite>, args: &RunArgs) -> Result<(i32, std::path::Pat
         None => crate::plan::limits::check_writable("--out", &args.out)?,
     }
     crate::plan::limits::check(&plan.datasets, &args.out, args.allow_large)?;
-    let options = RunOptions {
-        out_dir: args.out.clone(),
-        resume: args.resume.clone(),
-        reuse: args.reuse,
-        retry_failed: args.retry_failed,
-        keep_artifacts: args.keep_artifacts,
-        settings: resolve::settings(&plan, args),
-        s3_listen: args.s3_listen.clone(),
-    };
     install_interrupt_handler();
-    let outcome = execute_plan(&plan, &options)?;
+    let outcome = execute_plan(&plan, &run_options(&plan, args))?;
     // The run ends at its results file; the reports are written from it like `report` does.
     let records = crate::results::read_records(&outcome.results)?;
     let summary = crate::report::write_all(&records, None, &outcome.run_dir)?;

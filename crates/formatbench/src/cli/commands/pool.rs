@@ -107,24 +107,18 @@ fn same_outside_workers(runs: &[(&PathBuf, Vec<Record>)]) -> Result<(), Error> {
             Record::Environment(e) => Some(&e.versions),
             _ => None,
         });
-        for (key, version) in versions.flatten() {
-            let outside = key
-                .strip_prefix("backend ")
-                .is_some_and(|name| name.starts_with(crate::catalog::external::PREFIX));
-            if !outside {
-                continue;
-            }
-            match first.get(key.as_str()) {
-                Some((seen, seen_dir)) if *seen != version.as_str() => {
+        for (name, version) in versions.flat_map(crate::catalog::external::recorded) {
+            match first.get(name) {
+                Some((seen, seen_dir)) if *seen != version => {
                     return Err(Error::Input(format!(
-                        "cannot pool: {key} was {seen} in {} but {version} in {}",
+                        "cannot pool: backend {name} was {seen} in {} but {version} in {}",
                         seen_dir.display(),
                         dir.display()
                     )))
                 }
                 Some(_) => {}
                 None => {
-                    first.insert(key, (version, dir));
+                    first.insert(name, (version, dir));
                 }
             }
         }

@@ -9,7 +9,7 @@ use crate::catalog::external::{self, ExternalWorker};
 use crate::catalog::{parse_described, BackendInfo};
 use crate::cli::{Cli, Command};
 use crate::results::{Record, SampleRecord, SampleStatus};
-use crate::run::{execute_plan, RunOptions};
+use crate::run::execute_plan;
 use crate::Error;
 use clap::Parser;
 use formatbench_protocol::Op;
@@ -260,16 +260,7 @@ fn run_once(worker: &ExternalWorker, ops: &[Op], rows: u64, dir: &Path) -> Resul
     };
     let plan = resolve::plan(None, &args)?;
     crate::plan::limits::check_writable("--out", &args.out)?;
-    let options = RunOptions {
-        out_dir: args.out.clone(),
-        resume: None,
-        reuse: false,
-        retry_failed: false,
-        keep_artifacts: false,
-        settings: resolve::settings(&plan, &args),
-        s3_listen: None,
-    };
-    Ok(execute_plan(&plan, &options)?.results)
+    Ok(execute_plan(&plan, &super::super::run_options(&plan, &args))?.results)
 }
 
 /// What is wrong with `backend`'s `op` in the check's records.
