@@ -128,16 +128,28 @@ fn spark_parquet_is_verified_at_two_executors_beyond_ci() {
 #[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out() {
-    if !ready("Delta backend", "delta-kernel") || !ready("Python peer", "py-daft-ray-delta") {
+    delta_tables_read_with_deleted_rows_left_out("py-daft-ray-delta", &["read", "first_row"]);
+}
+
+#[test]
+#[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
+fn dask_reads_the_delta_tables_delta_kernel_writes_and_refuses_deletion_vectors() {
+    delta_tables_read_with_deleted_rows_left_out("py-dask-delta", &["read", "project"]);
+}
+
+/// `backend` (a cluster reader of delta-kernel's tables) at two executors on the Delta study's
+/// long table with and without deletion vectors: each of `ops` verified with the deleted rows
+/// left out, or refused with a reason; never a table with its deleted rows counted as read.
+fn delta_tables_read_with_deleted_rows_left_out(backend: &str, ops: &[&str]) {
+    if !ready("Delta backend", "delta-kernel") || !ready("Python peer", backend) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    // The Delta study's long table.
     let run = run_of(
         &["--dataset", "long", "--rows", "3000", "--files", "4"],
-        "delta-kernel,py-daft-ray-delta",
+        &format!("delta-kernel,{backend}"),
         "2",
-        "write,read,first_row",
+        &format!("write,{}", ops.join(",")),
         out.path(),
         &["--profiles", "default,dv"],
         &[],
@@ -145,19 +157,17 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
     assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let records = read_records(&run_dir(out.path()).join("results.jsonl")).unwrap();
     for profile in ["default", "dv"] {
-        for op in ["read", "first_row"] {
-            // Verified with the deleted rows left out, or refused with a reason: never a
-            // table with its deleted rows counted as read.
+        for &op in ops {
             let outcome = records.iter().find_map(|r| match r {
                 Record::Verification(v)
-                    if v.cell.backend == "py-daft-ray-delta"
+                    if v.cell.backend == backend
                         && v.cell.profile == profile
                         && v.cell.op == op =>
                 {
                     Some((v.status, v.reason.clone()))
                 }
                 Record::Sample(s)
-                    if s.cell.backend == "py-daft-ray-delta"
+                    if s.cell.backend == backend
                         && s.cell.profile == profile
                         && s.cell.op == op
                         && s.status == SampleStatus::Unsupported =>
@@ -167,10 +177,10 @@ fn daft_on_ray_reads_the_delta_tables_delta_kernel_writes_deleted_rows_left_out(
                 _ => None,
             });
             if (profile, op) == ("default", "read") {
-                // Digested partition by partition on the Ray workers too.
+                // Digested partition by partition on the executors too.
                 let digested = records.iter().any(|r| {
                     matches!(r, Record::Verification(v)
-                        if v.cell.backend == "py-daft-ray-delta" && v.cell.op == op
+                        if v.cell.backend == backend && v.cell.op == op
                             && v.cell.profile == profile
                             && v.engine_digest.as_deref().is_some_and(|d| d.ends_with("the source's")))
                 });

@@ -308,6 +308,59 @@ class DaskCsv(DaskParquet):
         return _computed(frame, request, ctx, "read_csv()")
 
 
+class DaskDelta(DaskParquet, DeltaReader):
+    """The same cluster reading the Delta tables delta-kernel writes through dask-deltatable
+    (Dask's Delta Lake reader: delta-rs lists the table's files, each read into a partition).
+    It reads data files whole and does not apply deletion vectors, so a table with deleted
+    rows is refused, never read with them."""
+
+    name = "py-dask-delta"
+    about = ("Dask on a dask.distributed LocalCluster of N executor processes reading the "
+             "tables delta-kernel writes: dask_deltatable.read_deltalake, computed into pandas")
+    dists = ("dask", "distributed", "dask-deltatable", "deltalake")
+    modules = ("dask", "dask.dataframe", "distributed", "pandas", "dask_deltatable",
+               "deltalake")
+    ops = ("read", "scan", "project")
+    file_sets = False
+
+    def settings_for(self, ctx):
+        return {"partitions": "one per data file of the table (dask-deltatable)"}
+
+    def read(self, directory, request, ctx):
+        import dask_deltatable
+        from deltalake import DeltaTable
+
+        from .. import storage
+
+        location = storage.located(directory, "", ctx.storage)
+        options = delta_options = None
+        if ctx.storage:
+            # The same objects by the s3a:// scheme, which s3fs and delta-rs read as s3:// but
+            # dask-deltatable does not: at an s3:// path without a key in its options it asks
+            # boto3 for credentials and AWS itself for the bucket's region.
+            location = "s3a://" + location.removeprefix("s3://")
+            options = storage.fsspec_options(ctx.storage)
+            delta_options = storage.object_store_options(ctx.storage)
+        deleted = deletion_vectors(DeltaTable(location, storage_options=delta_options))
+        if deleted:
+            raise Unsupported(f"dask-deltatable reads a Delta table's data files without its "
+                              f"deletion vectors, and {deleted} of this table's files have one")
+        columns = request.columns if request.kind == "columns" else None
+        frame = dask_deltatable.read_deltalake(location, columns=columns,
+                                               storage_options=options,
+                                               delta_storage_options=delta_options)
+        return _computed(frame, request, ctx, "dask_deltatable.read_deltalake()")
+
+
+def deletion_vectors(table):
+    """How many of a deltalake DeltaTable's data files have rows a deletion vector deletes."""
+    import pyarrow as pa
+
+    vectors = pa.RecordBatchReader.from_stream(table.deletion_vectors()).read_all()
+    return sum(1 for kept in vectors.column("selection_vector").to_pylist()
+               if kept is not None and not all(kept))
+
+
 class _Ray:
     """A Ray cluster on loopback: a head that runs no tasks, `executors` worker nodes of
     `threads` CPUs each, and this process connected as its driver; or this process joined as
@@ -505,4 +558,4 @@ class DaftRayLance(_OnRay):
         return _daft_result(daft_narrowed(frame, request), ctx, "read_lance().to_arrow()")
 
 
-BACKENDS = [DaskParquet(), DaskCsv(), DaftRay(), DaftRayDelta(), DaftRayLance()]
+BACKENDS = [DaskParquet(), DaskCsv(), DaskDelta(), DaftRay(), DaftRayDelta(), DaftRayLance()]
