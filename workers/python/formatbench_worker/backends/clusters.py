@@ -466,6 +466,51 @@ class DaftRay(_OnRay, Daft):
         return _daft_result(self.frame(directory, request, ctx), ctx, "DataFrame.to_arrow()")
 
 
+class DaftRayCsv(DaftRay):
+    """Daft's CSV writer and reader on its Ray runner: a file per partition, read back with the
+    source's schema given (as py-dask-csv and py-spark-csv are), not inferred."""
+
+    name = "py-daft-ray-csv"
+    about = ("Daft on a local Ray cluster of N worker nodes: write_csv / read_csv (the source's "
+             "schema given) into Arrow")
+    file_sets = False
+
+    def can_store(self, schema):
+        from .frames import _no_nested
+
+        return _no_nested(schema)
+
+    def prepare_input(self, data, ctx):
+        # The table in as many slices as py-dask-csv's partitions (before the timer): Daft
+        # makes a partition, and on Ray a file, of each.
+        count = partitions(data.num_rows)
+        step = -(-data.num_rows // count)
+        return [data.slice(start, step) for start in range(0, data.num_rows, step)]
+
+    def write(self, data, directory, ctx):
+        import daft
+
+        daft.from_arrow(data).write_csv(os.path.join(directory, "daft"))
+
+    def frame(self, directory, request, ctx):
+        import daft
+
+        from .. import storage
+
+        schema = {f.name: daft.DataType.from_arrow_type(f.type) for f in ctx.schema}
+        frame = daft.read_csv(storage.located(directory, "daft/*.csv", ctx.storage),
+                              infer_schema=False, schema=schema,
+                              io_config=storage.daft_io_config(ctx.storage))
+        frame = daft_narrowed(frame, request)
+        if os.environ.get(FAULT_ENV) == "kill-executor":
+            frame = _killing_daft_executors(frame)
+        return frame
+
+    def read(self, directory, request, ctx):
+        return _daft_result(self.frame(directory, request, ctx), ctx,
+                            "read_csv().to_arrow()")
+
+
 def _daft_result(frame, ctx, method):
     """(result, method) of a Daft read on Ray: collected into Arrow on the driver, or with the
     cluster target, materialized and left in Ray's object store on the nodes (`collect`)."""
@@ -558,4 +603,4 @@ class DaftRayLance(_OnRay):
         return _daft_result(daft_narrowed(frame, request), ctx, "read_lance().to_arrow()")
 
 
-BACKENDS = [DaskParquet(), DaskCsv(), DaskDelta(), DaftRay(), DaftRayDelta(), DaftRayLance()]
+BACKENDS = [DaskParquet(), DaskCsv(), DaskDelta(), DaftRay(), DaftRayCsv(), DaftRayDelta(), DaftRayLance()]
