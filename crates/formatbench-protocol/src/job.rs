@@ -208,6 +208,11 @@ pub struct Job {
     pub protocol: u32,
     pub backend: String,
     pub profile: String,
+    /// The settings the backend's manifest gives `profile` (workers outside the tree:
+    /// docs/protocol.md §9), for a worker whose profiles are configured there rather than in
+    /// its code; absent for every built-in backend.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profile_settings: BTreeMap<String, String>,
     pub layout: String,
     pub target: String,
     pub op: Op,

@@ -125,6 +125,7 @@ fn read(backend: &str, dir: &Path, file: &str, request: Request) -> Read {
     let schema = schema();
     let ctx = Context {
         profile: "default",
+        profile_settings: &formatbench_worker_kit::NO_PROFILE_SETTINGS,
         layout: "wide",
         schema: &schema,
         threads: 1,

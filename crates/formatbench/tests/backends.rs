@@ -38,6 +38,7 @@ fn job(
         protocol: PROTOCOL_VERSION,
         backend: backend.into(),
         profile: profile.into(),
+        profile_settings: Default::default(),
         layout: "wide".into(),
         target: "arrow".into(),
         op,

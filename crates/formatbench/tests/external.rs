@@ -28,7 +28,7 @@ fn a_worker_outside_the_tree_runs_beside_ipc_and_parquet_every_cell_verified() {
             "--backends",
             "ext-npy-columns,ipc,parquet",
             "--profiles",
-            "default",
+            "default,mmap",
         ])
         .args(["--ops", "write,read,project", "--samples", "1", "--out"])
         .arg(out.path());
@@ -47,6 +47,24 @@ fn a_worker_outside_the_tree_runs_beside_ipc_and_parquet_every_cell_verified() {
             assert!(verified, "{backend} {op} not verified");
         }
     }
+    // The manifest's `mmap` profile: its settings reached the worker (its reads say how they
+    // loaded), and the artifact records them.
+    let mmap_read = all.iter().any(|r| {
+        matches!(r, Record::Sample(s) if s.cell.backend == "ext-npy-columns"
+            && s.cell.profile == "mmap" && s.cell.op == "read"
+            && s.method.as_deref() == Some("numpy.load per column, mmap_mode r"))
+    });
+    assert!(mmap_read, "no read with the mmap profile's setting");
+    assert!(verified(&all, |c| c.backend == "ext-npy-columns"
+        && c.profile == "mmap"
+        && c.op == "read"));
+    let recorded = all.iter().find_map(|r| match r {
+        Record::Artifact(a) if a.backend == "ext-npy-columns" && a.profile == "mmap" => {
+            a.settings.get("profile_settings").cloned()
+        }
+        _ => None,
+    });
+    assert_eq!(recorded.as_deref(), Some("mmap_mode=r"));
     // The manifest's hash is in the version recorded with the run.
     let version = all
         .iter()

@@ -15,6 +15,7 @@ class NpyColumns(Backend):
     name = "ext-npy-columns"  # the manifest's name for it
     about = "one .npy file per column"
     ops = ("write", "read", "project")
+    profiles = ("default", "mmap")  # the manifest gives each its settings
 
     def can_store(self, schema):
         for field in schema:
@@ -37,9 +38,11 @@ class NpyColumns(Backend):
     def read(self, directory, request, ctx):
         names = ctx.schema.names
         wanted = request.columns if request.kind == "columns" else names
-        columns = [pa.array(np.load(os.path.join(directory, f"{names.index(n):05d}.npy")),
+        mmap_mode = ctx.profile_settings.get("mmap_mode")  # from the manifest
+        columns = [pa.array(np.load(os.path.join(directory, f"{names.index(n):05d}.npy"),
+                                    mmap_mode=mmap_mode),
                             type=ctx.schema.field(n).type) for n in wanted]
-        return pa.table(columns, names=wanted), "numpy.load per column"
+        return pa.table(columns, names=wanted), f"numpy.load per column, mmap_mode {mmap_mode}"
 
 
 if __name__ == "__main__":

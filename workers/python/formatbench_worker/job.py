@@ -226,7 +226,8 @@ def execute(job, cap):
     source_table = tables.load_source(source_path) if needs_source else None
     schema = source_table.schema if source_table is not None else _schema(source_path)
     storage = job.get("storage")
-    ctx = Context(profile=job["profile"], target=target, threads=cap, schema=schema,
+    ctx = Context(profile=job["profile"], profile_settings=job.get("profile_settings", {}),
+                  target=target, threads=cap, schema=schema,
                   index_column=options.get("index"), layout=layout, storage=storage,
                   file_set=options.get("file_set") == "parquet")
     if ctx.file_set and not backend.file_sets:

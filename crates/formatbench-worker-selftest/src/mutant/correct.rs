@@ -111,6 +111,7 @@ impl Source {
         let plan = MatrixPlan::new(op, None, &self.schema, params)?;
         let ctx = Context {
             profile: &job.profile,
+            profile_settings: &job.profile_settings,
             layout: &job.layout,
             schema: &self.schema,
             threads: 1,

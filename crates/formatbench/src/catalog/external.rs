@@ -11,6 +11,7 @@ use super::{BackendInfo, TableTraits, WorkerKind};
 use crate::Error;
 use formatbench_protocol::Op;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -40,11 +41,15 @@ struct ManifestBackend {
     about: String,
     #[serde(default = "default_profiles")]
     profiles: Vec<String>,
+    /// Each profile's settings (`[backends.profile_settings.NAME]`, strings), given to the
+    /// worker with every job of that profile and recorded with its artifact.
+    #[serde(default)]
+    profile_settings: BTreeMap<String, BTreeMap<String, String>>,
     /// Operations on the wide layout.
     ops: Vec<Op>,
     /// Other layouts (`array`) with their operations.
     #[serde(default)]
-    layouts: std::collections::BTreeMap<String, Vec<Op>>,
+    layouts: BTreeMap<String, Vec<Op>>,
     #[serde(default = "default_targets")]
     targets: Vec<String>,
     #[serde(default)]
@@ -91,6 +96,8 @@ pub struct ExternalWorker {
     /// `xxh3:` of the manifest's bytes.
     pub hash: String,
     pub backends: Vec<BackendInfo>,
+    /// The manifest's profile settings, by backend, then profile.
+    pub profile_settings: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>,
 }
 
 static REGISTERED: OnceLock<Vec<ExternalWorker>> = OnceLock::new();
@@ -214,6 +221,20 @@ pub fn recorded(
     })
 }
 
+/// The settings `backend`'s manifest gives `profile` (none for a built-in backend).
+pub fn profile_settings(backend: &str, profile: &str) -> BTreeMap<String, String> {
+    registered()
+        .iter()
+        .find_map(|w| w.profile_settings.get(backend)?.get(profile).cloned())
+        .unwrap_or_default()
+}
+
+/// Profile settings as the artifact records them: `key=value; …`.
+pub fn settings_text(settings: &BTreeMap<String, String>) -> String {
+    let pairs: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    pairs.join("; ")
+}
+
 /// The program and arguments of registered worker `index`.
 pub fn command(index: u16) -> Option<(PathBuf, Vec<String>)> {
     registered()
@@ -260,6 +281,14 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
                 b.name
             )));
         }
+        if let Some(unknown) = b.profile_settings.keys().find(|p| !b.profiles.contains(p)) {
+            return Err(bad(format!(
+                "backend '{}' gives settings to profile '{unknown}', which is not among its \
+                 profiles ({})",
+                b.name,
+                b.profiles.join(", ")
+            )));
+        }
         if manifest.backends[..i]
             .iter()
             .any(|known| known.name == b.name)
@@ -290,7 +319,11 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
         None => None,
     };
     let mut backends = Vec::new();
+    let mut profile_settings = BTreeMap::new();
     for b in manifest.backends {
+        if !b.profile_settings.is_empty() {
+            profile_settings.insert(b.name.clone(), b.profile_settings);
+        }
         let marked = format!(
             "{} (manifest {hash})",
             version.as_deref().unwrap_or("unversioned")
@@ -329,6 +362,7 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
         args,
         hash,
         backends,
+        profile_settings,
     })
 }
 

@@ -43,6 +43,8 @@ class Context:
     schema: object  # the source's pyarrow schema
     index_column: str = None
     settings: dict = field(default_factory=dict)
+    #: The settings an outside worker's manifest gives this profile (docs/protocol.md §9).
+    profile_settings: dict = field(default_factory=dict)
     #: `wide` or `array` (layouts.py); the schema stays the source's (wide) one.
     layout: str = "wide"
     #: The job's object-storage target (`storage.py`), when the artifact lives in a bucket.

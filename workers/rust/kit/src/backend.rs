@@ -69,10 +69,16 @@ impl From<Vec<RecordBatch>> for Loaded {
     }
 }
 
+/// No profile settings: a built-in backend's, or a context made outside a job.
+pub static NO_PROFILE_SETTINGS: BTreeMap<String, String> = BTreeMap::new();
+
 /// The settings a backend runs under for one job.
 #[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub profile: &'a str,
+    /// The settings an outside worker's manifest gives `profile` (docs/protocol.md §9); empty
+    /// for every built-in backend.
+    pub profile_settings: &'a BTreeMap<String, String>,
     pub layout: &'a str,
     /// The stored table's schema (the array layout's when that is the layout): what the data
     /// is, for formats that do not store it (CSV, .npy).

@@ -113,6 +113,7 @@ fn try_execute<E: BackendError>(
 fn context<'a>(job: &'a Job, schema: &'a SchemaRef) -> Context<'a> {
     Context {
         profile: &job.profile,
+        profile_settings: &job.profile_settings,
         layout: &job.layout,
         schema,
         threads: job.threads.max(1) as usize,

@@ -36,7 +36,8 @@ mod worker;
 
 pub use backend::{
     column_indices, ranges_unsupported, unsupported, Backend, BackendError, Change, Commit,
-    Context, LabelRead, Loaded, Matrix, MatrixData, Request, Uploader, TABLE_FORMAT_OPS,
+    Context, LabelRead, Loaded, Matrix, MatrixData, Request, Uploader, NO_PROFILE_SETTINGS,
+    TABLE_FORMAT_OPS,
 };
 pub use execute::{dir_size, execute, execute_with, matrix_to_batch, Backends};
 /// The operations, as a backend declares them: a worker outside formatbench's repository needs

@@ -48,6 +48,17 @@ fn a_manifest_makes_backends_with_its_hash_in_their_version() {
 }
 
 #[test]
+fn each_profile_carries_the_settings_its_manifest_gives_it() {
+    let text = TOY.replace("about =", "profiles = [\"default\", \"fast\"]\nabout =")
+        + "[backends.profile_settings.fast]\nlevel = \"1\"\ncodec = \"lz4\"\n";
+    let (_dir, path) = manifest(&text);
+    let worker = load(&path, WorkerKind::External(0)).unwrap();
+    let fast = &worker.profile_settings["ext-toy"]["fast"];
+    assert_eq!(settings_text(fast), "codec=lz4; level=1");
+    assert!(!worker.profile_settings["ext-toy"].contains_key("default"));
+}
+
+#[test]
 fn a_bad_manifest_is_one_clear_error() {
     let cases = [
         (TOY.replace("ext-toy", "toy"), "must be named 'ext-…'"),
@@ -80,6 +91,14 @@ fn a_bad_manifest_is_one_clear_error() {
                 "given = { format = \"orc\", file = \"x\" }\nops = ",
             ),
             "format 'orc', which is none of parquet, arrow-ipc, csv",
+        ),
+        (
+            format!("{TOY}[backends.profile_settings.fast]\nlevel = \"1\"\n"),
+            "gives settings to profile 'fast', which is not among its profiles (default)",
+        ),
+        (
+            format!("{TOY}[backends.profile_settings.default]\nlevel = 1\n"),
+            "invalid type: integer `1`, expected a string",
         ),
     ];
     for (text, said) in cases {

@@ -218,6 +218,17 @@ fn prepare_artifact(
                     .filter(|_| values > 0)
                     .map(|s| s as f64 / values as f64);
                 record.settings = answer.settings;
+                // A manifest's profile settings, unless the worker described its own.
+                let declared = crate::catalog::external::profile_settings(
+                    &competitor.backend,
+                    &competitor.profile,
+                );
+                if !declared.is_empty() {
+                    record
+                        .settings
+                        .entry("profile_settings".into())
+                        .or_insert_with(|| crate::catalog::external::settings_text(&declared));
+                }
                 if let Some(bytes) = competitor.row_group_bytes {
                     // The sweep's size as asked for; `row_group_rows` is what it became.
                     record

@@ -87,6 +87,10 @@ impl Runner<'_> {
             protocol: PROTOCOL_VERSION,
             backend: cell.competitor.backend.clone(),
             profile: cell.competitor.profile.clone(),
+            profile_settings: crate::catalog::external::profile_settings(
+                &cell.competitor.backend,
+                &cell.competitor.profile,
+            ),
             layout: cell.competitor.layout.clone(),
             target: cell.competitor.target.clone(),
             op,

@@ -6,6 +6,7 @@ use arrow::array::{DurationSecondArray, Float32Array, Int64Array};
 fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
     Context {
         profile,
+        profile_settings: &formatbench_worker_kit::NO_PROFILE_SETTINGS,
         layout: formatbench_worker_kit::layout::WIDE,
         schema,
         threads: 2,

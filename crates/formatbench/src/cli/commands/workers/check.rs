@@ -87,8 +87,15 @@ pub fn check(manifest: &Path, rows: u64, out: Option<PathBuf>) -> Result<i32, Er
         (one, other) => one.or(other),
     };
     for backend in &worker.backends {
-        for op in backend.ops.iter().filter(|op| ops.contains(op)) {
-            cell_problems(&records, &backend.name, *op, start_s, &mut problems);
+        for profile in &backend.profiles {
+            for op in backend.ops.iter().filter(|op| ops.contains(op)) {
+                let cell = CheckedCell {
+                    backend: &backend.name,
+                    profile,
+                    op: *op,
+                };
+                cell_problems(&records, &cell, start_s, &mut problems);
+            }
         }
         for op in backend.ops.iter().filter(|op| !ops.contains(op)) {
             println!(
@@ -182,6 +189,19 @@ fn disagreements(declared: &BackendInfo, described: &BackendInfo) -> Vec<String>
             op_list(&described.ops)
         ));
     }
+    let as_names = |names: &[String]| {
+        names
+            .iter()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    if as_names(&declared.profiles) != as_names(&described.profiles) {
+        lines.push(format!(
+            "{name}: the manifest declares profiles {}, its --describe answers {}",
+            declared.profiles.join(","),
+            described.profiles.join(",")
+        ));
+    }
     if let Err(why) = &described.available {
         lines.push(format!("{name}: its --describe says it cannot run: {why}"));
     }
@@ -263,17 +283,35 @@ fn run_once(worker: &ExternalWorker, ops: &[Op], rows: u64, dir: &Path) -> Resul
     Ok(execute_plan(&plan, &super::super::run_options(&plan, &args))?.results)
 }
 
-/// What is wrong with `backend`'s `op` in the check's records.
+/// One backend's operation in one of its profiles.
+struct CheckedCell<'a> {
+    backend: &'a str,
+    profile: &'a str,
+    op: Op,
+}
+
+impl CheckedCell<'_> {
+    /// `ext-x read`, or `ext-x/mmap read` in a profile other than the default.
+    fn label(&self) -> String {
+        match self.profile {
+            "default" => format!("{} {}", self.backend, self.op),
+            profile => format!("{}/{profile} {}", self.backend, self.op),
+        }
+    }
+}
+
+/// What is wrong with `cell` in the check's records.
 fn cell_problems(
     records: &[Record],
-    backend: &str,
-    op: Op,
+    cell: &CheckedCell,
     start_s: Option<f64>,
     problems: &mut Vec<String>,
 ) {
-    let op_name = op.to_string();
-    let label = format!("{backend} {op_name}");
-    let ours = |key: &crate::results::CellKey| key.backend == backend && key.op == op_name;
+    let op_name = cell.op.to_string();
+    let label = cell.label();
+    let ours = |key: &crate::results::CellKey| {
+        key.backend == cell.backend && key.profile == cell.profile && key.op == op_name
+    };
     let verification = records.iter().find_map(|r| match r {
         Record::Verification(v) if ours(&v.cell) => Some(v),
         _ => None,
@@ -313,7 +351,56 @@ fn cell_problems(
             continue;
         }
         problems.extend(timing_problems(&label, sample, start_s));
+        problems.extend(phase_problems(&label, sample));
     }
+}
+
+/// A session's parts, which follow one another inside a call: together no longer than it.
+const DISJOINT_PHASES: [&str; 3] = ["init", "plan", "execute"];
+
+/// The parts a worker timed inside the operation (`phases`, `first_call_phases`), held to the
+/// calls they are parts of: each within its call, a session's parts within it together.
+/// `load` (a write's, timed before the operation) is not a part of it.
+fn phase_problems(label: &str, sample: &SampleRecord) -> Vec<String> {
+    // A part measured by the same clock as its call, around less work: the margin is the
+    // clock's and the rounding's.
+    let within = |part: f64, call: f64| part <= call * 1.01 + 1e-4;
+    let mut problems = Vec::new();
+    let per_call = sample.warm_call_s.or(sample.wall_s);
+    for (phases, call, which) in [
+        (&sample.phases, per_call, "a call"),
+        (
+            &sample.first_call_phases,
+            sample.first_call_s,
+            "its first call",
+        ),
+    ] {
+        let Some(call) = call else { continue };
+        let parts = phases.iter().filter(|(name, _)| name.as_str() != "load");
+        for (name, seconds) in parts {
+            if !within(*seconds, call) {
+                problems.push(format!(
+                    "{label}: its phase '{name}' takes {} of {which}'s {}: a part timed \
+                     outside the operation",
+                    crate::units::duration(*seconds),
+                    crate::units::duration(call)
+                ));
+            }
+        }
+        let disjoint: f64 = DISJOINT_PHASES
+            .iter()
+            .filter_map(|name| phases.get(*name))
+            .sum();
+        if !within(disjoint, call) {
+            problems.push(format!(
+                "{label}: its phases {} add up to {}, more than {which}'s {}",
+                DISJOINT_PHASES.join(", "),
+                crate::units::duration(disjoint),
+                crate::units::duration(call)
+            ));
+        }
+    }
+    problems
 }
 
 /// The timing protocol, held against one measured sample (which asks for at least two calls
@@ -356,4 +443,83 @@ fn timing_problems(label: &str, sample: &SampleRecord, start_s: Option<f64>) -> 
         }
     }
     problems
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::results::CellKey;
+
+    fn sample(
+        warm: f64,
+        first: f64,
+        phases: &[(&str, f64)],
+        first_phases: &[(&str, f64)],
+    ) -> SampleRecord {
+        let mut s = SampleRecord::bare(
+            "r",
+            CellKey::example("ext-x"),
+            Some(1),
+            SampleStatus::Ok,
+            None,
+        );
+        s.wall_s = Some(warm);
+        s.warm_call_s = Some(warm);
+        s.first_call_s = Some(first);
+        s.phases = phases.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        s.first_call_phases = first_phases
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        s
+    }
+
+    #[test]
+    fn phases_inside_their_calls_pass_and_ones_outside_are_named() {
+        let right = sample(
+            0.010,
+            0.030,
+            &[
+                ("first_batch", 0.004),
+                ("init", 0.002),
+                ("plan", 0.003),
+                ("execute", 0.005),
+                ("load", 0.5),
+            ],
+            &[("first_batch", 0.020)],
+        );
+        assert!(phase_problems("ext-x read", &right).is_empty());
+        let outside = sample(
+            0.010,
+            0.030,
+            &[("first_batch", 0.015)],
+            &[("first_batch", 0.031)],
+        );
+        let said = phase_problems("ext-x read", &outside);
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(
+            said[0].contains("'first_batch' takes 15.0 ms of a call's 10.0 ms"),
+            "{}",
+            said[0]
+        );
+        assert!(
+            said[1].contains("of its first call's 30.0 ms"),
+            "{}",
+            said[1]
+        );
+        let overlapping = sample(
+            0.010,
+            0.010,
+            &[("init", 0.004), ("plan", 0.004), ("execute", 0.004)],
+            &[],
+        );
+        let said = phase_problems("ext-x session", &overlapping);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("add up to 12.0 ms, more than a call's 10.0 ms"),
+            "{}",
+            said[0]
+        );
+    }
 }
