@@ -11,7 +11,7 @@ mod python;
 mod r;
 
 pub use install::install;
-pub use python::{python_backends, python_command};
+pub use python::{python_backends, python_command, write_python_sdk};
 pub use r::{r_backends, r_command, DEBIAN_PACKAGES};
 
 use std::path::{Path, PathBuf};

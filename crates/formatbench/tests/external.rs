@@ -185,6 +185,33 @@ fn the_guide_holds_the_outside_worker_and_its_manifest_word_for_word() {
 }
 
 #[test]
+fn the_sdk_is_written_out_as_the_repository_holds_it_into_an_empty_directory_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let sdk = dir.path().join("sdk");
+    let written = formatbench(&["workers", "sdk", &sdk.to_string_lossy()]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    for file in [
+        "pyproject.toml",
+        "formatbench_worker/__init__.py",
+        "formatbench_worker/backends/base.py",
+    ] {
+        let ours = std::fs::read_to_string(root().join("workers/python").join(file)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(sdk.join(file)).unwrap(),
+            ours,
+            "{file}"
+        );
+    }
+    // The peers' entry script is not part of the package.
+    assert!(!sdk.join("worker.py").exists());
+    let again = formatbench(&["workers", "sdk", &sdk.to_string_lossy()]);
+    assert_eq!(again.status.code(), Some(2));
+    let said = stderr(&again);
+    assert!(said.contains("is not empty"), "{said}");
+    assert_eq!(said.trim().lines().count(), 1, "{said}");
+}
+
+#[test]
 fn samples_of_a_changed_worker_are_never_pooled_or_reused() {
     let Some(dir) = outside_worker() else {
         return;

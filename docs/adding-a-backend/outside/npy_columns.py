@@ -1,7 +1,7 @@
 """A toy format written outside formatbench's repository: one .npy file per column.
 
-Run by formatbench through manifest.toml beside it; `pip install ./workers/python` (from a
-formatbench checkout) provides `formatbench_worker`."""
+Run by formatbench through manifest.toml beside it; `formatbench workers sdk DIR`, then
+`pip install DIR`, provides `formatbench_worker`."""
 
 import os
 

@@ -184,6 +184,9 @@ pub enum WorkersAction {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Write the Python SDK (the `formatbench_worker` package this binary's peers run, with
+    /// its pyproject.toml) into a new or empty directory, for `pip install DIR`.
+    Sdk { dir: PathBuf },
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,7 +3,7 @@
 
 use super::{materialize, peers_dir};
 use crate::catalog::{BackendInfo, WorkerKind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The worker's files, relative to its directory.
@@ -95,6 +95,38 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
 ];
 
 /// The pinned requirements, installed by `formatbench peers install`.
+/// The worker's files as an installable package, the SDK of outside workers (`formatbench
+/// workers sdk DIR` writes it beside the package's files).
+pub const SDK_PYPROJECT: &str = include_str!("../../../../workers/python/pyproject.toml");
+
+/// The Python package an outside worker imports.
+const SDK_PACKAGE: &str = "formatbench_worker/";
+
+/// Writes the Python SDK into `dir` (new or empty): the worker package's files as this binary
+/// embeds them, and its pyproject.toml; nothing else of the peers' program comes along.
+pub fn write_python_sdk(dir: &Path) -> Result<(), crate::Error> {
+    let bad = |e: std::io::Error| crate::Error::Input(format!("{}: {e}", dir.display()));
+    if let Ok(mut entries) = std::fs::read_dir(dir) {
+        if entries.next().is_some() {
+            return Err(crate::Error::Input(format!(
+                "{} is not empty: the SDK is written into a new or empty directory",
+                dir.display()
+            )));
+        }
+    }
+    let package = WORKER_FILES
+        .iter()
+        .filter(|(path, _)| path.starts_with(SDK_PACKAGE));
+    for (path, text) in package.chain([&("pyproject.toml", SDK_PYPROJECT)]) {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(bad)?;
+        }
+        std::fs::write(&target, text).map_err(bad)?;
+    }
+    Ok(())
+}
+
 pub const REQUIREMENTS: &str = include_str!("../../../../workers/python/requirements.txt");
 
 /// The virtual environment `peers install` makes.

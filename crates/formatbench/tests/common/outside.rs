@@ -1,5 +1,6 @@
 //! A worker outside the repository for the tests of `--worker` and `workers check`: the
-//! guide's example copied into a temporary directory, the Python SDK pip-installed beside it.
+//! guide's example copied into a temporary directory, the Python SDK (`workers sdk`)
+//! pip-installed beside it.
 
 use super::{formatbench, ready};
 use std::path::{Path, PathBuf};
@@ -48,9 +49,11 @@ pub fn outside_worker() -> Option<tempfile::TempDir> {
     }
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&root().join(EXAMPLE), dir.path());
-    // The SDK's sources copied first: pip builds in place, and the checkout stays clean.
+    // The SDK as the binary writes it out (`workers sdk`), as a user of an installed
+    // formatbench, with no checkout, gets it.
     let sdk = dir.path().join("sdk-source");
-    copy_tree(&root().join("workers/python"), &sdk);
+    let written = formatbench(&["workers", "sdk", &sdk.to_string_lossy()]);
+    assert!(written.status.success(), "{}", super::stderr(&written));
     let python = peers_python();
     let install = Command::new(&python)
         .args([

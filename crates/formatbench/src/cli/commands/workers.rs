@@ -1,10 +1,11 @@
-//! `formatbench workers`: the user's registered worker manifests (add, remove, list) and the
-//! conformance check of one (`check`).
+//! `formatbench workers`: the user's registered worker manifests (add, remove, list), the
+//! conformance check of one (`check`), and the Python SDK written out (`sdk`).
 
 use crate::catalog::external::{self, config, ExternalWorker};
 use crate::catalog::WorkerKind;
 use crate::cli::args::WorkersAction;
 use crate::Error;
+use std::path::Path;
 
 mod check;
 
@@ -72,7 +73,21 @@ pub fn workers(action: WorkersAction) -> Result<i32, Error> {
             rows,
             out,
         } => check::check(&manifest, rows, out),
+        WorkersAction::Sdk { dir } => sdk(&dir),
     }
+}
+
+/// Writes the Python SDK into `dir` and says how to install it.
+fn sdk(dir: &Path) -> Result<i32, Error> {
+    crate::peers::write_python_sdk(dir)?;
+    println!(
+        "wrote the Python SDK (formatbench_worker, protocol {}) to {}: `pip install {}` makes \
+         it importable (it needs pyarrow); docs/adding-a-backend.md builds a worker on it",
+        formatbench_protocol::PROTOCOL_VERSION,
+        dir.display(),
+        dir.display()
+    );
+    Ok(0)
 }
 
 /// "ext-a (1.0 (manifest xxh3:…)), ext-b (…)".
