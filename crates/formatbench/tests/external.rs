@@ -149,6 +149,11 @@ fn a_registered_manifest_serves_every_later_command_until_removed() {
     assert!(said.contains("a command of your choosing"), "{said}");
     let listed = String::from_utf8_lossy(&run(&["backends"]).stdout).into_owned();
     assert!(listed.contains("ext-npy-columns"), "{listed}");
+    // Its manifest's hash and profile settings on a line of their own.
+    assert!(
+        listed.contains("manifest xxh3:") && listed.contains("; profile mmap: mmap_mode=r"),
+        "{listed}"
+    );
     let listed = String::from_utf8_lossy(&run(&["workers", "list"]).stdout).into_owned();
     assert!(listed.contains("ext-npy-columns"), "{listed}");
     // A registered manifest that went away is said and left out: other commands go on.

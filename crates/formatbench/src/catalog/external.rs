@@ -229,6 +229,18 @@ pub fn profile_settings(backend: &str, profile: &str) -> BTreeMap<String, String
         .unwrap_or_default()
 }
 
+/// An outside backend's version split into the worker's own and its manifest's hash:
+/// `("numpy 2.3.1", Some("xxh3:…"))`; `(version, None)` for any other version.
+pub fn split_version(version: &str) -> (&str, Option<&str>) {
+    match version
+        .strip_suffix(')')
+        .and_then(|v| v.rsplit_once(" (manifest "))
+    {
+        Some((own, hash)) => (own, Some(hash)),
+        None => (version, None),
+    }
+}
+
 /// Profile settings as the artifact records them: `key=value; …`.
 pub fn settings_text(settings: &BTreeMap<String, String>) -> String {
     let pairs: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();

@@ -318,17 +318,20 @@ fn print_backends() {
             Ok(()) => "available".to_string(),
             Err(reason) => format!("unavailable: {reason}"),
         };
+        // An outside worker's version names its manifest's hash, given a line of its own.
+        let (version, manifest) = match b.version.as_deref() {
+            Some(version) => match crate::catalog::external::split_version(version) {
+                (version, Some(manifest)) => (version, Some(manifest)),
+                _ => (version, None),
+            },
+            None if b.worker.is_peer() || b.worker.is_heavy() => ("—", None),
+            None => ("built in", None),
+        };
         println!(
             "{:<24} {:<8} {:<16} {:<22} {:<34} {status}",
             b.name,
             b.worker.name(),
-            b.version
-                .as_deref()
-                .unwrap_or(if b.worker.is_peer() || b.worker.is_heavy() {
-                    "—"
-                } else {
-                    "built in"
-                }),
+            version,
             b.profiles.join(","),
             // A backend of the array layout only (a bare matrix) does no table operation.
             if ops.is_empty() {
@@ -338,6 +341,17 @@ fn print_backends() {
             }
         );
         println!("{:<24} {} (targets: {})", "", b.about, b.targets.join(", "));
+        if let Some(manifest) = manifest {
+            let mut line = format!("manifest {manifest}");
+            for profile in &b.profiles {
+                let settings = crate::catalog::external::profile_settings(&b.name, profile);
+                if !settings.is_empty() {
+                    let text = crate::catalog::external::settings_text(&settings);
+                    line.push_str(&format!("; profile {profile}: {text}"));
+                }
+            }
+            println!("{:<24} {line}", "");
+        }
         if b.layouts.len() > 1
             || b.layouts
                 .iter()

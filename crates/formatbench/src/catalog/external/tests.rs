@@ -35,6 +35,10 @@ fn a_manifest_makes_backends_with_its_hash_in_their_version() {
     assert!(toy.object_storage.is_err());
     let version = toy.version.clone().unwrap();
     assert!(version.starts_with("toy 1.2 (manifest xxh3:"), "{version}");
+    let (own, hash) = split_version(&version);
+    assert_eq!(own, "toy 1.2");
+    assert_eq!(Some(hash.unwrap()), Some(worker.hash.as_str()));
+    assert_eq!(split_version("pyarrow 25.0.0"), ("pyarrow 25.0.0", None));
     // The script its command names is part of the worker: another script, another hash.
     std::fs::write(dir.path().join("worker.sh"), "exit 0").unwrap();
     let scripted = load(&path, WorkerKind::External(3)).unwrap();
