@@ -115,6 +115,74 @@ fn workers_check_passes_the_guides_worker_and_names_a_mistimed_and_a_wrong_one()
     }
 }
 
+/// An outside worker of the bare feature matrix (the SDK's own `.npy` matrix backend under an
+/// outside name), whose `random_rows` answers the first row for every row asked when `WRONG`
+/// is true.
+const NPY_MATRIX: &str = r#"
+from formatbench_worker import serve
+from formatbench_worker.backends.arrays import Npy
+
+WRONG = False
+
+
+class NpyMatrix(Npy):
+    name = "ext-npy-matrix"
+
+    def matrix(self, directory, plan, ctx):
+        result, method = super().matrix(directory, plan, ctx)
+        if WRONG and plan.op == "random_rows":
+            result = result[[0] * len(result)]
+        return result, method
+
+
+serve([NpyMatrix()])
+"#;
+
+const NPY_MATRIX_MANIFEST: &str = r#"
+command = ["python3", "{dir}/npy_matrix.py"]
+
+[[backends]]
+name = "ext-npy-matrix"
+about = "the bare feature matrix as .npy"
+ops = []
+layouts = { array = ["write", "matrix", "random_rows", "feature_project", "vector_norm"] }
+"#;
+
+#[test]
+fn workers_check_runs_the_matrix_operations_of_an_array_layout_on_a_feature_matrix() {
+    let Some(dir) = outside_worker() else {
+        return;
+    };
+    let manifest = dir.path().join("npy_matrix.toml");
+    std::fs::write(&manifest, NPY_MATRIX_MANIFEST).unwrap();
+    let check = |script: &str| {
+        std::fs::write(dir.path().join("npy_matrix.py"), script).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_formatbench"));
+        command.args(["workers", "check"]).arg(&manifest);
+        with_sdk(&mut command, dir.path());
+        command.output().unwrap()
+    };
+    let good = check(NPY_MATRIX);
+    let said = String::from_utf8_lossy(&good.stdout).into_owned();
+    assert_eq!(good.status.code(), Some(0), "{said}{}", stderr(&good));
+    assert!(said.contains("every checked operation verified"), "{said}");
+    assert!(!said.contains("not checked"), "{said}");
+
+    let wrong = check(&NPY_MATRIX.replace("WRONG = False", "WRONG = True"));
+    let said = String::from_utf8_lossy(&wrong.stdout).into_owned();
+    assert_eq!(wrong.status.code(), Some(1), "{said}{}", stderr(&wrong));
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("ext-npy-matrix random_rows (array): wrong answer"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(line.contains("verification failed"), "{line}");
+    assert_eq!(
+        said.lines().filter(|l| l.contains("wrong answer")).count(),
+        1,
+        "{said}"
+    );
+}
+
 /// The guide's Rust worker, built as an outside crate against the kit of this checkout, from a
 /// directory outside the repository; its manifest names what `cargo build --release` leaves
 /// under `target/`.

@@ -307,8 +307,11 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
         {
             return Err(bad(format!("backend '{}' is named twice", b.name)));
         }
-        if b.ops.is_empty() {
-            return Err(bad(format!("backend '{}' names no ops", b.name)));
+        if b.ops.is_empty() && b.layouts.values().all(Vec::is_empty) {
+            return Err(bad(format!(
+                "backend '{}' names no ops (on the wide layout, `ops`, or another, `layouts`)",
+                b.name
+            )));
         }
         if let Some(given) = &b.given {
             let known = formatbench_protocol::GIVEN_FORMATS;

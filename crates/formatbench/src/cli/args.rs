@@ -172,9 +172,11 @@ pub enum WorkersAction {
     Remove { manifest: PathBuf },
     /// The registered manifests, their commands and backends, or why one cannot be loaded.
     List,
-    /// Run every operation a manifest declares once on a small generated table through the
-    /// normal runner, verify each result, and check the timing protocol (start-up outside the
-    /// timer, warm calls, the 50 ms rule): one line per problem, exit 1 when there is any.
+    /// Run every operation a manifest declares, in each of its profiles, once on a small
+    /// generated table (mixed, or a feature matrix for matrix operations) through the normal
+    /// runner, verify each result, and check the timing protocol (start-up outside the timer,
+    /// warm calls, the 50 ms rule, timed parts within their calls): one line per problem, exit
+    /// 1 when there is any.
     Check {
         manifest: PathBuf,
         /// Rows of the generated mixed table.
