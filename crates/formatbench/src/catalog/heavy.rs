@@ -5,8 +5,9 @@
 
 use super::{BackendInfo, WorkerKind};
 use formatbench_protocol::Op;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
 /// Each heavy backend: its name, its worker, and the build feature that adds it.
 pub const HEAVY_BACKENDS: [(&str, WorkerKind, &str); 7] = [
@@ -71,10 +72,27 @@ fn described(kind: WorkerKind) -> Vec<BackendInfo> {
         .map(|(name, _, feature)| (*name, *feature))
         .collect();
     let mut found = match program(kind) {
-        Some(path) => {
-            super::describe_worker(&path, &[], kind, "(rebuild it with workers/rust/build)")
-                .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason))
-        }
+        Some(path) => match changed_since_built(&path, &sources(kind)) {
+            // Its numbers would be another code's than this formatbench's.
+            Some(changed) => {
+                let features: Vec<&str> = expected.iter().map(|(_, f)| *f).collect();
+                let changed = changed.strip_prefix(checkout()).unwrap_or(&changed);
+                let debug = path.parent().is_some_and(|d| d.ends_with("debug"));
+                let reason = format!(
+                    "{} was built before {} last changed: rebuild it with `workers/rust/build \
+                     {}{}`",
+                    path.display(),
+                    changed.display(),
+                    if debug { "--debug " } else { "" },
+                    features.join(" ")
+                );
+                unavailable_all(&expected, kind, &reason)
+            }
+            None => {
+                super::describe_worker(&path, &[], kind, "(rebuild it with workers/rust/build)")
+                    .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason))
+            }
+        },
         None => Vec::new(),
     };
     for (name, feature) in expected {
@@ -87,6 +105,59 @@ fn described(kind: WorkerKind) -> Vec<BackendInfo> {
         }
     }
     found
+}
+
+/// The source trees a heavy worker of `kind` is built from, in the checkout this binary was
+/// built from: its own crate, the kit, and the crates they take by path. None where that
+/// checkout is not on this machine (an installed binary).
+fn sources(kind: WorkerKind) -> Vec<PathBuf> {
+    let root = checkout();
+    let own = program_name(kind).trim_start_matches("formatbench-worker-");
+    if !root.join("workers/rust").join(own).is_dir() {
+        return Vec::new();
+    }
+    [
+        format!("workers/rust/{own}/src"),
+        format!("workers/rust/{own}/Cargo.toml"),
+        format!("workers/rust/{own}/Cargo.lock"),
+        "workers/rust/kit/src".into(),
+        "workers/rust/kit/Cargo.toml".into(),
+        "crates/formatbench-protocol/src".into(),
+        "crates/formatbench-s3-client/src".into(),
+    ]
+    .into_iter()
+    .map(|relative| root.join(relative))
+    .collect()
+}
+
+/// The checkout this binary was built from.
+fn checkout() -> &'static Path {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(crate_dir)
+}
+
+/// A file under `sources` modified after `program` was built, if any: the program was built
+/// from other code than the checkout's. `workers/rust/build` touches each program it builds
+/// (also when cargo found nothing to recompile), so a rebuild always clears this. A heavy
+/// worker left beside a newer formatbench is refused instead of used silently.
+fn changed_since_built(program: &Path, sources: &[PathBuf]) -> Option<PathBuf> {
+    let built = std::fs::metadata(program).and_then(|m| m.modified()).ok()?;
+    sources.iter().find_map(|source| newer_than(source, built))
+}
+
+fn newer_than(path: &Path, built: SystemTime) -> Option<PathBuf> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_file() {
+        let modified = meta.modified().ok()?;
+        return (modified > built).then(|| path.to_path_buf());
+    }
+    let entries = std::fs::read_dir(path).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .find_map(|entry| newer_than(&entry.path(), built))
 }
 
 fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) -> Vec<BackendInfo> {
@@ -130,7 +201,53 @@ pub fn heavy_backends() -> &'static [BackendInfo] {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_built_before_a_source_changed_is_named_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("deep")).unwrap();
+        let file = src.join("deep").join("backend.rs");
+        std::fs::write(&file, "fn main() {}").unwrap();
+        let program = dir.path().join("worker");
+        std::fs::write(&program, "").unwrap();
+        let at = |path: &Path, time: SystemTime| {
+            let f = std::fs::File::options().write(true).open(path).unwrap();
+            f.set_modified(time).unwrap();
+        };
+        let now = SystemTime::now();
+        at(&file, now - std::time::Duration::from_secs(60));
+        at(&program, now);
+        assert_eq!(
+            changed_since_built(&program, std::slice::from_ref(&src)),
+            None
+        );
+        at(&file, now + std::time::Duration::from_secs(1));
+        assert_eq!(
+            changed_since_built(&program, std::slice::from_ref(&src)),
+            Some(file)
+        );
+        // A checkout that is not here: nothing to compare with.
+        let gone = [dir.path().join("no-such-dir")];
+        assert_eq!(changed_since_built(&program, &gone), None);
+    }
+
+    #[test]
+    fn each_heavy_worker_is_compared_with_its_own_crate_and_the_shared_ones() {
+        let sources = sources(WorkerKind::Arrow60);
+        assert!(sources
+            .iter()
+            .any(|s| s.ends_with("workers/rust/arrow60/src")));
+        assert!(sources.iter().any(|s| s.ends_with("workers/rust/kit/src")));
+        assert!(!sources
+            .iter()
+            .any(|s| s.ends_with("workers/rust/arrow58/src")));
+        assert!(sources.iter().all(|s| s.exists()), "{sources:?}");
+    }
+
     /// The scripts that build and test the heavy workers (workers/rust/build, check-heavy and
     /// .ci/run) read their names from one list; it must name the catalog's.
     #[test]
