@@ -483,9 +483,8 @@ class DaftRayCsv(DaftRay):
     def prepare_input(self, data, ctx):
         # The table in as many slices as py-dask-csv's partitions (before the timer): Daft
         # makes a partition, and on Ray a file, of each.
-        count = partitions(data.num_rows)
-        step = -(-data.num_rows // count)
-        return [data.slice(start, step) for start in range(0, data.num_rows, step)]
+        step = max(1, -(-data.num_rows // partitions(data.num_rows)))
+        return [data.slice(start, step) for start in range(0, data.num_rows, step)] or [data]
 
     def write(self, data, directory, ctx):
         import daft
