@@ -254,7 +254,7 @@ fn verified_beside_its_writer(
         .collect();
     // Every read was also digested partition by partition in the engine and added up to the
     // source's digest; Dask's and Spark's CSV floats, compared within a tolerance, are not
-    // asked to (Daft's CSV round trip is exact).
+    // asked to (Daft's CSV round trip of the mixed table is exact).
     for v in verifications.iter().filter(|v| v.cell.op != "write") {
         let said = v.engine_digest.as_deref().unwrap_or_default();
         let ok = if ["py-dask-csv", "py-spark-csv"].contains(&backend) {

@@ -379,6 +379,7 @@ def _perform(job, backend, ctx, source_table, layout_ops, load_start):
         return _matrix(job, backend, ctx, min_s, max_calls, min_calls)
     request = _request(job, backend, ctx, source_table)
     del source_table
+    backend.before_reads(artifact, request, ctx)
     resident = None if storage else resident_fraction(files_under(artifact))
     if ctx.target == CLUSTER:
         return _read_kept(backend, artifact, request, ctx, min_s, max_calls, min_calls,

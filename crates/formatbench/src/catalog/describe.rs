@@ -51,10 +51,14 @@ struct DescribedBackend {
 /// worker that names none stores only `wide`, with its `ops`.
 pub(super) fn layouts_of(
     ops: &[Op],
-    layouts: std::collections::BTreeMap<String, Vec<Op>>,
+    mut layouts: std::collections::BTreeMap<String, Vec<Op>>,
 ) -> Vec<(String, Vec<Op>)> {
     if layouts.is_empty() {
         return vec![("wide".into(), ops.to_vec())];
+    }
+    // `ops` are the wide layout's: a declaration of other layouts beside them keeps them.
+    if !ops.is_empty() {
+        layouts.entry("wide".into()).or_insert_with(|| ops.to_vec());
     }
     let mut layouts: Vec<(String, Vec<Op>)> = layouts.into_iter().collect();
     layouts.sort_by_key(|(name, _)| name != "wide");

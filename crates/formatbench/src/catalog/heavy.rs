@@ -72,27 +72,16 @@ fn described(kind: WorkerKind) -> Vec<BackendInfo> {
         .map(|(name, _, feature)| (*name, *feature))
         .collect();
     let mut found = match program(kind) {
-        Some(path) => match changed_since_built(&path, &sources(kind)) {
-            // Its numbers would be another code's than this formatbench's.
-            Some(changed) => {
-                let features: Vec<&str> = expected.iter().map(|(_, f)| *f).collect();
-                let changed = changed.strip_prefix(checkout()).unwrap_or(&changed);
-                let debug = path.parent().is_some_and(|d| d.ends_with("debug"));
-                let reason = format!(
-                    "{} was built before {} last changed: rebuild it with `workers/rust/build \
-                     {}{}`",
-                    path.display(),
-                    changed.display(),
-                    if debug { "--debug " } else { "" },
-                    features.join(" ")
-                );
-                unavailable_all(&expected, kind, &reason)
-            }
-            None => {
+        Some(path) => {
+            let described =
                 super::describe_worker(&path, &[], kind, "(rebuild it with workers/rust/build)")
-                    .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason))
+                    .unwrap_or_else(|reason| unavailable_all(&expected, kind, &reason));
+            match changed_since_built(&path, &sources(kind)) {
+                // Its numbers would be another code's than this formatbench's.
+                Some(changed) => stale(described, &path, &changed),
+                None => described,
             }
-        },
+        }
         None => Vec::new(),
     };
     for (name, feature) in expected {
@@ -107,9 +96,32 @@ fn described(kind: WorkerKind) -> Vec<BackendInfo> {
     found
 }
 
+/// The backends of a program built before `changed` last changed, each unavailable with the
+/// command that rebuilds the program with the backends it has.
+fn stale(described: Vec<BackendInfo>, program: &Path, changed: &Path) -> Vec<BackendInfo> {
+    let built: Vec<String> = described.iter().map(|b| b.name.clone()).collect();
+    let changed = changed.strip_prefix(checkout()).unwrap_or(changed);
+    let debug = program.parent().is_some_and(|d| d.ends_with("debug"));
+    let reason = format!(
+        "{} was built before {} last changed: rebuild it with `workers/rust/build {}{}`",
+        program.display(),
+        changed.display(),
+        if debug { "--debug " } else { "" },
+        built.join(" ")
+    );
+    described
+        .into_iter()
+        .map(|b| BackendInfo {
+            available: Err(reason.clone()),
+            ..b
+        })
+        .collect()
+}
+
 /// The source trees a heavy worker of `kind` is built from, in the checkout this binary was
-/// built from: its own crate, the kit, and the crates they take by path. None where that
-/// checkout is not on this machine (an installed binary).
+/// built from: its own crate, the kit, and the crates they take by path (their sources and
+/// manifests; a missing one, such as a worker without a build script, is skipped). None
+/// where that checkout is not on this machine (an installed binary).
 fn sources(kind: WorkerKind) -> Vec<PathBuf> {
     let root = checkout();
     let own = program_name(kind).trim_start_matches("formatbench-worker-");
@@ -118,12 +130,15 @@ fn sources(kind: WorkerKind) -> Vec<PathBuf> {
     }
     [
         format!("workers/rust/{own}/src"),
+        format!("workers/rust/{own}/build.rs"),
         format!("workers/rust/{own}/Cargo.toml"),
         format!("workers/rust/{own}/Cargo.lock"),
         "workers/rust/kit/src".into(),
         "workers/rust/kit/Cargo.toml".into(),
         "crates/formatbench-protocol/src".into(),
+        "crates/formatbench-protocol/Cargo.toml".into(),
         "crates/formatbench-s3-client/src".into(),
+        "crates/formatbench-s3-client/Cargo.toml".into(),
     ]
     .into_iter()
     .map(|relative| root.join(relative))

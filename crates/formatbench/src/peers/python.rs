@@ -45,6 +45,10 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
         include_str!("../../../../workers/python/formatbench_worker/backends/clusters.py"),
     ),
     (
+        "formatbench_worker/backends/dask_cluster.py",
+        include_str!("../../../../workers/python/formatbench_worker/backends/dask_cluster.py"),
+    ),
+    (
         "formatbench_worker/backends/spark.py",
         include_str!("../../../../workers/python/formatbench_worker/backends/spark.py"),
     ),
@@ -94,7 +98,6 @@ pub const WORKER_FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The pinned requirements, installed by `formatbench peers install`.
 /// The worker's files as an installable package, the SDK of outside workers (`formatbench
 /// workers sdk DIR` writes it beside the package's files).
 pub const SDK_PYPROJECT: &str = include_str!("../../../../workers/python/pyproject.toml");
@@ -127,6 +130,7 @@ pub fn write_python_sdk(dir: &Path) -> Result<(), crate::Error> {
     Ok(())
 }
 
+/// The pinned requirements, installed by `formatbench peers install`.
 pub const REQUIREMENTS: &str = include_str!("../../../../workers/python/requirements.txt");
 
 /// The virtual environment `peers install` makes.

@@ -1,9 +1,10 @@
 """Every Python backend, by name."""
 
-from . import arrays, clusters, engines, frames, pyarrow_formats, selftest, spark, stores
+from . import (arrays, clusters, dask_cluster, engines, frames, pyarrow_formats, selftest, spark,
+               stores)
 
 BACKENDS = [*pyarrow_formats.BACKENDS, *frames.BACKENDS, *engines.BACKENDS, *stores.BACKENDS,
-            *arrays.BACKENDS, *clusters.BACKENDS, *spark.BACKENDS,
+            *arrays.BACKENDS, *dask_cluster.BACKENDS, *clusters.BACKENDS, *spark.BACKENDS,
             *selftest.BACKENDS]
 
 

@@ -157,6 +157,10 @@ class Backend:
         """Returns (result, method): the result in ctx.target's type."""
         raise NotImplementedError
 
+    def before_reads(self, directory, request, ctx):
+        """Once before a sample's reads, untimed: a check of the artifact that may refuse it
+        (raise Unsupported) without the refusal's cost counting as the read's."""
+
     def prepare_change(self, kind, data, ctx):
         """Turns a change's rows (in ctx.target's type) into what `change` takes; untimed."""
         return data

@@ -63,6 +63,23 @@ fn each_profile_carries_the_settings_its_manifest_gives_it() {
 }
 
 #[test]
+fn the_wide_layouts_ops_stay_beside_another_layouts() {
+    let text = TOY.replace(
+        "ops = ",
+        "layouts = { array = [\"write\", \"matrix\"] }\nops = ",
+    );
+    let (_dir, path) = manifest(&text);
+    let worker = load(&path, WorkerKind::External(0)).unwrap();
+    assert_eq!(
+        worker.backends[0].layouts,
+        [
+            ("wide".to_string(), vec![Op::Write, Op::Read]),
+            ("array".to_string(), vec![Op::Write, Op::Matrix]),
+        ]
+    );
+}
+
+#[test]
 fn a_bad_manifest_is_one_clear_error() {
     let cases = [
         (TOY.replace("ext-toy", "toy"), "must be named 'ext-…'"),

@@ -82,8 +82,10 @@ fn sdk(dir: &Path) -> Result<i32, Error> {
     crate::peers::write_python_sdk(dir)?;
     println!(
         "wrote the Python SDK (formatbench_worker, protocol {}) to {}: `pip install {}` makes \
-         it importable (it needs pyarrow); docs/adding-a-backend.md builds a worker on it",
+         it importable (it needs pyarrow; offline, with setuptools and wheel installed: `pip \
+         install --no-build-isolation {}`); docs/adding-a-backend.md builds a worker on it",
         formatbench_protocol::PROTOCOL_VERSION,
+        dir.display(),
         dir.display(),
         dir.display()
     );

@@ -1,9 +1,9 @@
 //! The check's runs: which generated table checks which declared operation, and one run of
 //! them through the normal runner.
 
-use super::super::super::resolve;
 use crate::catalog::external::ExternalWorker;
 use crate::catalog::BackendInfo;
+use crate::cli::commands::{resolve, run_options};
 use crate::cli::{Cli, Command};
 use crate::run::execute_plan;
 use crate::Error;
@@ -141,5 +141,5 @@ pub(super) fn run_once(
     };
     let plan = resolve::plan(None, &args)?;
     crate::plan::limits::check_writable("--out", &args.out)?;
-    Ok(execute_plan(&plan, &super::super::super::run_options(&plan, &args))?.results)
+    Ok(execute_plan(&plan, &run_options(&plan, &args))?.results)
 }
