@@ -216,19 +216,15 @@ class DaftRayCsv(DaftRay):
 
         daft.from_arrow(data).write_csv(os.path.join(directory, "daft"))
 
-    def frame(self, directory, request, ctx):
+    def source(self, directory, ctx):
         import daft
 
         from .. import storage
 
         schema = {f.name: daft.DataType.from_arrow_type(f.type) for f in ctx.schema}
-        frame = daft.read_csv(storage.located(directory, "daft/*.csv", ctx.storage),
-                              infer_schema=False, schema=schema,
-                              io_config=storage.daft_io_config(ctx.storage))
-        frame = daft_narrowed(frame, request)
-        if os.environ.get(FAULT_ENV) == "kill-executor":
-            frame = _killing_daft_executors(frame)
-        return frame
+        return daft.read_csv(storage.located(directory, "daft/*.csv", ctx.storage),
+                             infer_schema=False, schema=schema,
+                             io_config=storage.daft_io_config(ctx.storage))
 
     def read(self, directory, request, ctx):
         return _daft_result(self.frame(directory, request, ctx), ctx,

@@ -208,14 +208,17 @@ class Daft(Backend):
 
     def frame(self, directory, request, ctx):
         """The lazy frame of the request's read, which `read` then runs."""
+        return daft_narrowed(self.source(directory, ctx), request)
+
+    def source(self, directory, ctx):
+        """The lazy frame of the whole stored table."""
         import daft
 
         from .. import storage
 
         files = SHARED_GLOB if ctx.file_set else "daft/*.parquet"
-        frame = daft.read_parquet(storage.located(directory, files, ctx.storage),
-                                  io_config=storage.daft_io_config(ctx.storage))
-        return daft_narrowed(frame, request)
+        return daft.read_parquet(storage.located(directory, files, ctx.storage),
+                                 io_config=storage.daft_io_config(ctx.storage))
 
 
 def daft_narrowed(frame, request):
