@@ -21,7 +21,7 @@ mod worker;
 pub use answer::{Answer, AnswerStatus, Phase};
 pub use batching::{batch_rows, BATCH_BYTES, CSV_VALUE_BYTES, DECODED_VALUE_BYTES, MAX_BATCH_ROWS};
 pub use counters::OpCounters;
-pub use given::{GivenFile, AS_GIVEN, GIVEN_FORMATS};
+pub use given::{is_format_name, GivenFile, AS_GIVEN, GIVEN_FORMATS};
 pub use job::{
     session_queries, FileSplit, Job, Op, OpParams, RangeSpec, ALL_OPS, DEFAULT_SESSION_QUERIES,
     DELTA_OPS, MATRIX_OPS, MUTATION_OPS, MUTATION_STRIDE, SESSION_PHASES, STORE_OPS,

@@ -107,6 +107,11 @@ pub struct BackendInfo {
     /// The format whose files from any writer it reads as they are (an `as-given` competitor
     /// for a user's file of that format), and where in its artifact directory.
     pub given: Option<formatbench_protocol::GivenFile>,
+    /// The format of the files it writes and reads (`parquet`, `csv`, `delta`, …;
+    /// docs/protocol.md lists the names), recorded in each run's environment: the Scale-out
+    /// tables compare each cluster with the fastest single process of its format. `None` for
+    /// one that declares none (the memory floor, the self-tests, a manifest without it).
+    pub format: Option<String>,
     /// It reads the sweep's shared Parquet files (every `*.parquet` in its artifact directory,
     /// in name order, from the native writer), beside the native `parquet` backend.
     pub file_sets: bool,

@@ -97,6 +97,8 @@ pub fn environment(run_id: &str, settings: crate::results::RunSettings) -> Envir
         worker_build: None,
         settings,
         memory: memory_settings(),
+        // The runner adds the run's backends' formats.
+        formats: BTreeMap::new(),
     }
 }
 

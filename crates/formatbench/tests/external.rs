@@ -77,6 +77,21 @@ fn a_worker_outside_the_tree_runs_beside_ipc_and_parquet_every_cell_verified() {
         version.starts_with("numpy ") && version.contains("(manifest xxh3:"),
         "{version}"
     );
+    // So is each backend's format: the manifest's, and the built-in backends' own.
+    let formats = all
+        .iter()
+        .find_map(|r| match r {
+            Record::Environment(e) => Some(e.formats.clone()),
+            _ => None,
+        })
+        .unwrap();
+    for (backend, format) in [
+        ("ext-npy-columns", "npy-columns"),
+        ("ipc", "arrow-ipc"),
+        ("parquet", "parquet"),
+    ] {
+        assert_eq!(formats.get(backend).map(String::as_str), Some(format));
+    }
 }
 
 /// The guide's manifest without its version command, which needs the peers' numpy.

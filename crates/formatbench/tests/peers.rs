@@ -44,6 +44,48 @@ fn verified_cells(
 }
 
 #[test]
+fn every_backend_that_runs_here_names_the_format_of_its_files() {
+    // The report holds a cluster to the fastest single process of its format: every backend a
+    // user can run declares one, but the memory floor (it stores nothing) and the self-tests.
+    let catalog = formatbench::run::catalog();
+    let runs_here: Vec<&formatbench::catalog::BackendInfo> = catalog
+        .iter()
+        .filter(|b| b.available.is_ok() && !b.hidden && b.name != formatbench::catalog::FLOOR)
+        .collect();
+    for b in &runs_here {
+        let format = b
+            .format
+            .as_deref()
+            .unwrap_or_else(|| panic!("{} names no format", b.name));
+        assert!(
+            formatbench_protocol::is_format_name(format),
+            "{}: {format}",
+            b.name
+        );
+    }
+    let format = |name: &str| {
+        catalog
+            .iter()
+            .find(|b| b.name == name)
+            .and_then(|b| b.format.clone())
+    };
+    assert_eq!(format("parquet").as_deref(), Some("parquet"));
+    assert_eq!(format("ipc-mmap").as_deref(), Some("arrow-ipc"));
+    let python = catalog.iter().any(|b| b.name.starts_with("py-"));
+    if available("the Python peers (run `formatbench peers install`)", python) {
+        // Cluster peers name what they read, whatever their class inherits.
+        for (peer, expected) in [
+            ("py-dask-delta", "delta"),
+            ("py-daft-ray-csv", "csv"),
+            ("py-daft-ray-lance", "lance"),
+            ("py-pyarrow-feather", "arrow-ipc"),
+        ] {
+            assert_eq!(format(peer).as_deref(), Some(expected), "{peer}");
+        }
+    }
+}
+
+#[test]
 #[ignore = "long end-to-end run through every peer or heavy worker: `cargo test -- --ignored` (CI runs it)"]
 fn every_available_python_peer_round_trips_a_small_table() {
     // Each peer's default profile: the Python peers are many and start slowly.

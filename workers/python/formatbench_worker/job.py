@@ -79,6 +79,7 @@ def describe():
                  "object_storage": backend.object_storage(),
                  "given": ({"format": backend.given[0], "file": backend.given[1]}
                            if backend.given else None),
+                 "format": backend.format or (backend.given[0] if backend.given else None),
                  # It reads the sweep's shared Parquet files.
                  "file_sets": backend.file_sets}
         if backend.matrix_layouts:

@@ -6,11 +6,12 @@ NOT_PACKAGED <- " (it is not packaged for Debian 12; install it from CRAN to use
 
 # `given`: list(format, file) when it reads files of that format from any writer as they are
 # (a user's file then gets an `as-given` competitor, read in place and never written).
+# `format`: the format of its files (docs/protocol.md lists the names), by default `given`'s.
 r_backend <- function(name, packages, about, ops, target, write, read, profiles = "default",
-                      lossy = FALSE, install_hint = "", given = NULL) {
+                      lossy = FALSE, install_hint = "", given = NULL, format = given$format) {
   list(name = name, packages = packages, about = about, ops = ops, target = target,
        write = write, read = read, profiles = profiles, lossy = lossy,
-       install_hint = install_hint, given = given)
+       install_hint = install_hint, given = given, format = format)
 }
 
 # The profile of a competitor that reads the user's file as given (formatbench_protocol).
@@ -145,7 +146,7 @@ BACKENDS <- list(
   r_backend(
     "r-rds", c("base"),
     "base R saveRDS/readRDS; profile default is gzip, uncompressed writes none",
-    ops = c("write", "read", "scan"), target = "data.frame",
+    ops = c("write", "read", "scan"), target = "data.frame", format = "rds",
     profiles = c("default", "uncompressed"),
     write = function(df, dir, ctx) {
       saveRDS(as.data.frame(df), single_file("rds")(dir), compress = ctx$profile == "default")
@@ -156,6 +157,7 @@ BACKENDS <- list(
   r_backend(
     "r-qs", c("qs"), "qs qsave/qread (preset fast)",
     ops = c("write", "read", "scan"), target = "data.frame", install_hint = NOT_PACKAGED,
+    format = "qs",
     write = function(df, dir, ctx) {
       qs::qsave(as.data.frame(df), single_file("qs")(dir), preset = "fast",
                 nthreads = ctx$threads)
@@ -166,7 +168,7 @@ BACKENDS <- list(
   r_backend(
     "r-fst", c("fst"), "fst write_fst/read_fst (compress 50)",
     ops = c("write", "read", "scan", "project", "range"), target = "data.frame",
-    install_hint = NOT_PACKAGED,
+    install_hint = NOT_PACKAGED, format = "fst",
     write = function(df, dir, ctx) {
       fst::threads_fst(ctx$threads)
       fst::write_fst(as.data.frame(df), single_file("fst")(dir), compress = 50)
@@ -188,7 +190,7 @@ BACKENDS <- list(
   r_backend(
     "r-arrow-feather", c("arrow"), "arrow write_feather/read_feather into a data.frame",
     ops = c("write", "read", "scan", "project"), target = "data.frame",
-    install_hint = NOT_PACKAGED,
+    install_hint = NOT_PACKAGED, format = "arrow-ipc",
     write = function(df, dir, ctx) arrow::write_feather(df, single_file("feather")(dir)),
     read = function(dir, request, ctx) {
       path <- single_file("feather")(dir)
@@ -201,6 +203,7 @@ BACKENDS <- list(
   r_backend(
     "r-arrow-parquet", c("arrow"), "arrow write_parquet/read_parquet into a data.frame",
     ops = c("write", "read", "scan"), target = "data.frame", install_hint = NOT_PACKAGED,
+    format = "parquet",
     write = function(df, dir, ctx) arrow::write_parquet(df, single_file("parquet")(dir)),
     read = function(dir, request, ctx) {
       list(value = arrow::read_parquet(single_file("parquet")(dir)), method = "read_parquet")

@@ -52,6 +52,7 @@ describe <- function() {
                   version = package_version_text(backend$packages[1]), exchange = "csv",
                   object_storage = local_files_only(backend$name))
     if (!is.null(backend$given)) entry$given <- backend$given
+    if (!is.null(backend$format)) entry$format <- backend$format
     if (length(missing) > 0) {
       entry$unavailable <- paste0("R package ", paste(missing, collapse = ", "),
                                   " is not installed", backend$install_hint)

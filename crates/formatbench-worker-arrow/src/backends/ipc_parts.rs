@@ -170,6 +170,11 @@ impl Backend for IpcParts {
         // compressed partitions give up the zero-copy reads this store is about.
         &PROFILES
     }
+    // A store of IPC files and a manifest, which no single-file IPC reader reads.
+    fn format(&self) -> Option<String> {
+        Some("ipc-parts".into())
+    }
+
     /// Partitions as objects: the metadata, then only the partitions a read needs, by ranges.
     fn object_storage(&self) -> Result<(), String> {
         Ok(())

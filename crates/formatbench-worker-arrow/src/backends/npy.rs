@@ -285,6 +285,10 @@ impl Backend for Npy {
         dtype_of(schema).map(|_| ())
     }
 
+    fn format(&self) -> Option<String> {
+        Some("npy".into())
+    }
+
     fn object_storage(&self) -> Result<(), String> {
         Ok(())
     }

@@ -52,6 +52,7 @@ pub fn arrow_backends() -> Vec<BackendInfo> {
             object_storage: b.object_storage(),
             table: TableTraits::default(),
             given: b.given_file(),
+            format: b.format(),
             // The sweep's files are the native Parquet writer's own.
             file_sets: b.name() == super::SWEEP_WRITER,
             executors: false,
@@ -82,6 +83,7 @@ pub fn selftest_backends() -> Vec<BackendInfo> {
             object_storage: formatbench_worker_selftest::object_storage(name),
             table: TableTraits::default(),
             given: None,
+            format: None,
             file_sets: false,
             executors: false,
         })

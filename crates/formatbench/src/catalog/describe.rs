@@ -42,6 +42,9 @@ struct DescribedBackend {
     /// It reads the sweep's shared Parquet files.
     #[serde(default)]
     file_sets: bool,
+    /// The format of its files; absent for none, and from a worker built before this key.
+    #[serde(default)]
+    format: Option<String>,
     /// It runs on a cluster of the job's `executors` processes (a cluster peer).
     #[serde(default)]
     executors: bool,
@@ -120,9 +123,41 @@ pub fn parse_described(answer: &[u8], worker: WorkerKind) -> Result<Vec<BackendI
             available: b.unavailable.map_or(Ok(()), Err),
             object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
+            // A worker older than the key still names the format of the files it reads as given.
+            format: b
+                .format
+                .or_else(|| b.given.as_ref().map(|g| g.format.clone())),
             given: b.given,
             file_sets: b.file_sets,
             executors: b.executors,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described(extra: &str) -> BackendInfo {
+        let answer = format!(
+            r#"{{"backends": [{{"name": "py-x", "profiles": ["default"], "ops": ["read"],
+                "targets": ["arrow"], "lossy": false, "about": "x", "version": null,
+                "unavailable": null{extra}}}]}}"#
+        );
+        let mut backends = parse_described(answer.as_bytes(), WorkerKind::Python)
+            .unwrap_or_else(|e| panic!("{e}"));
+        backends.remove(0)
+    }
+
+    #[test]
+    fn a_backend_names_its_format_or_has_the_one_it_reads_as_given() {
+        assert_eq!(
+            described(r#", "format": "delta""#).format.as_deref(),
+            Some("delta")
+        );
+        // A worker from before the key: the format of the files it reads as given.
+        let given = r#", "given": {"format": "csv", "file": "data.csv"}"#;
+        assert_eq!(described(given).format.as_deref(), Some("csv"));
+        assert_eq!(described("").format, None);
+    }
 }

@@ -71,6 +71,10 @@ struct ManifestBackend {
     /// competitor read by it).
     #[serde(default)]
     given: Option<formatbench_protocol::GivenFile>,
+    /// The format of the files it writes and reads (`parquet`, `lance`, …): a report compares
+    /// it with the fastest of the same format. By default the format it reads as given.
+    #[serde(default)]
+    format: Option<String>,
     /// It reads the row-group sweep's shared Parquet files (`--parquet-files`).
     #[serde(default)]
     file_sets: bool,
@@ -317,6 +321,17 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
                 b.name
             )));
         }
+        if let Some(format) = b
+            .format
+            .as_deref()
+            .filter(|f| !formatbench_protocol::is_format_name(f))
+        {
+            return Err(bad(format!(
+                "backend '{}' names format '{format}': a format is a lower-case name of letters, \
+                 digits and '-' (`parquet`, `arrow-ipc`)",
+                b.name
+            )));
+        }
         if let Some(given) = &b.given {
             let known = formatbench_protocol::GIVEN_FORMATS;
             if !known.contains(&given.format.as_str()) {
@@ -370,6 +385,9 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
                 artifact_from: b.artifact_from,
                 deletion_profiles: b.deletion_profiles,
             },
+            format: b
+                .format
+                .or_else(|| b.given.as_ref().map(|g| g.format.clone())),
             given: b.given,
             file_sets: b.file_sets,
             executors: false,

@@ -194,6 +194,7 @@ fn unavailable_all(expected: &[(&str, &str)], kind: WorkerKind, reason: &str) ->
             object_storage: Ok(()),
             table: Default::default(),
             given: None,
+            format: None,
             file_sets: false,
             executors: false,
         })

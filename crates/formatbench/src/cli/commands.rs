@@ -340,7 +340,16 @@ fn print_backends() {
                 ops.join(",")
             }
         );
-        println!("{:<24} {} (targets: {})", "", b.about, b.targets.join(", "));
+        let format = b
+            .format
+            .as_deref()
+            .map_or(String::new(), |f| format!("format: {f}; "));
+        println!(
+            "{:<24} {} ({format}targets: {})",
+            "",
+            b.about,
+            b.targets.join(", ")
+        );
         if let Some(manifest) = manifest {
             let mut line = format!("manifest {manifest}");
             for profile in &b.profiles {

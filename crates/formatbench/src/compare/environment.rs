@@ -125,6 +125,7 @@ mod tests {
             worker_build: Some("xxh3:1".into()),
             settings: BTreeMap::from([("seed".to_string(), "42".to_string())]).into(),
             memory: BTreeMap::from([("transparent_hugepage".into(), "madvise".into())]),
+            formats: BTreeMap::new(),
         }
     }
 

@@ -273,6 +273,7 @@ mod tests {
             worker_build: None,
             settings: Default::default(),
             memory: BTreeMap::new(),
+            formats: BTreeMap::new(),
         })];
         for (backend, status, seconds) in cells {
             records.push(Record::Verification(VerificationRecord {

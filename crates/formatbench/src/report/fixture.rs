@@ -353,6 +353,7 @@ pub(super) fn fixture() -> RunSummary {
         worker_build: Some("xxh3:feedbeef".into()),
         settings: BTreeMap::from([("rounds".to_string(), "5".to_string())]).into(),
         memory: BTreeMap::from([("vm.dirty_ratio".into(), "20".into())]),
+        formats: BTreeMap::new(),
     };
     let dataset = DatasetRecord {
         run_id: "run-1".into(),
@@ -385,6 +386,7 @@ pub(super) fn fixture() -> RunSummary {
     };
     RunSummary {
         environment: Some(env),
+        formats: BTreeMap::new(),
         datasets: vec![dataset],
         artifacts: vec![parquet, ipc],
         schedule: Some(ScheduleRecord {

@@ -9,7 +9,7 @@ use super::layouts::Table;
 use crate::results::SampleStatus;
 use crate::stats::{CellSummary, OpGroup, RunSummary};
 
-const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's in the same table (below 1: the cluster is faster); bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3; ÷ needed = what it sent ÷ the bytes the files' own metadata says the operation needs (the Object storage section's ×needed; — where not known); with the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`, `--row-group-rows`), one table per set of files: each reader's own, then each partitioning of the files the native writer wrote once for every reader";
+const LEGEND: &str = "each cluster peer at each executor count (`--executors`; the thread cap is each executor's), every figure per call: median time; speed-up = its median at 1 executor ÷ this one's, efficiency = speed-up ÷ executors (both ratios of medians, no interval: the operation tables above have the paired intervals); CPU and peak memory summed over every process of the cluster (driver, scheduler, executors), its start not included; start = the median time to start the cluster before each sample (outside the timer); ÷ single = this median ÷ the fastest single-process reader's of the same format in the same table (below 1: the cluster is faster; the format each backend declares, recorded with the run; of any format in a run that recorded none; — where no single process of its format ran), and the fastest of any format is listed too where it reads another format; bytes from S3 ÷ returned = what the object store sent per byte of the result, where the artifact was in S3; ÷ needed = what it sent ÷ the bytes the files' own metadata says the operation needs (the Object storage section's ×needed; — where not known); with the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`, `--row-group-rows`), one table per set of files: each reader's own, then each partitioning of the files the native writer wrote once for every reader";
 
 mod crossover;
 
@@ -46,7 +46,13 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 None if shared => Some("each reader's own files".to_string()),
                 None => None,
             };
-            tables.push(table(group, &cells, files.as_deref(), attached));
+            tables.push(table(
+                group,
+                &cells,
+                &summary.formats,
+                files.as_deref(),
+                attached,
+            ));
         }
     }
     tables.extend(crossover::tables(summary));
@@ -80,18 +86,49 @@ fn partitioning(cell: &CellSummary) -> Partitioning {
     )
 }
 
+/// The single-process cells of a table with their medians, and each backend's format.
+struct Singles<'a> {
+    cells: Vec<(&'a CellSummary, f64)>,
+    formats: &'a Formats,
+}
+
+/// Backend name → the format of its files (`RunSummary::formats`).
+type Formats = std::collections::BTreeMap<String, String>;
+
+impl<'a> Singles<'a> {
+    fn of(cells: &[&'a CellSummary], formats: &'a Formats) -> Self {
+        let cells = cells
+            .iter()
+            .copied()
+            .filter(|c| c.cell.executors.is_none())
+            .filter_map(|c| median(c).map(|m| (c, m)))
+            .collect();
+        Singles { cells, formats }
+    }
+
+    fn format_of(&self, cell: &CellSummary) -> Option<&'a str> {
+        self.formats.get(&cell.cell.backend).map(String::as_str)
+    }
+
+    /// The fastest single process reading `format`, or any format where it is `None` (a
+    /// cluster whose format the run did not record).
+    fn fastest(&self, format: Option<&str>) -> Option<(&'a CellSummary, f64)> {
+        self.cells
+            .iter()
+            .copied()
+            .filter(|(c, _)| format.is_none() || self.format_of(c) == format)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
 fn table(
     group: &OpGroup,
     cells: &[&CellSummary],
+    formats: &Formats,
     files: Option<&str>,
     attached: Option<&str>,
 ) -> Table {
-    let single = cells
-        .iter()
-        .copied()
-        .filter(|c| c.cell.executors.is_none())
-        .filter_map(|c| median(c).map(|m| (c, m)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let singles = Singles::of(cells, formats);
     let mut clusters: Vec<&CellSummary> = cells
         .iter()
         .copied()
@@ -140,10 +177,11 @@ fn table(
                     .map_or_else(|| DASH.to_string(), |c| format::duration(c.median)),
                 cell.peak_rss_bytes
                     .map_or_else(|| DASH.to_string(), format::bytes),
-                own.zip(single.map(|(_, m)| m)).map_or_else(
-                    || DASH.to_string(),
-                    |(own, single)| format::ratio(own / single),
-                ),
+                own.zip(singles.fastest(singles.format_of(cell)))
+                    .map_or_else(
+                        || DASH.to_string(),
+                        |(own, (_, single))| format::ratio(own / single),
+                    ),
                 fetched_per_returned(cell),
                 fetched_per_needed(cell),
                 cell.cluster_start_s
@@ -151,23 +189,7 @@ fn table(
             ]
         })
         .collect();
-    if let Some((cell, m)) = single {
-        rows.push(vec![
-            format!("{} (fastest single process)", cell.cell.backend),
-            DASH.to_string(),
-            format::duration(m),
-            DASH.to_string(),
-            DASH.to_string(),
-            cell.cpu
-                .map_or_else(|| DASH.to_string(), |c| format::duration(c.median)),
-            cell.peak_rss_bytes
-                .map_or_else(|| DASH.to_string(), format::bytes),
-            format::ratio(1.0),
-            fetched_per_returned(cell),
-            fetched_per_needed(cell),
-            DASH.to_string(),
-        ]);
-    }
+    rows.extend(single_rows(&singles, &clusters));
     let mut place = match group.place().as_str() {
         "" => String::new(),
         place => format!(", {place}"),
@@ -208,6 +230,56 @@ fn table(
     }
 }
 
+/// The fastest single process of each format the clusters read (of any format for those whose
+/// format the run did not record), then the fastest of any format where it reads another.
+fn single_rows(singles: &Singles, clusters: &[&CellSummary]) -> Vec<Vec<String>> {
+    let mut formats: Vec<Option<&str>> = clusters.iter().map(|c| singles.format_of(c)).collect();
+    formats.sort_unstable();
+    formats.dedup();
+    let mut shown: Vec<&CellSummary> = Vec::new();
+    let mut rows = Vec::new();
+    for format in formats {
+        if let Some((cell, m)) = singles.fastest(format) {
+            let label = match format {
+                Some(format) => format!("of {format}"),
+                None => String::new(),
+            };
+            rows.push(single_row(cell, m, &label, format::ratio(1.0)));
+            shown.push(cell);
+        }
+    }
+    if let Some((cell, m)) = singles.fastest(None) {
+        if !shown.iter().any(|s| std::ptr::eq(*s, cell)) {
+            // A reference, not a yardstick of the clusters' own format: no ratio.
+            rows.push(single_row(cell, m, "of any format", DASH.to_string()));
+        }
+    }
+    rows
+}
+
+fn single_row(cell: &CellSummary, median: f64, of: &str, ratio: String) -> Vec<String> {
+    let of = if of.is_empty() {
+        String::new()
+    } else {
+        format!(" {of}")
+    };
+    vec![
+        format!("{} (fastest single process{of})", cell.cell.backend),
+        DASH.to_string(),
+        format::duration(median),
+        DASH.to_string(),
+        DASH.to_string(),
+        cell.cpu
+            .map_or_else(|| DASH.to_string(), |c| format::duration(c.median)),
+        cell.peak_rss_bytes
+            .map_or_else(|| DASH.to_string(), format::bytes),
+        ratio,
+        fetched_per_returned(cell),
+        fetched_per_needed(cell),
+        DASH.to_string(),
+    ]
+}
+
 /// What the object store sent per byte of the result (as Arrow), where it counted the cell's
 /// traffic.
 fn fetched_per_returned(cell: &CellSummary) -> String {
@@ -229,181 +301,4 @@ fn fetched_per_needed(cell: &CellSummary) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::results::{CellKey, Record};
-
-    /// Verified `read` samples of (backend, executors, walls by round) on one dataset.
-    fn records(cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
-        records_of("mixed-1000x7", cells)
-    }
-
-    fn records_of(dataset: &str, cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Record> {
-        let keyed: Vec<(CellKey, &[f64])> = cells
-            .iter()
-            .map(|(backend, executors, walls)| {
-                let key = CellKey {
-                    dataset: dataset.into(),
-                    dataset_fingerprint: "fp".into(),
-                    backend: backend.to_string(),
-                    profile: "default".into(),
-                    layout: "wide".into(),
-                    target: "arrow".into(),
-                    op: "read".into(),
-                    threads: 1,
-                    cache: "warm".into(),
-                    storage: "local".into(),
-                    network: "n/a".into(),
-                    row_group_rows: None,
-                    parquet_files: None,
-                    sort_by: None,
-                    executors: *executors,
-                };
-                (key, walls.as_slice())
-            })
-            .collect();
-        crate::report::fixture::verified_samples(&keyed)
-    }
-
-    #[test]
-    fn speed_up_and_efficiency_are_against_the_clusters_own_single_executor() {
-        let mut records = records(&[
-            ("py-dask-parquet", Some(1), [4.0, 4.0, 4.0]),
-            ("py-dask-parquet", Some(2), [2.5, 2.5, 2.5]),
-            ("py-dask-parquet", Some(4), [2.0, 2.0, 2.0]),
-            ("parquet", None, [1.0, 1.0, 1.0]),
-            ("py-pyarrow-parquet", None, [3.0, 3.0, 3.0]),
-        ]);
-        // Each cluster took longer to start the more executors it has; the two-executor one
-        // fetched 1.5× what its files say it needs.
-        for record in &mut records {
-            if let Record::Sample(s) = record {
-                s.cluster_start_s = s.cell.executors.map(|n| 0.25 * f64::from(n));
-                if s.cell.executors == Some(2) {
-                    s.object_traffic = Some(formatbench_protocol::ObjectTraffic {
-                        bytes_sent: 1_500,
-                        ..Default::default()
-                    });
-                    s.needed_bytes = Some(1_000);
-                }
-            }
-        }
-        let summary = crate::stats::summarize_run(&records);
-        let tables = tables(&summary);
-        assert_eq!(tables.len(), 1);
-        let rows = &tables[0].rows;
-        let row = |backend: &str, executors: &str| {
-            rows.iter()
-                .find(|r| r[0] == backend && r[1] == executors)
-                .unwrap_or_else(|| panic!("no row {backend} {executors}: {rows:?}"))
-        };
-        // Speed-up 4.0 ÷ 2.5 at 2 executors: 80 % efficient; 4.0 ÷ 2.0 at 4: 50 %.
-        assert_eq!(row("py-dask-parquet", "1")[3..5], ["1.00×", "100 %"]);
-        assert_eq!(row("py-dask-parquet", "2")[3..5], ["1.60×", "80 %"]);
-        assert_eq!(row("py-dask-parquet", "4")[3..5], ["2.0×", "50 %"]);
-        // Against the fastest single process (parquet's 1.0 s), not any single process.
-        assert_eq!(row("py-dask-parquet", "4")[7], "2.0×");
-        // Fetched ÷ needed where the store counted and the files say; the cluster's start,
-        // apart from its time.
-        assert_eq!(row("py-dask-parquet", "2")[9..11], ["1.5×", "500 ms"]);
-        assert_eq!(row("py-dask-parquet", "1")[9], DASH);
-        let single = rows.last().unwrap_or_else(|| panic!("rows"));
-        assert_eq!(single[0], "parquet (fastest single process)");
-        assert_eq!(single[9..11], [DASH, DASH]);
-        assert!(!rows.iter().any(|r| r[0].starts_with("py-pyarrow-parquet")));
-    }
-
-    #[test]
-    fn over_several_sizes_the_crossover_table_says_where_the_cluster_overtakes_one_process() {
-        // The cluster is 4× the single process at 10k rows and a quarter at 1M; with its
-        // 1 s start added, 14× and 0.35×.
-        let mut records = records_of(
-            "mixed-10000x7",
-            &[
-                ("py-dask-parquet", Some(2), [0.4; 3]),
-                ("parquet", None, [0.1; 3]),
-            ],
-        );
-        records.extend(records_of(
-            "mixed-1000000x7",
-            &[
-                ("py-dask-parquet", Some(2), [2.5; 3]),
-                ("parquet", None, [10.0; 3]),
-            ],
-        ));
-        for record in &mut records {
-            if let Record::Sample(s) = record {
-                s.cluster_start_s = s.cell.executors.map(|_| 1.0);
-            }
-        }
-        let tables = tables(&crate::stats::summarize_run(&records));
-        let crossover = tables
-            .iter()
-            .find(|t| t.title.contains("by size"))
-            .unwrap_or_else(|| panic!("no crossover table"));
-        assert_eq!(crossover.rows.len(), 1);
-        let row = &crossover.rows[0];
-        assert_eq!(row[..2], ["py-dask-parquet", "2"]);
-        assert_eq!(row[2..5], ["4.0×", "0.25×", "~100,000 rows"]);
-        assert_eq!(row[5..7], ["14×", "0.35×"]);
-        assert!(row[7].starts_with('~') && row[7] != row[4], "{row:?}");
-    }
-
-    #[test]
-    fn each_partitioning_of_the_shared_files_gets_its_own_table_and_single_process() {
-        let own = records(&[
-            ("py-dask-parquet", Some(1), [4.0; 3]),
-            ("parquet", None, [1.0; 3]),
-        ]);
-        let mut shared = records(&[
-            ("py-dask-parquet", Some(1), [2.0; 3]),
-            ("parquet", None, [0.5; 3]),
-            ("py-pyarrow-parquet", None, [0.25; 3]),
-            ("parquet", None, [0.1; 3]),
-        ]);
-        // The last one: native parquet's compact point, files of its own.
-        let compact = shared.len() - 4..shared.len();
-        for (i, record) in shared.iter_mut().enumerate() {
-            if compact.contains(&i) {
-                match record {
-                    Record::Sample(s) => s.cell.profile = "compact".into(),
-                    Record::Verification(v) => v.cell.profile = "compact".into(),
-                    _ => {}
-                }
-            }
-            match record {
-                Record::Sample(s) => {
-                    s.cell.parquet_files = Some(16);
-                    s.cell.row_group_rows = Some(10_000);
-                }
-                Record::Verification(v) => {
-                    v.cell.parquet_files = Some(16);
-                    v.cell.row_group_rows = Some(10_000);
-                }
-                _ => {}
-            }
-        }
-        // The shared files' cells first in the file: the own files' table still leads.
-        shared.extend(own);
-        let tables = tables(&crate::stats::summarize_run(&shared));
-        let titles: Vec<&String> = tables.iter().map(|t| &t.title).collect();
-        assert_eq!(tables.len(), 2, "{titles:?}");
-        assert!(tables[0].title.contains("each reader's own files"));
-        assert!(tables[1]
-            .title
-            .contains("the shared Parquet files: 16 files, 10k rows/group"));
-        // Each table against the fastest single process reading the same files.
-        assert_eq!(tables[0].rows[0][7], "4.0×");
-        assert_eq!(tables[1].rows[0][7], "8.0×");
-        assert_eq!(
-            tables[1].rows[1][0],
-            "py-pyarrow-parquet (fastest single process)"
-        );
-    }
-
-    #[test]
-    fn no_table_without_a_cluster_peer() {
-        let summary = crate::stats::summarize_run(&records(&[("parquet", None, [1.0, 1.0, 1.0])]));
-        assert!(tables(&summary).is_empty());
-    }
-}
+mod tests;

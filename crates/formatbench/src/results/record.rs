@@ -143,6 +143,11 @@ pub struct EnvironmentRecord {
     /// dirty-page limits, free page reporting to a hypervisor), as read from /proc and /sys.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub memory: BTreeMap<String, String>,
+    /// The format of each backend's files, by backend name (`py-dask-csv` → `csv`), as the
+    /// backends of the run declare them; a backend that declares none is not listed. Empty
+    /// in runs from before the key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub formats: BTreeMap<String, String>,
 }
 
 /// One dataset's canonical source.

@@ -169,6 +169,7 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
             env.clock_resolution_s = Some(clock_resolution());
             env.worker_build = Some(worker_build);
             env.versions.extend(backend_versions(plan));
+            env.formats = backend_formats(plan);
             runner.results.append(&Record::Environment(env))?;
             say(&format!("run {run_id} → {}", run_dir.display()));
         }
@@ -220,6 +221,17 @@ pub fn execute_plan(plan: &Plan, options: &RunOptions) -> Result<RunOutcome, Err
 /// Polars, DuckDB, …), as `backend NAME`: a change of version is the usual cause of a change
 /// of time, and `compare` lists it first.
 fn backend_versions(plan: &Plan) -> Vec<(String, String)> {
+    backend_names(plan)
+        .into_iter()
+        .filter_map(|name| {
+            let version = super::catalog::find(name)?.version?;
+            Some((format!("backend {name}"), version))
+        })
+        .collect()
+}
+
+/// Each backend of the plan, once.
+fn backend_names(plan: &Plan) -> Vec<&str> {
     let mut names: Vec<&str> = plan
         .competitors
         .iter()
@@ -228,11 +240,13 @@ fn backend_versions(plan: &Plan) -> Vec<(String, String)> {
     names.sort_unstable();
     names.dedup();
     names
+}
+
+/// The format each backend of the plan declares (those that declare one).
+fn backend_formats(plan: &Plan) -> std::collections::BTreeMap<String, String> {
+    backend_names(plan)
         .into_iter()
-        .filter_map(|name| {
-            let version = super::catalog::find(name)?.version?;
-            Some((format!("backend {name}"), version))
-        })
+        .filter_map(|name| Some((name.to_string(), super::catalog::find(name)?.format?)))
         .collect()
 }
 

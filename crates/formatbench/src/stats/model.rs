@@ -212,6 +212,9 @@ pub struct CacheRatio {
 #[derive(Debug, Clone, Default)]
 pub struct RunSummary {
     pub environment: Option<EnvironmentRecord>,
+    /// The format of each backend's files, from every run's environment (pooled runs add
+    /// theirs): backend name → format.
+    pub formats: std::collections::BTreeMap<String, String>,
     pub datasets: Vec<DatasetRecord>,
     pub artifacts: Vec<ArtifactRecord>,
     pub schedule: Option<ScheduleRecord>,

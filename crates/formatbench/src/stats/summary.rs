@@ -45,6 +45,7 @@ pub fn summarize_run_as(records: &[Record], call: Option<CallMode>) -> RunSummar
         match record {
             Record::Environment(env) => {
                 summary.environment.get_or_insert_with(|| env.clone());
+                summary.formats.extend(env.formats.clone());
             }
             Record::Dataset(d) => {
                 if !summary.datasets.iter().any(|x| {

@@ -41,6 +41,7 @@ def _open_zarr(directory, ctx):
 
 class Vortex(ArrowMatrices, Backend):
     name = "py-vortex"
+    format = "vortex"
     about = "vortex-data: Vortex file (projection, filter expressions, row indices)"
     dists = ("vortex-data",)
     modules = ("vortex", "vortex.io", "vortex.expr")
@@ -94,6 +95,7 @@ class Vortex(ArrowMatrices, Backend):
 
 class Zarr(Backend):
     name = "py-zarr"
+    format = "zarr"
     about = "zarr 3: a group of 1-D arrays, one per column (zstd chunks of 64 Ki rows)"
     dists = ("zarr",)
     modules = ("zarr", "numpy")
@@ -254,6 +256,7 @@ MATRIX_CHUNK = 1024
 
 class Npy(Backend):
     name = "py-numpy-npy"
+    format = "npy"
     about = ("NumPy .npy: the bare N × D float32 matrix, the layout study's floor (np.save, "
              "np.load; rows and features through mmap_mode='r')")
     dists = ("numpy",)
@@ -327,6 +330,7 @@ class TileDB(Backend):
     names in `array.meta` (JSON)."""
 
     name = "py-tiledb"
+    format = "tiledb"
     about = ("TileDB: the layout study's dense arrays through the array API (wide: an attribute "
              "per feature; array: a 2-D domain; metadata in array.meta), and tables through "
              "tiledb.from_pandas where pandas < 3")

@@ -94,6 +94,10 @@ class Backend:
     #: name in its artifact directory, so a user's file of the format gets an `as-given`
     #: competitor (read in place, never written). None: it reads only its own writes.
     given = None
+    #: The format of the files it writes and reads (`parquet`, `delta`, `lance`, …;
+    #: docs/protocol.md lists the names): a report compares each cluster with the fastest
+    #: single process of its format. None: the format of `given`, else none.
+    format = None
     #: It reads the sweep's shared Parquet files (`--parquet-files`, `--row-group-bytes`):
     #: every `*.parquet` file in its artifact directory, in name order, from the native writer,
     #: when the job says so (`ctx.file_set`).
@@ -179,6 +183,7 @@ class DeltaReader(Backend):
 
     profiles = ("default", "dv")
     ops = ("read", "scan", "project", "first_row", "session")
+    format = "delta"
     artifact_from = "delta-kernel"
     unordered = True
     deletion_profiles = ("dv",)

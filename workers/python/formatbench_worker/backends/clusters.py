@@ -176,6 +176,7 @@ class DaftRay(_OnRay, Daft):
     """Daft's reads and writes (py-daft's) on its Ray runner."""
 
     name = "py-daft-ray"
+    format = "parquet"
     about = ("Daft on a local Ray cluster of N worker nodes (its Ray runner): write_parquet / "
              "read_parquet into Arrow")
     dists = ("daft", "ray")
@@ -196,6 +197,7 @@ class DaftRayCsv(DaftRay):
     source's schema given (as py-dask-csv and py-spark-csv are), not inferred."""
 
     name = "py-daft-ray-csv"
+    format = "csv"
     about = ("Daft on a local Ray cluster of N worker nodes: write_csv / read_csv (the source's "
              "schema given) into Arrow")
     file_sets = False
@@ -267,6 +269,7 @@ class DaftRayDelta(_OnRay, DeltaReader):
     """Daft's Delta Lake reader on its Ray runner, reading the tables delta-kernel writes."""
 
     name = "py-daft-ray-delta"
+    format = "delta"
     about = ("Daft on a local Ray cluster of N worker nodes reading the tables delta-kernel "
              "writes: read_deltalake into Arrow")
     dists = ("daft", "ray", "deltalake")
@@ -303,6 +306,7 @@ class DaftRayLance(_OnRay):
     Lance 14, as the native `lance` backend writes them), a fragment group per task."""
 
     name = "py-daft-ray-lance"
+    format = "lance"
     about = ("Daft on a local Ray cluster of N worker nodes reading the Lance datasets pylance "
              "writes: read_lance into Arrow")
     dists = ("daft", "ray", "pylance")

@@ -122,6 +122,7 @@ def _kill_own_process(partition):
 
 class DaskParquet(ClusterBackend):
     name = "py-dask-parquet"
+    format = "parquet"
     about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
              "dask.dataframe to_parquet / read_parquet (pyarrow), computed into pandas")
     dists = ("dask", "distributed")
@@ -198,6 +199,7 @@ class DaskCsv(DaskParquet):
     given to the parser, as py-pandas-csv gives them."""
 
     name = "py-dask-csv"
+    format = "csv"
     about = ("Dask on a dask.distributed LocalCluster of N executor processes: "
              "dask.dataframe to_csv / read_csv (dtypes given), computed into pandas")
     lossy = True
@@ -238,6 +240,7 @@ class DaskDelta(DaskParquet, DeltaReader):
     rows is refused, never read with them."""
 
     name = "py-dask-delta"
+    format = "delta"
     about = ("Dask on a dask.distributed LocalCluster of N executor processes reading the "
              "tables delta-kernel writes: dask_deltatable.read_deltalake, computed into pandas")
     dists = ("dask", "distributed", "dask-deltatable", "deltalake")

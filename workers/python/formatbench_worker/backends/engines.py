@@ -76,6 +76,7 @@ class DuckdbBase(Backend):
 
 class Duckdb(DuckdbBase):
     name = "py-duckdb"
+    format = "duckdb"
     about = "DuckDB's own table file (CREATE TABLE AS, SELECT; rowid for takes; FLOAT[D] arrays)"
 
     def object_storage(self):
@@ -154,6 +155,7 @@ class Duckdb(DuckdbBase):
 
 class DuckdbParquet(DuckdbBase):
     name = "py-duckdb-parquet"
+    format = "parquet"
     about = "DuckDB reading and writing Parquet (COPY … TO, read_parquet)"
     profiles = ("default", "compact")
 
@@ -187,6 +189,7 @@ BACKENDS = [Duckdb(), DuckdbParquet()]
 
 class Daft(Backend):
     name = "py-daft"
+    format = "parquet"
     about = "Daft: write_parquet / read_parquet into Arrow (native runner)"
     dists = ("daft",)
     modules = ("daft",)
@@ -237,6 +240,7 @@ class Datafusion(Backend):
     partitioned across the thread cap (`target_partitions`)."""
 
     name = "py-datafusion"
+    format = "parquet"
     about = ("DataFusion (Python bindings): DataFrame.write_parquet / SessionContext.read_parquet "
              "into Arrow")
     dists = ("datafusion",)

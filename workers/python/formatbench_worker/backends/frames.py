@@ -170,6 +170,7 @@ class PandasCsv(Backend):
 
 class PandasPickle(Backend):
     name = "py-pandas-pickle"
+    format = "pickle"
     about = "pandas.to_pickle / read_pickle (whole frames only)"
     modules = ("pandas",)
     dists = ("pandas",)

@@ -232,6 +232,7 @@ def _refusal(field):
 
 class SparkParquet(ClusterBackend):
     name = "py-spark-parquet"
+    format = "parquet"
     about = ("PySpark on a standalone Spark cluster (master and N workers, each one executor): "
              "DataFrame.write.parquet / spark.read.parquet, collected with toArrow")
     dists = ("pyspark",)
@@ -367,6 +368,7 @@ class SparkCsv(SparkParquet):
     schema (as py-dask-csv gives them)."""
 
     name = "py-spark-csv"
+    format = "csv"
     about = ("PySpark on a standalone Spark cluster (master and N workers, each one executor): "
              "DataFrame.write.csv / spark.read.csv (schema given), collected with toArrow")
     lossy = True

@@ -38,6 +38,7 @@ class FeatherStore(Backend):
 
     needs_labels = True
     name = "py-featherstore"
+    format = "featherstore"
     ops = ("write", "read", "scan", "project", "range", "take", "range_before", "range_after",
            "range_between", "labels", "append", "insert", "update")
     about = ("FeatherStore 0.2.1: partitioned Feather files with an index (128 MiB partitions; "
@@ -123,6 +124,7 @@ class FeatherStore(Backend):
 
 class Lance(ArrowMatrices, Backend):
     name = "py-lance"
+    format = "lance"
     about = "pylance: Lance dataset (to_table with filter / offset+limit, take)"
     modules = ("lance",)
     dists = ("pylance",)

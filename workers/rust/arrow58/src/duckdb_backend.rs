@@ -92,6 +92,10 @@ impl Backend for DuckDb {
         "duckdb"
     }
 
+    fn format(&self) -> Option<String> {
+        Some("duckdb".into())
+    }
+
     fn object_storage(&self) -> Result<(), String> {
         Err(
             "DuckDB reads S3 through its httpfs extension, which it downloads at run time \

@@ -159,6 +159,10 @@ impl Backend for Lance {
         "lance"
     }
 
+    fn format(&self) -> Option<String> {
+        Some("lance".into())
+    }
+
     /// Reads through formatbench's S3 client, registered as Lance's store for `s3://`.
     fn object_storage(&self) -> Result<(), String> {
         Ok(())

@@ -386,6 +386,10 @@ impl Backend for Vortex {
         "vortex"
     }
 
+    fn format(&self) -> Option<String> {
+        Some("vortex".into())
+    }
+
     /// Reads objects by ranges through formatbench's S3 client (object_store 0.13).
     fn object_storage(&self) -> Result<(), String> {
         Ok(())

@@ -156,6 +156,10 @@ impl Backend for DeltaKernel {
         &delta::WRITER_OPS
     }
 
+    fn format(&self) -> Option<String> {
+        Some(delta::DELTA_FORMAT.into())
+    }
+
     /// Reads through the default engine on formatbench's S3 client (object_store).
     fn object_storage(&self) -> Result<(), String> {
         Ok(())

@@ -94,6 +94,10 @@ impl Backend for Zarr {
         "zarr"
     }
 
+    fn format(&self) -> Option<String> {
+        Some("zarr".into())
+    }
+
     /// Reads through zarrs_object_store on formatbench's S3 client: one GET per chunk and
     /// metadata document.
     fn object_storage(&self) -> Result<(), String> {

@@ -198,6 +198,13 @@ pub trait Backend: Sync {
     fn given_file(&self) -> Option<formatbench_protocol::GivenFile> {
         None
     }
+    /// The format of the files it writes and reads (`parquet`, `delta`, `lance`, …;
+    /// docs/protocol.md lists the names), recorded for every run: a report compares a cluster
+    /// with the fastest single process of the same format. By default the format of
+    /// [`Backend::given_file`]; `None` for a backend that stores no format (the memory floor).
+    fn format(&self) -> Option<String> {
+        self.given_file().map(|given| given.format)
+    }
     /// `Err(reason)` when it cannot run here (e.g. a library missing at run time).
     fn available(&self) -> Result<(), String> {
         Ok(())

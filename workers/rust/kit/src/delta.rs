@@ -10,6 +10,8 @@ use std::path::Path;
 
 /// The backend that writes the tables every Delta reader reads.
 pub const WRITER: &str = "delta-kernel";
+/// The format every Delta backend declares ([`crate::Backend::format`]).
+pub const DELTA_FORMAT: &str = "delta";
 /// `default`: the table of files; `dv`: the same with one row of every file deleted.
 pub const PROFILES: &[&str] = &["default", "dv"];
 /// The profiles whose tables have deleted rows.
@@ -107,6 +109,10 @@ impl<L: DeltaLibrary> Backend for DeltaReader<L> {
 
     fn unordered(&self) -> bool {
         true
+    }
+
+    fn format(&self) -> Option<String> {
+        Some(DELTA_FORMAT.into())
     }
 
     fn ops(&self) -> &'static [Op] {

@@ -42,6 +42,7 @@ fn described<E: BackendError>(b: &dyn Backend<Error = E>) -> serde_json::Value {
         "artifact_from": b.artifact_from(),
         "deletion_profiles": b.deletion_profiles(),
         "given": b.given_file(),
+        "format": b.format(),
     })
 }
 

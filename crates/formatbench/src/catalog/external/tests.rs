@@ -114,6 +114,10 @@ fn a_bad_manifest_is_one_clear_error() {
             "format 'orc', which is none of parquet, arrow-ipc, csv",
         ),
         (
+            TOY.replace("ops = ", "format = \"Lance Files\"\nops = "),
+            "names format 'Lance Files': a format is a lower-case name",
+        ),
+        (
             format!("{TOY}[backends.profile_settings.fast]\nlevel = \"1\"\n"),
             "gives settings to profile 'fast', which is not among its profiles (default)",
         ),
@@ -172,6 +176,11 @@ fn a_reader_of_other_writers_files_declares_them_as_a_described_one_does() {
         })
     );
     assert!(reader.file_sets);
+    // Its format, unless it names another, is the one it reads as given.
+    assert_eq!(reader.format.as_deref(), Some("parquet"));
+    let (_dir, path) = manifest(&text.replace("ops = ", "format = \"delta\"\nops = "));
+    let declared = load(&path, WorkerKind::External(0)).unwrap();
+    assert_eq!(declared.backends[0].format.as_deref(), Some("delta"));
     assert_eq!(reader.table.artifact_from.as_deref(), Some("delta-kernel"));
     assert_eq!(reader.table.deletion_profiles, ["dv"]);
     assert!(reader.table.unordered);

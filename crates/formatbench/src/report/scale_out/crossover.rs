@@ -9,7 +9,7 @@ use super::super::sweep::{sweeps, Sweep};
 use super::median;
 use crate::stats::{crossing, CellSummary, OpGroup, RunSummary};
 
-const LEGEND: &str = "per cluster peer and executor count, at each size of the table: its median ÷ the fastest single-process reader's median at that size (below 1: the cluster is faster), then the same with the cluster's median start added to its time (what a job that starts its own cluster pays); faster from = the size where the ratio crosses 1, interpolated on log-log axes between the two sizes either side (ratios of medians, no interval)";
+const LEGEND: &str = "per cluster peer and executor count, at each size of the table: its median ÷ the fastest single-process reader's median at that size, of the cluster's format (of any format in a run that recorded none; below 1: the cluster is faster), then the same with the cluster's median start added to its time (what a job that starts its own cluster pays); faster from = the size where the ratio crosses 1, interpolated on log-log axes between the two sizes either side (ratios of medians, no interval)";
 
 /// One table per operation (and cache, threads, place) of each rows sweep with a cluster peer.
 pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
@@ -21,7 +21,7 @@ pub(super) fn tables(summary: &RunSummary) -> Vec<Table> {
                 .iter()
                 .any(|(_, g)| g.cells.iter().any(|c| c.cell.executors.is_some()));
             if groups.len() > 1 && clustered {
-                out.push(table(sweep, &groups));
+                out.push(table(sweep, &groups, &summary.formats));
             }
         }
     }
@@ -45,12 +45,13 @@ fn competitor(cell: &CellSummary) -> Option<Competitor> {
     ))
 }
 
-/// The fastest single-process median of a group.
-fn single(group: &OpGroup) -> Option<f64> {
+/// The fastest single-process median of a group reading `format` (any, where `None`).
+fn single(group: &OpGroup, formats: &super::Formats, format: Option<&str>) -> Option<f64> {
     group
         .cells
         .iter()
         .filter(|c| c.cell.executors.is_none() && !c.cell.is_sweep_point())
+        .filter(|c| format.is_none() || formats.get(&c.cell.backend).map(String::as_str) == format)
         .filter_map(median)
         .min_by(f64::total_cmp)
 }
@@ -82,7 +83,7 @@ fn faster_from(ratios: &[(u64, Option<f64>)]) -> String {
     }
 }
 
-fn table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Table {
+fn table(sweep: &Sweep, groups: &[(u64, &OpGroup)], formats: &super::Formats) -> Table {
     let mut competitors: Vec<Competitor> = Vec::new();
     for (_, g) in groups {
         for c in g.cells.iter().filter_map(competitor) {
@@ -92,10 +93,14 @@ fn table(sweep: &Sweep, groups: &[(u64, &OpGroup)]) -> Table {
         }
     }
     competitors.sort();
-    let singles: Vec<Option<f64>> = groups.iter().map(|(_, g)| single(g)).collect();
     let rows = competitors
         .iter()
         .map(|who| {
+            let format = formats.get(&who.0).map(String::as_str);
+            let singles: Vec<Option<f64>> = groups
+                .iter()
+                .map(|(_, g)| single(g, formats, format))
+                .collect();
             let mut plain = Vec::new();
             let mut started = Vec::new();
             for ((size, group), single) in groups.iter().zip(&singles) {
