@@ -14,25 +14,20 @@ fn records_of(dataset: &str, cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Rec
         .map(|(backend, executors, walls)| {
             let key = CellKey {
                 dataset: dataset.into(),
-                dataset_fingerprint: "fp".into(),
-                backend: backend.to_string(),
-                profile: "default".into(),
-                layout: "wide".into(),
-                target: "arrow".into(),
-                op: "read".into(),
-                threads: 1,
-                cache: "warm".into(),
-                storage: "local".into(),
-                network: "n/a".into(),
-                row_group_rows: None,
-                parquet_files: None,
-                sort_by: None,
                 executors: *executors,
+                ..CellKey::example(backend)
             };
             (key, walls.as_slice())
         })
         .collect();
     crate::report::fixture::verified_samples(&keyed)
+}
+
+fn crossover_of(tables: &[Table]) -> &Table {
+    tables
+        .iter()
+        .find(|t| t.title.contains("by size"))
+        .unwrap_or_else(|| panic!("no crossover table"))
 }
 
 #[test]
@@ -107,10 +102,7 @@ fn over_several_sizes_the_crossover_table_says_where_the_cluster_overtakes_one_p
         }
     }
     let tables = tables(&crate::stats::summarize_run(&records));
-    let crossover = tables
-        .iter()
-        .find(|t| t.title.contains("by size"))
-        .unwrap_or_else(|| panic!("no crossover table"));
+    let crossover = crossover_of(&tables);
     assert_eq!(crossover.rows.len(), 1);
     let row = &crossover.rows[0];
     assert_eq!(row[..2], ["py-dask-parquet", "2"]);
@@ -143,10 +135,7 @@ fn the_crossover_is_against_one_process_of_the_clusters_format() {
     .map(|(b, f)| (b.to_string(), f.to_string()))
     .collect();
     let tables = tables(&summary);
-    let crossover = tables
-        .iter()
-        .find(|t| t.title.contains("by size"))
-        .unwrap_or_else(|| panic!("no crossover table"));
+    let crossover = crossover_of(&tables);
     assert_eq!(crossover.rows[0][2..5], ["4.0×", "0.25×", "~100,000 rows"]);
 }
 
