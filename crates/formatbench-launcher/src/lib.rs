@@ -8,8 +8,13 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod unwaited;
+
 struct Request<'a> {
     timeout: Option<Duration>,
+    /// How often to read the CPU time of the processes below (`--watch-unwaited-ms`): for
+    /// workers that start clusters whose processes may be reaped unwaited ([`unwaited`]).
+    watch_unwaited: Option<Duration>,
     /// Bytes of address space the worker may map (RLIMIT_AS), when capped.
     memory_limit: Option<u64>,
     program: &'a str,
@@ -18,6 +23,7 @@ struct Request<'a> {
 
 fn parse(args: &[String]) -> Option<Request<'_>> {
     let mut timeout = None;
+    let mut watch_unwaited = None;
     let mut memory_limit = None;
     let mut rest = args;
     loop {
@@ -27,6 +33,10 @@ fn parse(args: &[String]) -> Option<Request<'_>> {
                 timeout = Some(Duration::from_millis(ms));
                 rest = tail;
             }
+            [flag, value, tail @ ..] if flag == "--watch-unwaited-ms" => {
+                watch_unwaited = Some(Duration::from_millis(value.parse().ok()?));
+                rest = tail;
+            }
             [flag, value, tail @ ..] if flag == "--memory-limit-bytes" => {
                 memory_limit = Some(value.parse().ok()?);
                 rest = tail;
@@ -34,6 +44,7 @@ fn parse(args: &[String]) -> Option<Request<'_>> {
             [dashes, program, tail @ ..] if dashes == "--" => {
                 return Some(Request {
                     timeout,
+                    watch_unwaited,
                     memory_limit,
                     program,
                     args: tail,
@@ -107,7 +118,7 @@ fn kill_group(pid: i32) {
 pub fn launch(args: &[String]) -> i32 {
     let Some(request) = parse(args) else {
         eprintln!(
-            "usage: formatbench-launcher [--timeout-ms N] [--memory-limit-bytes N] -- PROGRAM [ARGS...]"
+            "usage: formatbench-launcher [--timeout-ms N] [--memory-limit-bytes N] [--watch-unwaited-ms N] -- PROGRAM [ARGS...]"
         );
         return 2;
     };
@@ -170,6 +181,9 @@ pub fn launch(args: &[String]) -> i32 {
     };
     let pid = child.id() as i32;
     say(&format!("{{\"event\":\"started\",\"pid\":{pid}}}"));
+    let watch = request
+        .watch_unwaited
+        .map(|every| unwaited::Watch::start(launcher, every));
 
     let timed_out = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -185,6 +199,8 @@ pub fn launch(args: &[String]) -> i32 {
 
     let (status, usage) = wait4(pid);
     let wall = started.elapsed().as_secs_f64();
+    // Read before the kills below: what is left then is reaped here, and waited for.
+    let unwaited_cpu_s = watch.map_or(0.0, unwaited::Watch::finish);
     // Whatever the worker left behind, in its group or out of it, ends with it.
     kill_group(pid);
     end_descendants();
@@ -199,7 +215,8 @@ pub fn launch(args: &[String]) -> i32 {
     say(&format!(
         "{{\"event\":\"exited\",\"code\":{code},\"signal\":{signal},\"timed_out\":{},\
 \"wall_s\":{wall:.9},\"cpu_user_s\":{:.6},\"cpu_sys_s\":{:.6},\"maxrss_bytes\":{},\
-\"minflt\":{},\"majflt\":{},\"nvcsw\":{},\"nivcsw\":{},\"inblock\":{},\"oublock\":{}}}",
+\"minflt\":{},\"majflt\":{},\"nvcsw\":{},\"nivcsw\":{},\"inblock\":{},\"oublock\":{},\
+\"unwaited_cpu_s\":{unwaited_cpu_s:.6}}}",
         timed_out.load(Ordering::SeqCst),
         secs(usage.ru_utime),
         secs(usage.ru_stime),

@@ -145,6 +145,9 @@ pub fn samples_table(records: &[Record]) -> Table {
     t.float("process_wall_s", &samples, |s| s.process_wall_s);
     t.float("process_cpu_user_s", &samples, |s| s.process_cpu_user_s);
     t.float("process_cpu_sys_s", &samples, |s| s.process_cpu_sys_s);
+    t.float("process_unwaited_cpu_s", &samples, |s| {
+        s.process_unwaited_cpu_s
+    });
     t.count("process_maxrss_bytes", &samples, |s| s.process_maxrss_bytes);
     t.text("method", &samples, |s| s.method.clone());
     t.text("flags", &samples, |s| {

@@ -377,6 +377,11 @@ pub struct SampleRecord {
     pub process_cpu_user_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_cpu_sys_s: Option<f64>,
+    /// CPU seconds of processes below the worker that exited without a wait to report them
+    /// (their parent ignored SIGCHLD, as Ray's raylet does for its workers), read from /proc
+    /// while the worker ran: this run's own work, not other processes'. Cluster peers only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_unwaited_cpu_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_maxrss_bytes: Option<u64>,
     /// Page faults and context switches of the whole worker process (wait4).
@@ -536,6 +541,7 @@ impl SampleRecord {
             process_wall_s: None,
             process_cpu_user_s: None,
             process_cpu_sys_s: None,
+            process_unwaited_cpu_s: None,
             process_maxrss_bytes: None,
             process_minflt: None,
             process_majflt: None,

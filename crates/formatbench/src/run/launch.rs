@@ -26,7 +26,14 @@ pub struct ProcessStats {
     pub majflt: u64,
     pub nvcsw: u64,
     pub nivcsw: u64,
+    /// CPU seconds of processes below the worker that exited unwaited (a Ray cluster's), read
+    /// from /proc while it ran; 0 where the launcher did not watch (one-process workers).
+    #[serde(default)]
+    pub unwaited_cpu_s: f64,
 }
+
+/// How often the launcher reads the CPU time of a cluster worker's processes.
+const UNWAITED_READING_MS: u64 = 100;
 
 /// What a sample may use before it is stopped.
 #[derive(Debug, Clone, Copy)]
@@ -179,6 +186,13 @@ pub fn run_job(
         .arg(timeout.as_millis().to_string());
     if let Some(bytes) = limits.memory {
         launcher.arg("--memory-limit-bytes").arg(bytes.to_string());
+    }
+    if job.executors.is_some() {
+        // A cluster's processes may be reaped unwaited (Ray's workers): their CPU time is read
+        // from /proc instead, at a cost to the sample of about a millisecond per reading.
+        launcher
+            .arg("--watch-unwaited-ms")
+            .arg(UNWAITED_READING_MS.to_string());
     }
     if let Some(threads) = limits.thread_environment {
         for name in THREAD_ENVIRONMENT {

@@ -113,6 +113,12 @@ impl Reading {
         reading
     }
 
+    /// Counts `seconds` more of this run's own CPU time: processes below a worker that no wait
+    /// reported (the launcher read them from /proc).
+    pub fn add_own_cpu(&mut self, seconds: f64) {
+        self.own_cpu_s += seconds;
+    }
+
     /// The load between `self` (before a sample) and `after`.
     pub fn until(&self, after: &Reading) -> MachineLoad {
         let seconds = after.at.duration_since(self.at).as_secs_f64();

@@ -548,6 +548,7 @@ pub fn sample_record(
         record.process_wall_s = Some(p.wall_s);
         record.process_cpu_user_s = Some(p.cpu_user_s);
         record.process_cpu_sys_s = Some(p.cpu_sys_s);
+        record.process_unwaited_cpu_s = Some(p.unwaited_cpu_s).filter(|s| *s > 0.0);
         record.process_maxrss_bytes = Some(p.maxrss_bytes);
         record.process_minflt = Some(p.minflt);
         record.process_majflt = Some(p.majflt);

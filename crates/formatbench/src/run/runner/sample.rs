@@ -26,7 +26,10 @@ impl Runner<'_> {
         let server = self.storage.as_ref().and_then(|s| s.server_pid());
         let load_before = crate::run::load::Reading::now(server);
         let mut record = self.take_sample(cell, round)?;
-        let load = load_before.until(&crate::run::load::Reading::now(server));
+        let mut load_after = crate::run::load::Reading::now(server);
+        // The run's own processes that no wait reported are its work, not other processes'.
+        load_after.add_own_cpu(record.process_unwaited_cpu_s.unwrap_or(0.0));
+        let load = load_before.until(&load_after);
         // A run that started or ended during the sample was beside it too.
         if self.neighbours.check() || beside {
             self.neighbours.flag(&mut record);
