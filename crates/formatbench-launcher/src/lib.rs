@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 mod unwaited;
 
+pub use unwaited::ticks_per_second;
+
 struct Request<'a> {
     timeout: Option<Duration>,
     /// How often to read the CPU time of the processes below (`--watch-unwaited-ms`): for

@@ -140,7 +140,8 @@ fn read_below(root: i32) -> HashMap<Seen, Reading> {
         .collect()
 }
 
-fn ticks_per_second() -> f64 {
+/// The kernel's clock ticks per second for /proc's CPU counters.
+pub fn ticks_per_second() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 {

@@ -4,6 +4,7 @@
 //! remains is other processes' work ([`crate::results::MachineLoad`]).
 
 use crate::results::{MachineLoad, MIN_CAPACITY_TICKS};
+use formatbench_launcher::ticks_per_second;
 use std::time::Instant;
 
 /// One reading of the machine's counters.
@@ -40,17 +41,6 @@ fn rusage_cpu(who: libc::c_int) -> f64 {
         return 0.0;
     }
     seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
-/// The kernel's clock ticks per second for /proc's CPU counters.
-fn ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if hz > 0 {
-        hz as f64
-    } else {
-        100.0
-    }
 }
 
 /// User + system CPU seconds of a live process (`/proc/PID/stat` fields 14 and 15).
