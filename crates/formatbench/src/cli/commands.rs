@@ -350,6 +350,10 @@ fn print_backends() {
             b.about,
             b.targets.join(", ")
         );
+        // Why `--storage s3` leaves it out (Spark's S3 connector jars: FORMATBENCH_SPARK_JARS).
+        if let (Ok(()), Err(reason)) = (&b.available, &b.object_storage) {
+            println!("{:<24} object storage: unsupported: {reason}", "");
+        }
         if let Some(manifest) = manifest {
             let mut line = format!("manifest {manifest}");
             for profile in &b.profiles {
