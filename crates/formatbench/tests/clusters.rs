@@ -763,7 +763,11 @@ impl UserCluster {
         ])];
         // The worker nodes join once the head answers.
         let joined = |nodes: u32| {
-            Command::new(&python)
+            // Bounded: a Ray that never answers (a stale auth token in ~/.ray once held
+            // `ray.init` for 33 min) fails the test instead of hanging it.
+            Command::new("timeout")
+                .arg("180")
+                .arg(&python)
                 .args([
                     "-c",
                     &format!(
