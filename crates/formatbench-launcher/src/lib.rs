@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 mod unwaited;
 
-pub use unwaited::ticks_per_second;
+pub use unwaited::{stat, ticks_per_second, Stat};
 
 struct Request<'a> {
     timeout: Option<Duration>,
@@ -244,16 +244,7 @@ fn children() -> Vec<i32> {
         .flatten()
         .filter_map(|entry| {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // After the command's closing parenthesis: state, ppid, …
-            let ppid: i32 = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            (ppid == own).then_some(pid)
+            (stat(pid)?.ppid == own).then_some(pid)
         })
         .collect()
 }

@@ -70,14 +70,15 @@ fn vanished_unwaited(before: &HashMap<Seen, Reading>, now: &HashMap<Seen, Readin
         .sum()
 }
 
-/// One field-split line of /proc/PID/stat: parent, start time and CPU ticks.
-struct Stat {
-    ppid: i32,
-    start: u64,
-    ticks: u64,
+/// What /proc/PID/stat says of a process: its parent, start time and CPU ticks (user + system).
+pub struct Stat {
+    pub ppid: i32,
+    pub start: u64,
+    pub ticks: u64,
 }
 
-fn stat(pid: i32) -> Option<Stat> {
+/// A process's /proc/PID/stat, or `None` once it is gone.
+pub fn stat(pid: i32) -> Option<Stat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name in parentheses may hold spaces: fields are counted after it.
     let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();

@@ -147,6 +147,14 @@ impl TableTraits {
 /// backend with `file_sets` reads too: the native Parquet writer.
 pub const SWEEP_WRITER: &str = "parquet";
 
+/// A backend's format: the one it names, else that of the files it reads as given.
+fn declared_format(
+    format: Option<String>,
+    given: Option<&formatbench_protocol::GivenFile>,
+) -> Option<String> {
+    format.or_else(|| given.map(|g| g.format.clone()))
+}
+
 /// Whether a backend name belongs to a peer (Python or R worker).
 pub fn is_peer_name(name: &str) -> bool {
     name.starts_with("py-") || name.starts_with("r-")

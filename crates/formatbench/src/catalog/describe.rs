@@ -124,9 +124,7 @@ pub fn parse_described(answer: &[u8], worker: WorkerKind) -> Result<Vec<BackendI
             object_storage: b.object_storage.map_or(Ok(()), Err),
             table: b.table,
             // A worker older than the key still names the format of the files it reads as given.
-            format: b
-                .format
-                .or_else(|| b.given.as_ref().map(|g| g.format.clone())),
+            format: super::declared_format(b.format, b.given.as_ref()),
             given: b.given,
             file_sets: b.file_sets,
             executors: b.executors,

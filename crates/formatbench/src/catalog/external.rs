@@ -385,9 +385,7 @@ pub fn load(path: &Path, worker: WorkerKind) -> Result<ExternalWorker, Error> {
                 artifact_from: b.artifact_from,
                 deletion_profiles: b.deletion_profiles,
             },
-            format: b
-                .format
-                .or_else(|| b.given.as_ref().map(|g| g.format.clone())),
+            format: super::declared_format(b.format, b.given.as_ref()),
             given: b.given,
             file_sets: b.file_sets,
             executors: false,

@@ -116,9 +116,14 @@ impl<'a> Singles<'a> {
         self.cells
             .iter()
             .copied()
-            .filter(|(c, _)| format.is_none() || self.format_of(c) == format)
+            .filter(|(c, _)| reads(self.formats, c, format))
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
+}
+
+/// Whether `cell`'s backend reads `format` (every backend does where it is `None`).
+fn reads(formats: &Formats, cell: &CellSummary, format: Option<&str>) -> bool {
+    format.is_none() || formats.get(&cell.cell.backend).map(String::as_str) == format
 }
 
 fn table(

@@ -45,20 +45,10 @@ fn rusage_cpu(who: libc::c_int) -> f64 {
 
 /// User + system CPU seconds of a live process (`/proc/PID/stat` fields 14 and 15).
 fn process_cpu(pid: u32) -> f64 {
-    let stat = read(&format!("/proc/{pid}/stat"));
-    // The command name in parentheses may hold spaces: fields are counted after it.
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-    (ticks(11) + ticks(12)) as f64 / ticks_per_second()
+    i32::try_from(pid)
+        .ok()
+        .and_then(formatbench_launcher::stat)
+        .map_or(0.0, |s| s.ticks as f64 / ticks_per_second())
 }
 
 impl Reading {

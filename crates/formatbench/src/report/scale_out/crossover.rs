@@ -51,7 +51,7 @@ fn single(group: &OpGroup, formats: &super::Formats, format: Option<&str>) -> Op
         .cells
         .iter()
         .filter(|c| c.cell.executors.is_none() && !c.cell.is_sweep_point())
-        .filter(|c| format.is_none() || formats.get(&c.cell.backend).map(String::as_str) == format)
+        .filter(|c| super::reads(formats, c, format))
         .filter_map(median)
         .min_by(f64::total_cmp)
 }

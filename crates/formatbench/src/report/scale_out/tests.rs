@@ -23,6 +23,14 @@ fn records_of(dataset: &str, cells: &[(&str, Option<u32>, [f64; 3])]) -> Vec<Rec
     crate::report::fixture::verified_samples(&keyed)
 }
 
+/// Backend → format, as a run's environment records them.
+fn formats(pairs: &[(&str, &str)]) -> Formats {
+    pairs
+        .iter()
+        .map(|(b, f)| (b.to_string(), f.to_string()))
+        .collect()
+}
+
 fn crossover_of(tables: &[Table]) -> &Table {
     tables
         .iter()
@@ -126,14 +134,11 @@ fn the_crossover_is_against_one_process_of_the_clusters_format() {
         ));
     }
     let mut summary = crate::stats::summarize_run(&records);
-    summary.formats = [
+    summary.formats = formats(&[
         ("py-dask-csv", "csv"),
         ("csv", "csv"),
         ("parquet", "parquet"),
-    ]
-    .into_iter()
-    .map(|(b, f)| (b.to_string(), f.to_string()))
-    .collect();
+    ]);
     let tables = tables(&summary);
     let crossover = crossover_of(&tables);
     assert_eq!(crossover.rows[0][2..5], ["4.0×", "0.25×", "~100,000 rows"]);
@@ -203,7 +208,7 @@ fn each_cluster_is_held_to_the_fastest_single_process_of_its_own_format() {
         ("py-duckdb", None, [0.5; 3]),
     ]);
     let mut summary = crate::stats::summarize_run(&records);
-    summary.formats = [
+    summary.formats = formats(&[
         ("py-dask-csv", "csv"),
         ("py-dask-parquet", "parquet"),
         ("py-dask-lance", "lance"),
@@ -211,10 +216,7 @@ fn each_cluster_is_held_to_the_fastest_single_process_of_its_own_format() {
         ("py-pyarrow-csv", "csv"),
         ("parquet", "parquet"),
         ("py-duckdb", "duckdb"),
-    ]
-    .into_iter()
-    .map(|(b, f)| (b.to_string(), f.to_string()))
-    .collect();
+    ]);
     let tables = tables(&summary);
     let rows = &tables[0].rows;
     let ratio = |backend: &str| {
