@@ -3,8 +3,8 @@
 //! for the `compact` profile, the same strategy with BtrBlocks' compact preset (Pco for numbers,
 //! Zstd for strings), or, for `uncompressed`, with no compression scheme and chunks of whole row
 //! blocks (random float32 features are ALP-RD-encoded by default, saving ~12 % at three decoding
-//! passes per value, in 32-row chunks). Reads are scans: a projection pushed into the scan, row indices for `take`,
-//! exported to Arrow in the stored table's schema.
+//! passes per value, in 32-row chunks). Reads are scans: a projection pushed into the scan, row
+//! indices for `take`, exported to Arrow in the stored table's schema.
 //!
 //! Threads: vortex's `CurrentThreadRuntime` drives work on the thread that blocks on it, plus a
 //! worker pool of `threads - 1`, so `threads` threads run vortex's tasks; its blocking file-read
