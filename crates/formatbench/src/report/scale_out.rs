@@ -107,7 +107,7 @@ impl<'a> Singles<'a> {
     }
 
     fn format_of(&self, cell: &CellSummary) -> Option<&'a str> {
-        self.formats.get(&cell.cell.backend).map(String::as_str)
+        format_of(self.formats, cell)
     }
 
     /// The fastest single process reading `format`, or any format where it is `None` (a
@@ -121,9 +121,14 @@ impl<'a> Singles<'a> {
     }
 }
 
+/// The format of `cell`'s backend, where the run recorded it.
+fn format_of<'a>(formats: &'a Formats, cell: &CellSummary) -> Option<&'a str> {
+    formats.get(&cell.cell.backend).map(String::as_str)
+}
+
 /// Whether `cell`'s backend reads `format` (every backend does where it is `None`).
 fn reads(formats: &Formats, cell: &CellSummary, format: Option<&str>) -> bool {
-    format.is_none() || formats.get(&cell.cell.backend).map(String::as_str) == format
+    format.is_none() || format_of(formats, cell) == format
 }
 
 fn table(

@@ -47,6 +47,9 @@ pub struct Vortex;
 
 const VERSION: &str = "0.90.0";
 const FILE: &str = "data.vortex";
+/// The profiles besides `default` (Vortex's own write strategy).
+const COMPACT: &str = "compact";
+const UNCOMPRESSED: &str = "uncompressed";
 
 fn library(e: impl std::fmt::Display) -> KitError {
     KitError::Library(format!("vortex: {e}"))
@@ -288,24 +291,24 @@ impl Vortex {
             .into_iter()
             .map(move |b| session.arrow().from_arrow_record_batch(b, &schema));
         let mut options = vx.session.write_options();
-        let strategy = WriteStrategyBuilder::from_session(&vx.session);
-        match ctx.profile {
-            "compact" => {
-                let compact = BtrBlocksCompressorBuilder::from_session(&vx.session).with_compact();
-                options = options.with_strategy(strategy.with_btrblocks_builder(compact).build());
-            }
+        let strategy = match ctx.profile {
+            COMPACT => Some(
+                WriteStrategyBuilder::from_session(&vx.session).with_btrblocks_builder(
+                    BtrBlocksCompressorBuilder::from_session(&vx.session).with_compact(),
+                ),
+            ),
             // No scheme to try, so every chunk stays as it is; and chunks of whole row blocks,
             // since the 1 MiB byte target exists to size compressed chunks (on a 32 KiB row it
             // cuts 32-row chunks, each a task and a batch of its own on the read).
-            "uncompressed" => {
-                options = options.with_strategy(
-                    strategy
-                        .with_btrblocks_builder(BtrBlocksCompressorBuilder::empty())
-                        .with_data_block_target_bytes(None)
-                        .build(),
-                );
-            }
-            _ => {}
+            UNCOMPRESSED => Some(
+                WriteStrategyBuilder::from_session(&vx.session)
+                    .with_btrblocks_builder(BtrBlocksCompressorBuilder::empty())
+                    .with_data_block_target_bytes(None),
+            ),
+            _ => None,
+        };
+        if let Some(strategy) = strategy {
+            options = options.with_strategy(strategy.build());
         }
         let mut out = BufWriter::new(std::fs::File::create(path(dir))?);
         options
@@ -411,7 +414,7 @@ impl Backend for Vortex {
         "Vortex 0.90.0 file via the vortex crate (default BtrBlocks write strategy; compact = BtrBlocks compact preset with Pco/Zstd; uncompressed = no scheme, chunks of whole 8,192-row blocks); scans with projection and row indices"
     }
     fn profiles(&self) -> &'static [&'static str] {
-        &["default", "compact", "uncompressed"]
+        &["default", COMPACT, UNCOMPRESSED]
     }
     fn ops(&self) -> &'static [Op] {
         &TABLE_FORMAT_OPS
@@ -443,8 +446,8 @@ impl Backend for Vortex {
             (
                 "write_strategy".to_string(),
                 match ctx.profile {
-                    "compact" => "BtrBlocks, compact preset (Pco, Zstd)",
-                    "uncompressed" => "no compression scheme; chunks of whole 8,192-row blocks (no 1 MiB byte target)",
+                    COMPACT => "BtrBlocks, compact preset (Pco, Zstd)",
+                    UNCOMPRESSED => "no compression scheme; chunks of whole 8,192-row blocks (no 1 MiB byte target)",
                     _ => "BtrBlocks (vortex default)",
                 }
                 .to_string(),
