@@ -19,7 +19,9 @@ use lance::dataset::{
 use lance::io::RecordBatchStream;
 use lance::session::Session;
 use lance::Dataset;
-use lance_file::version::LanceFileVersion;
+use lance_file::reader::FileReaderOptions;
+use lance_file::version::{ConcreteFileVersion, LanceFileVersion};
+use lance_file::writer::FileWriterOptions;
 use lance_io::object_store::{
     ObjectStore, ObjectStoreParams, ObjectStoreProvider, ObjectStoreRegistry,
     DEFAULT_CLOUD_IO_PARALLELISM, DEFAULT_DOWNLOAD_RETRY_COUNT,
@@ -29,6 +31,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 mod gather;
+mod pages;
+#[cfg(test)]
+mod tests;
 
 pub struct Lance;
 
@@ -36,6 +41,20 @@ pub struct Lance;
 /// of fixed-width values decode without the 2.1+ full-zip pass; `default` writes Lance's own
 /// choice (2.2 in Lance 14).
 const FORMAT_2_0: &str = "format-2.0";
+
+/// File format 2.0 with pages of up to [`LARGE_PAGE_BYTES`] per column: the 2.0 writer cuts a
+/// column into pages of at most 32 MiB (2.1+ splits pages when reading instead), and a scan
+/// that spans two pages concatenates them, a copy of every value.
+const FORMAT_2_0_LARGE_PAGES: &str = "format-2.0-large-pages";
+
+/// The most bytes of one column the `format-2.0-large-pages` profile buffers into one page.
+const LARGE_PAGE_BYTES: u64 = 256 << 20;
+
+/// The largest single read of a local file: Lance splits a page's byte range into 8 MiB
+/// chunks and a request into 16 MiB reads by default, and puts each range's pieces back
+/// together by a copy; one `pread` per range is what the `.npy` floor does. Over S3 the
+/// defaults stay: there the pieces are GETs in parallel.
+const LOCAL_READ_BYTES: u64 = 1 << 30;
 
 /// Wide reads naming more than this share of the columns scan everything and select instead:
 /// lance spends about 1.35 ms per named column (the layout study), so naming 8,192 features
@@ -57,18 +76,23 @@ fn uri(dir: &Path) -> Result<String, KitError> {
 }
 
 /// The kit's runtime, with lance's own pools capped first: lance reads these variables once,
-/// before its first pool starts, and the worker is still one thread here.
-fn runtime(threads: usize) -> Result<&'static tokio::runtime::Runtime, KitError> {
+/// before its first pool starts or store opens, and the worker is still one thread here. A
+/// worker process serves one target, so the read size fits the whole process.
+fn runtime(ctx: &Context) -> Result<&'static tokio::runtime::Runtime, KitError> {
     static CAPPED: OnceLock<()> = OnceLock::new();
     CAPPED.get_or_init(|| {
-        std::env::set_var("LANCE_CPU_THREADS", threads.max(1).to_string());
-        std::env::set_var("LANCE_IO_THREADS", threads.max(1).to_string());
+        let threads = ctx.threads.max(1).to_string();
+        std::env::set_var("LANCE_CPU_THREADS", &threads);
+        std::env::set_var("LANCE_IO_THREADS", &threads);
+        if ctx.remote.is_none() {
+            std::env::set_var("LANCE_MAX_IOP_SIZE", LOCAL_READ_BYTES.to_string());
+        }
     });
-    formatbench_worker_kit::runtime::runtime(threads)
+    formatbench_worker_kit::runtime::runtime(ctx.threads)
 }
 
 fn open(ctx: &Context, dir: &Path) -> Result<Dataset, KitError> {
-    let runtime = runtime(ctx.threads)?;
+    let runtime = runtime(ctx)?;
     let Some(target) = ctx.remote else {
         let uri = uri(dir)?;
         return runtime.block_on(Dataset::open(&uri)).map_err(library);
@@ -124,22 +148,32 @@ fn scan(
     ds: &Dataset,
     columns: Option<&[String]>,
 ) -> Result<Vec<RecordBatch>, KitError> {
-    let rows = gather::batch_rows(ctx.schema, columns);
-    runtime(ctx.threads)?.block_on(async {
+    runtime(ctx)?.block_on(async {
+        let total = ds.count_rows(None).await.map_err(library)?;
         let mut scanner = ds.scan();
-        scanner.batch_size(rows);
+        // File format 2.0 hands a plain page's values on without decoding them (a slice of
+        // the bytes read), so the array layout's matrix comes in one batch with no copy; 2.1+
+        // decodes every value, which batches of a few MiB do side by side.
+        let plain_pages = ds.manifest().data_storage_format.version == ConcreteFileVersion::V2_0;
+        if plain_pages && gather::FloatLists::selected(ctx.schema, columns) {
+            scanner.batch_size(total.max(1));
+        } else {
+            scanner.batch_size(gather::batch_rows(ctx.schema, columns));
+        }
+        if ctx.remote.is_none() {
+            scanner.with_file_reader_options(FileReaderOptions {
+                read_chunk_size: LOCAL_READ_BYTES,
+                ..Default::default()
+            });
+        }
         if let Some(columns) = columns {
             scanner.project(columns).map_err(library)?;
         }
         let stream = scanner.try_into_stream().await.map_err(library)?;
         let schema = stream.schema();
         match gather::FloatLists::of(&schema) {
-            // The array layout's lone list column: each batch's values copied into one array
-            // as it arrives, while Lance decodes the next ones.
-            Some(lists) => {
-                let total = ds.count_rows(None).await.map_err(library)?;
-                lists.gather(stream, total).await
-            }
+            // The array layout's lone list column: one array of the batches' values.
+            Some(lists) => lists.gather(stream, total).await,
             None => stream.try_collect::<Vec<_>>().await.map_err(library),
         }
     })
@@ -168,12 +202,12 @@ impl Backend for Lance {
         Ok(())
     }
     fn about(&self) -> &'static str {
-        "Lance 14.0.2 dataset via the lance crate (default: Lance's file format choice, 2.2; format-2.0: file format 2.0); scanner reads in batches of about 4 MiB, take by row offsets"
+        "Lance 14.0.2 dataset via the lance crate (default: Lance's file format choice, 2.2; format-2.0: file format 2.0; format-2.0-large-pages: 2.0 with pages of up to 256 MiB a column); scanner reads in batches of about 4 MiB (a 2.0 float matrix in one), local pages in one read each, take by row offsets"
     }
     fn profiles(&self) -> &'static [&'static str] {
         // The study found no verified compact setting for Lance; the older file format is a
         // setting its users choose for speed.
-        &["default", FORMAT_2_0]
+        &["default", FORMAT_2_0, FORMAT_2_0_LARGE_PAGES]
     }
     fn ops(&self) -> &'static [Op] {
         &TABLE_FORMAT_OPS
@@ -191,13 +225,23 @@ impl Backend for Lance {
         #[allow(clippy::unnecessary_to_owned)]
         let reader =
             RecordBatchIterator::new(batches.to_vec().into_iter().map(Ok), ctx.schema.clone());
+        let format_2_0 = [FORMAT_2_0, FORMAT_2_0_LARGE_PAGES].contains(&ctx.profile);
         let params = WriteParams {
             mode: WriteMode::Create,
-            data_storage_version: (ctx.profile == FORMAT_2_0).then_some(LanceFileVersion::V2_0),
+            data_storage_version: format_2_0.then_some(LanceFileVersion::V2_0),
+            file_writer_options: (ctx.profile == FORMAT_2_0_LARGE_PAGES).then(|| {
+                FileWriterOptions {
+                    // A page is what a column buffers: up to LARGE_PAGE_BYTES, uncut.
+                    data_cache_bytes: Some(LARGE_PAGE_BYTES * ctx.schema.fields().len() as u64),
+                    max_page_bytes: Some(LARGE_PAGE_BYTES),
+                    // The batches outlive the write; buffering them needs no copy.
+                    keep_original_array: Some(true),
+                }
+            }),
             ..Default::default()
         };
         let uri = uri(dir)?;
-        runtime(ctx.threads)?
+        runtime(ctx)?
             .block_on(Dataset::write(reader, uri.as_str(), Some(params)))
             .map_err(library)?;
         Ok(())
@@ -248,7 +292,7 @@ impl Backend for Lance {
                             .collect(),
                     };
                     let projection = ProjectionRequest::from_columns(names.iter(), ds.schema());
-                    let batch = runtime(ctx.threads)?
+                    let batch = runtime(ctx)?
                         .block_on(ds.take(rows, projection))
                         .map_err(library)?;
                     Ok((vec![batch], "take by row offsets (request order)"))
@@ -267,6 +311,12 @@ impl Backend for Lance {
                 format!("{} {:?}", format.file_format, format.version),
             );
             out.insert("fragments".into(), ds.count_fragments().to_string());
+            if let Ok(Ok(pages)) = runtime(ctx).map(|r| r.block_on(pages::count(&ds))) {
+                out.insert("pages".into(), pages.to_string());
+            }
+        }
+        if ctx.profile == FORMAT_2_0_LARGE_PAGES {
+            out.insert("max_page_bytes".into(), LARGE_PAGE_BYTES.to_string());
         }
         out
     }

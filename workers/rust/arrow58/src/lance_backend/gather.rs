@@ -21,13 +21,21 @@ const MOST_ROWS: usize = lance::dataset::scanner::BATCH_SIZE_FALLBACK;
 /// Rows per batch for a scan of `columns` (all when `None`) of `schema`: about
 /// [`BATCH_BYTES`], at most Lance's default. Variable-width values count 16 bytes.
 pub fn batch_rows(schema: &Schema, columns: Option<&[String]>) -> usize {
-    let row: usize = schema
-        .fields()
-        .iter()
-        .filter(|f| columns.is_none_or(|names| names.iter().any(|n| n == f.name())))
+    let row: usize = selected(schema, columns)
         .map(|f| value_bytes(f.data_type()))
         .sum();
     (BATCH_BYTES / row.max(1)).clamp(1, MOST_ROWS)
+}
+
+/// The fields of `schema` a scan of `columns` (all when `None`) returns.
+fn selected<'a>(
+    schema: &'a Schema,
+    columns: Option<&'a [String]>,
+) -> impl Iterator<Item = &'a FieldRef> {
+    schema
+        .fields()
+        .iter()
+        .filter(move |f| columns.is_none_or(|names| names.iter().any(|n| n == f.name())))
 }
 
 fn value_bytes(data_type: &DataType) -> usize {
@@ -49,44 +57,74 @@ impl FloatLists {
         let [field] = schema.fields().as_ref() else {
             return None;
         };
-        match field.data_type() {
-            DataType::FixedSizeList(item, size) if item.data_type() == &DataType::Float32 => {
-                Some(FloatLists {
-                    schema: schema.clone(),
-                    item: item.clone(),
-                    size: *size,
-                })
-            }
-            _ => None,
-        }
+        let (item, size) = float_list(field)?;
+        Some(FloatLists {
+            schema: schema.clone(),
+            item,
+            size,
+        })
     }
 
-    /// The stream's batches as one batch, each batch's values copied in as it arrives (`rows`,
-    /// the dataset's count, sizes the array once). From a batch with nulls on, the batches
-    /// stay as they came.
+    /// Whether a scan of `columns` (all when `None`) of `schema` is such a stream.
+    pub fn selected(schema: &Schema, columns: Option<&[String]>) -> bool {
+        let mut fields = selected(schema, columns);
+        matches!((fields.next(), fields.next()), (Some(field), None) if float_list(field).is_some())
+    }
+
+    /// The stream's batches as one batch. A lone batch goes on as Lance decoded it (a scan
+    /// in one batch: no copy); from a second batch on, each batch's values are copied in as it
+    /// arrives, while Lance decodes the next ones (`rows`, the dataset's count, sizes the array
+    /// once). From a batch with nulls on, the batches stay as they came.
     pub async fn gather<S>(self, mut stream: S, rows: usize) -> Result<Vec<RecordBatch>, KitError>
     where
         S: Stream<Item = lance::Result<RecordBatch>> + Unpin,
     {
-        let width = self.size as usize;
-        let mut values: Vec<f32> = Vec::with_capacity(rows * width);
-        let mut kept: Vec<RecordBatch> = Vec::new();
+        let mut gathered = Gathered::Nothing;
         while let Some(batch) = stream.try_next().await.map_err(library)? {
-            if kept.is_empty() {
-                if let Some(flat) = plain_values(&batch, width) {
-                    values.extend_from_slice(flat);
-                    continue;
-                }
-                // The first batch that cannot be copied in: every batch stays as it came.
-                kept.push(self.batch(std::mem::take(&mut values))?);
+            gathered = self.add(gathered, batch, rows)?;
+        }
+        Ok(match gathered {
+            Gathered::Nothing => vec![self.batch(Vec::new())?],
+            Gathered::One(batch) => vec![batch],
+            Gathered::Copied(values) => vec![self.batch(values)?],
+            Gathered::AsTheyCame(mut kept) => {
+                kept.retain(|b| b.num_rows() > 0);
+                kept
             }
-            kept.push(batch);
+        })
+    }
+
+    fn add(
+        &self,
+        gathered: Gathered,
+        batch: RecordBatch,
+        rows: usize,
+    ) -> Result<Gathered, KitError> {
+        let width = self.size as usize;
+        let mut values = match gathered {
+            Gathered::Nothing => return Ok(Gathered::One(batch)),
+            Gathered::One(first) => match plain_values(&first, width) {
+                Some(flat) => {
+                    let mut values = Vec::with_capacity(rows * width);
+                    values.extend_from_slice(flat);
+                    values
+                }
+                None => return Ok(Gathered::AsTheyCame(vec![first, batch])),
+            },
+            Gathered::Copied(values) => values,
+            Gathered::AsTheyCame(mut kept) => {
+                kept.push(batch);
+                return Ok(Gathered::AsTheyCame(kept));
+            }
+        };
+        match plain_values(&batch, width) {
+            Some(flat) => {
+                values.extend_from_slice(flat);
+                Ok(Gathered::Copied(values))
+            }
+            // The first batch that cannot be copied in: it and the rest stay as they came.
+            None => Ok(Gathered::AsTheyCame(vec![self.batch(values)?, batch])),
         }
-        if !kept.is_empty() {
-            kept.retain(|b| b.num_rows() > 0);
-            return Ok(kept);
-        }
-        Ok(vec![self.batch(values)?])
     }
 
     fn batch(&self, values: Vec<f32>) -> Result<RecordBatch, KitError> {
@@ -97,6 +135,27 @@ impl FloatLists {
             vec![Arc::new(list)],
         )?)
     }
+}
+
+/// The item field and size of a `FixedSizeList<Float32>` field.
+fn float_list(field: &FieldRef) -> Option<(FieldRef, i32)> {
+    match field.data_type() {
+        DataType::FixedSizeList(item, size) if item.data_type() == &DataType::Float32 => {
+            Some((item.clone(), *size))
+        }
+        _ => None,
+    }
+}
+
+/// What a scan's batches have come to so far.
+enum Gathered {
+    Nothing,
+    /// The first batch, as Lance decoded it.
+    One(RecordBatch),
+    /// Every batch's values, copied into one array.
+    Copied(Vec<f32>),
+    /// Every batch as it came, from the first that could not be copied in.
+    AsTheyCame(Vec<RecordBatch>),
 }
 
 /// The batch's list values as one slice, where neither the lists nor their items hold nulls.
@@ -139,7 +198,7 @@ mod tests {
     }
 
     #[test]
-    fn batches_come_together_in_order_and_nulls_keep_them_apart() {
+    fn batches_come_together_in_order_a_lone_one_uncopied_and_nulls_keep_them_apart() {
         let schema = Arc::new(Schema::new(vec![features(2)]));
         let lists = || FloatLists::of(&schema).unwrap();
         let batch = |values: Vec<Option<f32>>| {
@@ -170,6 +229,15 @@ mod tests {
             items.unwrap().values().as_ref(),
             [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
         );
+        // A lone batch goes on as it came: the same buffer, no copy.
+        let lone = batch(vec![Some(1.0), Some(2.0), Some(3.0), Some(4.0)]);
+        let buffer = |b: &RecordBatch| {
+            let list = b.column(0).as_any().downcast_ref::<FixedSizeListArray>();
+            list.unwrap().values().to_data().buffers()[0].as_ptr()
+        };
+        let passed = run(vec![lone.clone()]);
+        assert_eq!(passed.len(), 1);
+        assert_eq!(buffer(&passed[0]), buffer(&lone));
         let apart = run(vec![
             batch(vec![Some(1.0), Some(2.0)]),
             batch(vec![None, Some(4.0)]),
