@@ -50,11 +50,19 @@ const FORMAT_2_0_LARGE_PAGES: &str = "format-2.0-large-pages";
 /// The most bytes of one column the `format-2.0-large-pages` profile buffers into one page.
 const LARGE_PAGE_BYTES: u64 = 256 << 20;
 
-/// The largest single read of a local file: Lance splits a page's byte range into 8 MiB
-/// chunks and a request into 16 MiB reads by default, and puts each range's pieces back
-/// together by a copy; one `pread` per range is what the `.npy` floor does. Over S3 the
-/// defaults stay: there the pieces are GETs in parallel.
+/// The largest single read of a local float matrix ([`whole_page_reads`]): Lance splits a
+/// page's byte range into 8 MiB chunks and a request into 16 MiB reads by default, and puts
+/// each range's pieces back together by a copy; one `pread` per range is what the `.npy`
+/// floor does.
 const LOCAL_READ_BYTES: u64 = 1 << 30;
+
+/// Whether this worker's reads take each page in one read: a local array layout, whose lone
+/// float list column a scan reads whole. Tables keep Lance's split reads, which let decoding
+/// start before a large request has all arrived (the mixed table's `scan` was 6–22 % slower
+/// with whole reads); over S3 the pieces are GETs in parallel.
+fn whole_page_reads(ctx: &Context) -> bool {
+    ctx.remote.is_none() && gather::FloatLists::selected(ctx.schema, None)
+}
 
 /// Wide reads naming more than this share of the columns scan everything and select instead:
 /// lance spends about 1.35 ms per named column (the layout study), so naming 8,192 features
@@ -77,14 +85,14 @@ fn uri(dir: &Path) -> Result<String, KitError> {
 
 /// The kit's runtime, with lance's own pools capped first: lance reads these variables once,
 /// before its first pool starts or store opens, and the worker is still one thread here. A
-/// worker process serves one target, so the read size fits the whole process.
+/// worker process serves one target and one table, so the read size fits the whole process.
 fn runtime(ctx: &Context) -> Result<&'static tokio::runtime::Runtime, KitError> {
     static CAPPED: OnceLock<()> = OnceLock::new();
     CAPPED.get_or_init(|| {
         let threads = ctx.threads.max(1).to_string();
         std::env::set_var("LANCE_CPU_THREADS", &threads);
         std::env::set_var("LANCE_IO_THREADS", &threads);
-        if ctx.remote.is_none() {
+        if whole_page_reads(ctx) {
             std::env::set_var("LANCE_MAX_IOP_SIZE", LOCAL_READ_BYTES.to_string());
         }
     });
@@ -160,7 +168,7 @@ fn scan(
         } else {
             scanner.batch_size(gather::batch_rows(ctx.schema, columns));
         }
-        if ctx.remote.is_none() {
+        if whole_page_reads(ctx) {
             scanner.with_file_reader_options(FileReaderOptions {
                 read_chunk_size: LOCAL_READ_BYTES,
                 ..Default::default()
@@ -202,7 +210,7 @@ impl Backend for Lance {
         Ok(())
     }
     fn about(&self) -> &'static str {
-        "Lance 14.0.2 dataset via the lance crate (default: Lance's file format choice, 2.2; format-2.0: file format 2.0; format-2.0-large-pages: 2.0 with pages of up to 256 MiB a column); scanner reads in batches of about 4 MiB (a 2.0 float matrix in one), local pages in one read each, take by row offsets"
+        "Lance 14.0.2 dataset via the lance crate (default: Lance's file format choice, 2.2; format-2.0: file format 2.0; format-2.0-large-pages: 2.0 with pages of up to 256 MiB a column); scanner reads in batches of about 4 MiB (a 2.0 float matrix in one; a local matrix's pages in one read each), take by row offsets"
     }
     fn profiles(&self) -> &'static [&'static str] {
         // The study found no verified compact setting for Lance; the older file format is a
