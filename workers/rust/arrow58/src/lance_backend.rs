@@ -56,12 +56,13 @@ const LARGE_PAGE_BYTES: u64 = 256 << 20;
 /// floor does.
 const LOCAL_READ_BYTES: u64 = 1 << 30;
 
-/// Whether this worker's reads take each page in one read: a local array layout, whose lone
-/// float list column a scan reads whole. Tables keep Lance's split reads, which let decoding
-/// start before a large request has all arrived (the mixed table's `scan` was 6–22 % slower
-/// with whole reads); over S3 the pieces are GETs in parallel.
+/// Whether this worker's reads take each page in one read: a local table with a float list
+/// column (the array layout's matrix, read whole by every matrix operation). Other tables keep
+/// Lance's split reads, which let decoding start before a large request has all arrived (the
+/// mixed table's `scan` was 6–22 % slower with whole reads); over S3 the pieces are GETs in
+/// parallel. Decided once per worker: Lance reads its I/O size once per process.
 fn whole_page_reads(ctx: &Context) -> bool {
-    ctx.remote.is_none() && gather::FloatLists::selected(ctx.schema, None)
+    ctx.remote.is_none() && gather::FloatLists::held(ctx.schema)
 }
 
 /// Wide reads naming more than this share of the columns scan everything and select instead:

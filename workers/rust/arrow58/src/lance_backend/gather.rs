@@ -65,6 +65,11 @@ impl FloatLists {
         })
     }
 
+    /// Whether `schema` has a `FixedSizeList<Float32>` column.
+    pub fn held(schema: &Schema) -> bool {
+        schema.fields().iter().any(|f| float_list(f).is_some())
+    }
+
     /// Whether a scan of `columns` (all when `None`) of `schema` is such a stream.
     pub fn selected(schema: &Schema, columns: Option<&[String]>) -> bool {
         let mut fields = selected(schema, columns);
