@@ -84,3 +84,18 @@ fn large_pages_keep_a_column_in_one_page_and_a_2_0_matrix_scans_in_one_batch() {
     let expected: Vec<f32> = batches.iter().flat_map(values).collect();
     assert_eq!(values(&read[0]), expected);
 }
+
+#[test]
+fn whole_page_reads_are_for_tables_holding_a_float_matrix() {
+    let (features, _) = feature_batches();
+    // The array layout: the ids beside the matrix column.
+    let mut fields = vec![Arc::new(Field::new("index", DataType::Int64, false))];
+    fields.extend(features.fields().iter().cloned());
+    let array_layout: SchemaRef = Arc::new(Schema::new(fields));
+    assert!(whole_page_reads(&ctx(&array_layout, FORMAT_2_0)));
+    let table: SchemaRef = Arc::new(Schema::new(vec![
+        Field::new("index", DataType::Int64, false),
+        Field::new("x", DataType::Float32, false),
+    ]));
+    assert!(!whole_page_reads(&ctx(&table, FORMAT_2_0)));
+}
