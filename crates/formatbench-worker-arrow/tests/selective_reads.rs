@@ -124,15 +124,8 @@ struct Read {
 fn read(backend: &str, dir: &Path, file: &str, request: Request) -> Read {
     let schema = schema();
     let ctx = Context {
-        profile: "default",
-        profile_settings: &formatbench_worker_kit::NO_PROFILE_SETTINGS,
-        layout: "wide",
-        schema: &schema,
-        threads: 1,
         index: Some("id"),
-        split: None,
-        remote: None,
-        row_group_rows: None,
+        ..Context::local("default", "wide", &schema, 1)
     };
     drop_cache(&dir.join(file));
     let backend = find_backend(backend).unwrap();

@@ -110,15 +110,8 @@ impl Source {
     fn matrix(&self, job: &Job, op: Op, params: &OpParams) -> Result<RecordBatch, WorkerError> {
         let plan = MatrixPlan::new(op, None, &self.schema, params)?;
         let ctx = Context {
-            profile: &job.profile,
             profile_settings: &job.profile_settings,
-            layout: &job.layout,
-            schema: &self.schema,
-            threads: 1,
-            index: None,
-            split: None,
-            remote: None,
-            row_group_rows: None,
+            ..Context::local(&job.profile, &job.layout, &self.schema, 1)
         };
         let (result, _) = plan.run(self, &ctx, &job.artifact)?;
         let batches = match result {

@@ -43,8 +43,9 @@ pub struct Lance;
 const FORMAT_2_0: &str = "format-2.0";
 
 /// File format 2.0 with pages of up to [`LARGE_PAGE_BYTES`] per column: the 2.0 writer cuts a
-/// column into pages of at most 32 MiB (2.1+ splits pages when reading instead), and a scan
-/// that spans two pages concatenates them, a copy of every value.
+/// column into a page whenever 8 MiB of it are buffered, 32 MiB at most (2.1+ splits pages
+/// when reading instead), and a scan that spans two pages concatenates them, a copy of every
+/// value.
 const FORMAT_2_0_LARGE_PAGES: &str = "format-2.0-large-pages";
 
 /// The most bytes of one column the `format-2.0-large-pages` profile buffers into one page.

@@ -96,6 +96,30 @@ pub struct Context<'a> {
     pub row_group_rows: Option<usize>,
 }
 
+impl<'a> Context<'a> {
+    /// A local artifact's settings with nothing else set (no outside profile settings, index,
+    /// split, remote target or row-group size): what a backend's own tests and a worker's
+    /// calls of its own backend start from.
+    pub fn local(
+        profile: &'a str,
+        layout: &'a str,
+        schema: &'a SchemaRef,
+        threads: usize,
+    ) -> Context<'a> {
+        Context {
+            profile,
+            profile_settings: &NO_PROFILE_SETTINGS,
+            layout,
+            schema,
+            threads,
+            index: None,
+            split: None,
+            remote: None,
+            row_group_rows: None,
+        }
+    }
+}
+
 /// The table-store reads (FeatherStore's forms), by integer index label; bounds inclusive.
 #[derive(Debug, Clone, Copy)]
 pub enum LabelRead<'a> {

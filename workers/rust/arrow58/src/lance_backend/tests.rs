@@ -6,17 +6,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 use formatbench_worker_kit::layout::ARRAY;
 
 fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
-    Context {
-        profile,
-        profile_settings: &formatbench_worker_kit::NO_PROFILE_SETTINGS,
-        layout: ARRAY,
-        schema,
-        threads: 2,
-        index: None,
-        split: None,
-        remote: None,
-        row_group_rows: None,
-    }
+    Context::local(profile, ARRAY, schema, 2)
 }
 
 /// Ten batches of 256 rows of a 1,024-wide float32 list: 10 MiB, more than the 8 MiB a 2.0

@@ -4,17 +4,7 @@ use super::*;
 use arrow::array::{DurationSecondArray, Float32Array, Int64Array};
 
 fn ctx<'a>(schema: &'a SchemaRef, profile: &'a str) -> Context<'a> {
-    Context {
-        profile,
-        profile_settings: &formatbench_worker_kit::NO_PROFILE_SETTINGS,
-        layout: formatbench_worker_kit::layout::WIDE,
-        schema,
-        threads: 2,
-        index: None,
-        split: None,
-        remote: None,
-        row_group_rows: None,
-    }
+    Context::local(profile, formatbench_worker_kit::layout::WIDE, schema, 2)
 }
 
 #[test]
