@@ -159,17 +159,20 @@ fn scan(
     columns: Option<&[String]>,
 ) -> Result<Vec<RecordBatch>, KitError> {
     runtime(ctx)?.block_on(async {
-        let total = ds.count_rows(None).await.map_err(library)?;
+        // The dataset's row count sizes a float matrix once; other scans need none.
+        let matrix_rows = match gather::FloatLists::selected(ctx.schema, columns) {
+            true => Some(ds.count_rows(None).await.map_err(library)?),
+            false => None,
+        };
         let mut scanner = ds.scan();
         // File format 2.0 hands a plain page's values on without decoding them (a slice of
         // the bytes read), so the array layout's matrix comes in one batch with no copy; 2.1+
         // decodes every value, which batches of a few MiB do side by side.
         let plain_pages = ds.manifest().data_storage_format.version == ConcreteFileVersion::V2_0;
-        if plain_pages && gather::FloatLists::selected(ctx.schema, columns) {
-            scanner.batch_size(total.max(1));
-        } else {
-            scanner.batch_size(gather::batch_rows(ctx.schema, columns));
-        }
+        match matrix_rows.filter(|_| plain_pages) {
+            Some(rows) => scanner.batch_size(rows.max(1)),
+            None => scanner.batch_size(gather::batch_rows(ctx.schema, columns)),
+        };
         if whole_page_reads(ctx) {
             scanner.with_file_reader_options(FileReaderOptions {
                 read_chunk_size: LOCAL_READ_BYTES,
@@ -181,10 +184,10 @@ fn scan(
         }
         let stream = scanner.try_into_stream().await.map_err(library)?;
         let schema = stream.schema();
-        match gather::FloatLists::of(&schema) {
+        match (gather::FloatLists::of(&schema), matrix_rows) {
             // The array layout's lone list column: one array of the batches' values.
-            Some(lists) => lists.gather(stream, total).await,
-            None => stream.try_collect::<Vec<_>>().await.map_err(library),
+            (Some(lists), Some(rows)) => lists.gather(stream, rows).await,
+            _ => stream.try_collect::<Vec<_>>().await.map_err(library),
         }
     })
 }
